@@ -1,0 +1,116 @@
+//! Primary navigation: a sidebar on wide screens and a bottom bar on narrow ones, both built
+//! from the one [`NAV_ITEMS`] table.
+
+use leptos::prelude::*;
+use leptos_router::components::A;
+
+use super::icon::Icon;
+use super::theme_switch::ThemeSwitch;
+
+/// One entry of the primary navigation.
+pub struct NavItem {
+    pub href: &'static str,
+    /// Label in the sidebar.
+    pub label: &'static str,
+    /// Shorter label in the bottom bar.
+    pub short: &'static str,
+    pub icon: &'static str,
+}
+
+/// The console's screens, in navigation order.
+pub const NAV_ITEMS: [NavItem; 7] = [
+    NavItem {
+        href: "/agents",
+        label: "Agents",
+        short: "Agents",
+        icon: "bot",
+    },
+    NavItem {
+        href: "/chat",
+        label: "Chat",
+        short: "Chat",
+        icon: "message-square",
+    },
+    NavItem {
+        href: "/inbox",
+        label: "Inbox",
+        short: "Inbox",
+        icon: "inbox",
+    },
+    NavItem {
+        href: "/tasks",
+        label: "Tasks",
+        short: "Tasks",
+        icon: "list-checks",
+    },
+    NavItem {
+        href: "/flows",
+        label: "Orchestration",
+        short: "Flows",
+        icon: "workflow",
+    },
+    NavItem {
+        href: "/notifications",
+        label: "Notifications",
+        short: "Alerts",
+        icon: "bell",
+    },
+    NavItem {
+        href: "/settings",
+        label: "Settings",
+        short: "Setup",
+        icon: "settings",
+    },
+];
+
+/// The desktop sidebar: logo, screens, theme switch.
+#[component]
+pub fn Sidebar() -> impl IntoView {
+    view! {
+        <nav class="sidebar" aria-label="Primary">
+            <a class="brand" href="/chat">
+                <img src="/favicon.svg" alt="" width="28" height="28"/>
+                <span>"Agent Taskbay"</span>
+            </a>
+            <ul class="nav-list">
+                {NAV_ITEMS
+                    .iter()
+                    .map(|item| {
+                        view! {
+                            <li>
+                                <A href=item.href attr:class="nav-link">
+                                    <Icon name=item.icon/>
+                                    <span>{item.label}</span>
+                                </A>
+                            </li>
+                        }
+                    })
+                    .collect_view()}
+            </ul>
+            <div class="sidebar-footer">
+                <ThemeSwitch/>
+                <p class="tenant">"A2A v1.0 · local"</p>
+            </div>
+        </nav>
+    }
+}
+
+/// The narrow-screen bottom bar with short labels.
+#[component]
+pub fn BottomNav() -> impl IntoView {
+    view! {
+        <nav class="bottom-nav" aria-label="Primary (compact)">
+            {NAV_ITEMS
+                .iter()
+                .map(|item| {
+                    view! {
+                        <A href=item.href attr:class="bottom-link">
+                            <Icon name=item.icon/>
+                            <span>{item.short}</span>
+                        </A>
+                    }
+                })
+                .collect_view()}
+        </nav>
+    }
+}

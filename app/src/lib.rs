@@ -1,0 +1,18 @@
+//! The Agent Taskbay application, shared by the server (feature `ssr`) and the browser
+//! (feature `hydrate`).
+//!
+//! - [`root`]: the HTML shell and the [`App`] component with its routes.
+//! - [`theme`]: the light / dark / system theme choice and where it is persisted.
+//! - [`browser`]: the few browser calls the app makes (no-ops when rendering on the server).
+//! - [`components`]: widgets used across pages (navigation, icons, theme switch).
+//! - [`pages`]: one module per screen.
+//!
+//! Nothing in this crate performs server I/O: server-only crates are optional and enabled by `ssr`.
+
+pub mod browser;
+pub mod components;
+pub mod pages;
+mod root;
+pub mod theme;
+
+pub use root::{App, shell};

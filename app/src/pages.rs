@@ -1,0 +1,10 @@
+//! One module per screen of the console.
+
+pub mod agents;
+pub mod chat;
+pub mod flows;
+pub mod inbox;
+pub mod not_found;
+pub mod notifications;
+pub mod settings;
+pub mod tasks;

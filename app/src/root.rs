@@ -1,0 +1,71 @@
+//! The HTML shell rendered by the server and the [`App`] component with the console's routes.
+
+use leptos::prelude::*;
+use leptos_meta::{Link, Meta, MetaTags, Stylesheet, Title, provide_meta_context};
+use leptos_router::{
+    components::{Route, Router, Routes},
+    path,
+};
+
+use crate::components::nav::{BottomNav, Sidebar};
+use crate::pages;
+use crate::theme::{Theme, provide_theme};
+
+/// Product name, used in titles.
+pub const PRODUCT_NAME: &str = "Agent Taskbay";
+
+/// The full HTML document. The theme attribute is set on `<html>` during SSR from the theme
+/// cookie, so the first paint already has the right colours.
+pub fn shell(options: LeptosOptions) -> impl IntoView {
+    let theme = Theme::from_request();
+    view! {
+        <!DOCTYPE html>
+        <html lang="en" data-theme=theme.attribute()>
+            <head>
+                <meta charset="utf-8"/>
+                <meta name="viewport" content="width=device-width, initial-scale=1"/>
+                <meta name="color-scheme" content="light dark"/>
+                <AutoReload options=options.clone()/>
+                <HydrationScripts options/>
+                <MetaTags/>
+            </head>
+            <body>
+                <App/>
+            </body>
+        </html>
+    }
+}
+
+/// The console: navigation around the routed screens.
+#[component]
+pub fn App() -> impl IntoView {
+    provide_meta_context();
+    provide_theme();
+    Effect::new(move |_| crate::browser::mark_hydrated());
+
+    view! {
+        <Stylesheet id="leptos" href="/pkg/agent-taskbay.css"/>
+        <Link rel="icon" type_="image/svg+xml" href="/favicon.svg"/>
+        <Meta name="description" content="A console for operating A2A agents."/>
+        <Title formatter=|title: String| {
+            if title.is_empty() { PRODUCT_NAME.to_string() } else { format!("{title} · {PRODUCT_NAME}") }
+        }/>
+        <Router>
+            <div class="layout">
+                <Sidebar/>
+                <main class="main" id="main">
+                    <Routes fallback=pages::not_found::NotFound>
+                        <Route path=path!("/agents") view=pages::agents::AgentsPage/>
+                        <Route path=path!("/chat") view=pages::chat::ChatPage/>
+                        <Route path=path!("/inbox") view=pages::inbox::InboxPage/>
+                        <Route path=path!("/tasks") view=pages::tasks::TasksPage/>
+                        <Route path=path!("/flows") view=pages::flows::FlowsPage/>
+                        <Route path=path!("/notifications") view=pages::notifications::NotificationsPage/>
+                        <Route path=path!("/settings") view=pages::settings::SettingsPage/>
+                    </Routes>
+                </main>
+                <BottomNav/>
+            </div>
+        </Router>
+    }
+}

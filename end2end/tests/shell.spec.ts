@@ -1,0 +1,95 @@
+import { test, expect, openHydrated } from "./fixtures";
+
+const screens = [
+  { path: "/agents", heading: "Agents" },
+  { path: "/chat", heading: "Chat" },
+  { path: "/inbox", heading: "Inbox" },
+  { path: "/tasks", heading: "Tasks" },
+  { path: "/flows", heading: "Orchestration" },
+  { path: "/notifications", heading: "Notifications" },
+  { path: "/settings", heading: "Settings" },
+];
+
+test("the shell is rendered on the server, before any script runs", async ({ browser }) => {
+  const context = await browser.newContext({ javaScriptEnabled: false });
+  const page = await context.newPage();
+  const response = await page.goto("/agents");
+  expect(response?.status()).toBe(200);
+  await expect(page.getByRole("heading", { level: 1, name: "Agents" })).toBeVisible();
+  await expect(page.getByRole("navigation", { name: "Primary", exact: true })).toBeVisible();
+  await expect(page).toHaveTitle("Agents · Agent Taskbay");
+  await context.close();
+});
+
+test("the page hydrates and client-side navigation needs no reload", async ({ page }) => {
+  await openHydrated(page, "/agents");
+  // A marker on window survives only if the navigation below does not reload the page.
+  await page.evaluate(() => ((window as unknown as { __taskbayMarker: number }).__taskbayMarker = 42));
+  const nav = page.getByRole("navigation", { name: "Primary", exact: true });
+  for (const screen of screens) {
+    await nav.getByRole("link", { name: screen.heading }).click();
+    await expect(page).toHaveURL(screen.path);
+    await expect(page.getByRole("heading", { level: 1, name: screen.heading })).toBeVisible();
+    await expect(nav.getByRole("link", { name: screen.heading })).toHaveAttribute("aria-current", "page");
+  }
+  expect(await page.evaluate(() => (window as unknown as { __taskbayMarker?: number }).__taskbayMarker)).toBe(42);
+});
+
+test("the root redirects to chat", async ({ page }) => {
+  await page.goto("/");
+  await expect(page).toHaveURL("/chat");
+  await expect(page.getByRole("heading", { level: 1, name: "Chat" })).toBeVisible();
+});
+
+test("an unknown route is a real 404 with a way back", async ({ page, problems }) => {
+  const response = await page.goto("/no-such-screen");
+  expect(response?.status()).toBe(404);
+  await expect(page.getByRole("heading", { level: 1, name: "Page not found" })).toBeVisible();
+  // The browser logs the 404 document load itself; that is the point of this test.
+  problems.length = 0;
+});
+
+test("the theme switch applies at once and persists across reload", async ({ page }) => {
+  await page.emulateMedia({ colorScheme: "light" });
+  await openHydrated(page, "/tasks");
+  const html = page.locator("html");
+  await expect(html).not.toHaveAttribute("data-theme", /.*/);
+  const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  const lightBackground = await background();
+
+  const themes = page.getByRole("navigation", { name: "Primary", exact: true }).getByRole("group", { name: "Theme" });
+  await themes.getByRole("button", { name: "Dark" }).click();
+  await expect(html).toHaveAttribute("data-theme", "dark");
+  await expect(themes.getByRole("button", { name: "Dark" })).toHaveAttribute("aria-pressed", "true");
+  expect(await background()).not.toBe(lightBackground);
+
+  await page.reload();
+  await expect(html).toHaveAttribute("data-theme", "dark");
+  await expect(page.locator("body")).toHaveAttribute("data-hydrated", "true");
+  await expect(themes.getByRole("button", { name: "Dark" })).toHaveAttribute("aria-pressed", "true");
+
+  await themes.getByRole("button", { name: "System" }).click();
+  await expect(html).not.toHaveAttribute("data-theme", /.*/);
+  await page.reload();
+  await expect(html).not.toHaveAttribute("data-theme", /.*/);
+});
+
+test("narrow screens get the bottom navigation", async ({ page }) => {
+  await page.setViewportSize({ width: 390, height: 800 });
+  await openHydrated(page, "/chat");
+  const bottom = page.getByRole("navigation", { name: "Primary (compact)" });
+  await expect(bottom).toBeVisible();
+  await expect(page.getByRole("navigation", { name: "Primary", exact: true })).toBeHidden();
+  await bottom.getByRole("link", { name: "Alerts" }).click();
+  await expect(page).toHaveURL("/notifications");
+});
+
+test("operations endpoints answer", async ({ request }) => {
+  const ready = await request.get("/readyz");
+  expect(ready.status()).toBe(200);
+  expect(await ready.json()).toMatchObject({ status: "ready" });
+  expect((await request.get("/healthz")).status()).toBe(200);
+  const metrics = await request.get("/metrics");
+  expect(metrics.status()).toBe(200);
+  expect(await metrics.text()).toContain('taskbay_http_requests_total{method="GET",route="/readyz",status="200"}');
+});

@@ -1,0 +1,87 @@
+# Shared by scripts/run and scripts/test: install what is missing, build the site.
+# Sourced, not executed. Every step says what it does; nothing is downloaded at run time.
+
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+# Build outputs live outside the clone so a fresh clone (CI) rebuilds incrementally.
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/agent-taskbay/target}"
+# The built site (wasm, JS, CSS, public assets) is served from here by the binary.
+export LEPTOS_SITE_ROOT="${LEPTOS_SITE_ROOT:-$ROOT/target/site}"
+export PATH="$ROOT/end2end/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
+
+OUTPUT_NAME="agent-taskbay"
+
+step() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
+note() { printf '    %s\n' "$*"; }
+
+# The wasm-bindgen CLI must be exactly the version of the wasm-bindgen crate in Cargo.lock.
+wasm_bindgen_version() {
+  awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' "$ROOT/Cargo.lock"
+}
+
+ensure_rust_tools() {
+  step "Checking the Rust toolchain"
+  command -v cargo >/dev/null || { echo "cargo not found: install Rust 1.95 with rustup first." >&2; exit 1; }
+  note "$(rustc --version)"
+  if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+    step "Installing the wasm32-unknown-unknown target"
+    rustup target add wasm32-unknown-unknown
+  fi
+  local want
+  want="$(wasm_bindgen_version)"
+  if ! wasm-bindgen --version 2>/dev/null | grep -qx "wasm-bindgen $want"; then
+    step "Installing wasm-bindgen-cli $want from crates.io (about 2 minutes, once)"
+    # Not --locked: its lockfile names a webpki-roots release the registry does not serve.
+    cargo install wasm-bindgen-cli --version "$want" --force
+  fi
+  note "$(wasm-bindgen --version)"
+}
+
+ensure_node_packages() {
+  command -v npm >/dev/null || { echo "npm not found: install Node.js 20 first." >&2; exit 1; }
+  if [ ! -x "$ROOT/end2end/node_modules/.bin/wasm-opt" ] || [ ! -d "$ROOT/end2end/node_modules/@playwright/test" ] \
+    || [ "$ROOT/end2end/package-lock.json" -nt "$ROOT/end2end/node_modules/.package-lock.json" ]; then
+    step "Installing npm packages in end2end/ (Playwright, binaryen's wasm-opt; no browser download)"
+    npm ci --prefix "$ROOT/end2end" --no-audit --no-fund
+  fi
+  note "wasm-opt $(wasm-opt --version | awk '{print $3}')"
+}
+
+ensure_chromium() {
+  if [ ! -x /usr/bin/chromium ]; then
+    step "Installing Debian's Chromium for the browser tests"
+    local sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium
+  fi
+  note "$(/usr/bin/chromium --version 2>/dev/null | tail -n1)"
+}
+
+# build_site: the hydrate wasm (release profile wasm-release), its JS glue, CSS and assets
+# into $LEPTOS_SITE_ROOT.
+build_site() {
+  local pkg="$LEPTOS_SITE_ROOT/pkg"
+  step "Building the browser app (wasm, profile wasm-release)"
+  cargo build -p frontend --lib --target wasm32-unknown-unknown --profile wasm-release
+  mkdir -p "$pkg"
+  wasm-bindgen --target web --no-typescript --out-dir "$pkg" --out-name "$OUTPUT_NAME" \
+    "$CARGO_TARGET_DIR/wasm32-unknown-unknown/wasm-release/frontend.wasm"
+  mv -f "$pkg/${OUTPUT_NAME}_bg.wasm" "$pkg/$OUTPUT_NAME.wasm"
+  step "Optimising the wasm with wasm-opt -Oz"
+  wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int "$pkg/$OUTPUT_NAME.wasm" -o "$pkg/$OUTPUT_NAME.wasm"
+  cp "$ROOT/style/main.css" "$pkg/$OUTPUT_NAME.css"
+  cp -R "$ROOT/public/." "$LEPTOS_SITE_ROOT/"
+  note "wasm $(du -h "$pkg/$OUTPUT_NAME.wasm" | cut -f1) ($(gzip -9c "$pkg/$OUTPUT_NAME.wasm" | wc -c) bytes gzip), JS $(du -h "$pkg/$OUTPUT_NAME.js" | cut -f1)"
+}
+
+build_server() {
+  step "Building the agent-taskbay server (release)"
+  cargo build -p server --release --bin agent-taskbay
+}
+
+SERVER_BIN() { echo "$CARGO_TARGET_DIR/release/agent-taskbay"; }

@@ -1,0 +1,156 @@
+//! The command line: `agent-taskbay [serve|migrate]`, with the environment variables listed
+//! in `--help`.
+
+use std::net::{IpAddr, SocketAddr};
+
+use anyhow::Context as _;
+use clap::{Args, Parser, Subcommand};
+
+use crate::config::{Config, VARIABLES};
+use crate::db;
+use crate::serve;
+use crate::state::AppState;
+
+/// Default port of the console.
+pub const DEFAULT_PORT: u16 = 3002;
+
+/// A self-hosted console for operating A2A agents.
+#[derive(Debug, Parser)]
+#[command(
+    name = "agent-taskbay",
+    version,
+    about,
+    args_conflicts_with_subcommands = true,
+    after_long_help = env_help(),
+    after_help = env_help()
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// `serve` options, accepted without the word `serve` since it is the default command.
+    #[command(flatten)]
+    pub serve: ServeArgs,
+}
+
+/// What to run.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve the console (the default when no command is given).
+    Serve(ServeArgs),
+    /// Apply pending database migrations and exit.
+    Migrate,
+}
+
+/// Options of `serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address to listen on; only loopback addresses until sign-in exists.
+    #[arg(short = 'H', long, default_value = "127.0.0.1")]
+    pub host: String,
+    /// Port to listen on.
+    #[arg(short, long, env = "PORT", default_value_t = DEFAULT_PORT, value_parser = clap::value_parser!(u16).range(1..))]
+    pub port: u16,
+}
+
+fn env_help() -> String {
+    let mut help = String::from("Environment variables:\n");
+    for (name, meaning) in VARIABLES {
+        help.push_str(&format!("  {name:<30} {meaning}\n"));
+    }
+    help.push_str("\nDocumentation: docs/reference/configuration.md and docs/reference/cli.md");
+    help
+}
+
+/// Resolves `host` to a loopback address, or explains why it is refused.
+pub fn loopback_addr(host: &str, port: u16) -> Result<SocketAddr, String> {
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    let ip: IpAddr = if bare.eq_ignore_ascii_case("localhost") {
+        IpAddr::from([127, 0, 0, 1])
+    } else {
+        bare.parse()
+            .map_err(|_| format!("\"{host}\" is not an IP address or localhost."))?
+    };
+    if !ip.is_loopback() {
+        return Err(format!(
+            "--host {host} is not a loopback address. The console has no sign-in yet, so it only listens on \
+             localhost, 127.x.x.x or ::1; put a reverse proxy in front to reach it from elsewhere."
+        ));
+    }
+    Ok(SocketAddr::new(ip, port))
+}
+
+/// Runs the chosen command to completion.
+pub async fn run(cli: Cli, config: Config) -> anyhow::Result<()> {
+    match cli.command.unwrap_or(Command::Serve(cli.serve)) {
+        Command::Serve(args) => serve_command(args, config).await,
+        Command::Migrate => migrate_command(config).await,
+    }
+}
+
+async fn serve_command(args: ServeArgs, config: Config) -> anyhow::Result<()> {
+    let addr = loopback_addr(&args.host, args.port).map_err(anyhow::Error::msg)?;
+    let options = serve::leptos_options(addr)?;
+    let db = serve::open_database(&config).await?;
+    let state = AppState::new(options, config, db);
+    serve::seed_registered_agents(&state).await?;
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("listening on {addr}"))?;
+    let site_root = state.leptos_options.site_root.clone();
+    if !std::path::Path::new(site_root.as_ref()).join("pkg").exists() {
+        tracing::warn!(%site_root, "built site assets not found; run the README's run command to build them");
+    }
+    tracing::info!(url = %format!("http://{addr}"), database = state.config.database.kind(), "Agent Taskbay is serving");
+    serve::run(listener, state, serve::shutdown_signal()).await
+}
+
+async fn migrate_command(config: Config) -> anyhow::Result<()> {
+    let db = db::connect(&config.database)
+        .await
+        .context("opening the database")?;
+    let applied = db::migration::migrate(&db).await.context("running migrations")?;
+    println!(
+        "{applied} migration(s) applied; the {} database is up to date.",
+        config.database.kind()
+    );
+    db.close().await;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loopback_hosts_are_accepted() {
+        assert_eq!(
+            loopback_addr("127.0.0.1", 3002).unwrap().to_string(),
+            "127.0.0.1:3002"
+        );
+        assert_eq!(loopback_addr("localhost", 1).unwrap().to_string(), "127.0.0.1:1");
+        assert_eq!(loopback_addr("[::1]", 8080).unwrap().to_string(), "[::1]:8080");
+        assert!(loopback_addr("127.4.5.6", 80).is_ok());
+    }
+
+    #[test]
+    fn other_hosts_are_refused_with_a_reason() {
+        let err = loopback_addr("0.0.0.0", 3002).unwrap_err();
+        assert!(
+            err.starts_with("--host 0.0.0.0 is not a loopback address."),
+            "{err}"
+        );
+        assert!(loopback_addr("192.168.1.4", 3002).is_err());
+        assert_eq!(
+            loopback_addr("example.com", 3002).unwrap_err(),
+            "\"example.com\" is not an IP address or localhost."
+        );
+    }
+
+    #[test]
+    fn help_lists_every_variable() {
+        let help = env_help();
+        for (name, _) in VARIABLES {
+            assert!(help.contains(name), "{name} missing from --help");
+        }
+    }
+}

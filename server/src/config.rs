@@ -1,0 +1,527 @@
+//! Configuration from the environment, with the original console's `A2A_*` names
+//! (`shared/spec/reference.md` §5). Read once at start by [`Config::from_env`]; nothing else
+//! reads the environment. A bad value stops the process with one line naming the variable.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use url::Url;
+
+/// Longest agent card URL accepted (`shared/spec/reference.md` §4.3).
+pub const MAX_CARD_URL_LEN: usize = 1024;
+
+/// Every variable the server reads, with a one-line meaning; printed by `--help` and kept in
+/// step with `docs/reference/configuration.md` by a test.
+pub const VARIABLES: &[(&str, &str)] = &[
+    (
+        "A2A_DATA_DIR",
+        "Data directory for the embedded SQLite database and artifacts (default .data)",
+    ),
+    (
+        "A2A_DATABASE_URL",
+        "postgres:// or postgresql:// URL; selects PostgreSQL instead of embedded SQLite",
+    ),
+    (
+        "A2A_DATABASE_PROFILE",
+        "sqlite (embedded; alias pglite) or postgresql; default follows A2A_DATABASE_URL",
+    ),
+    (
+        "A2A_AUTO_MIGRATE",
+        "exactly true runs PostgreSQL migrations at start (SQLite always migrates)",
+    ),
+    (
+        "A2A_ARTIFACT_DATA_DIR",
+        "Content-addressed artifact store (default <data dir>/artifacts)",
+    ),
+    (
+        "A2A_ALLOWED_AGENT_ORIGINS",
+        "Comma-separated exact origins every outbound agent URL must match",
+    ),
+    (
+        "A2A_ALLOW_PRIVATE_NETWORKS",
+        "true allows loopback and private-range agents (default false)",
+    ),
+    (
+        "A2A_REGISTERED_AGENTS",
+        "Comma-separated agent card URLs seeded into the local organization",
+    ),
+    (
+        "A2A_SIDEBAND_EXTENSION_URIS",
+        "Comma-separated extra sideband extension URIs understood",
+    ),
+    (
+        "A2A_SIDEBAND_EXTENSION_URI",
+        "Alias of A2A_SIDEBAND_EXTENSION_URIS, used only when the plural is unset",
+    ),
+    (
+        "A2A_LOG_FORMAT",
+        "text (default) or json (one JSON object per line)",
+    ),
+    (
+        "RUST_LOG",
+        "Log filter, e.g. info or agent_taskbay=debug (default info)",
+    ),
+    ("PORT", "Port for serve when --port is not given (default 3002)"),
+    (
+        "LEPTOS_SITE_ROOT",
+        "Directory of the built site assets (default target/site)",
+    ),
+];
+
+/// A configuration value that failed validation.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error("{variable}: {message}")]
+pub struct ConfigError {
+    /// The environment variable at fault.
+    pub variable: &'static str,
+    pub message: String,
+}
+
+impl ConfigError {
+    fn new(variable: &'static str, message: impl Into<String>) -> Self {
+        Self {
+            variable,
+            message: message.into(),
+        }
+    }
+}
+
+/// A string that must never appear in logs (it may hold a password).
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    /// The secret value, for the one place that needs it.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Secret(***)")
+    }
+}
+
+/// Which database holds the system of record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DatabaseConfig {
+    /// The embedded SQLite file (local use).
+    Sqlite { path: PathBuf },
+    /// A PostgreSQL server (hosted team deployment).
+    Postgres {
+        url: Secret,
+        /// Run pending migrations at start (`A2A_AUTO_MIGRATE=true`).
+        auto_migrate: bool,
+    },
+}
+
+impl DatabaseConfig {
+    /// Short name for logs and metrics.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            DatabaseConfig::Sqlite { .. } => "sqlite",
+            DatabaseConfig::Postgres { .. } => "postgresql",
+        }
+    }
+}
+
+/// Log line format.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LogFormat {
+    #[default]
+    Text,
+    Json,
+}
+
+/// Rules for every outbound request to an agent (`shared/spec/security-and-durability.md` §7).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OutboundConfig {
+    /// Loopback and private ranges are allowed only when this is set.
+    pub allow_private_networks: bool,
+    /// Exact origins (`scheme://host[:port]`); empty means no allowlist.
+    pub allowed_origins: Vec<String>,
+}
+
+/// The whole product configuration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Config {
+    pub data_dir: PathBuf,
+    pub artifact_dir: PathBuf,
+    pub database: DatabaseConfig,
+    pub outbound: OutboundConfig,
+    /// Agents seeded into the `local` organization; they cannot be removed.
+    pub registered_agents: Vec<Url>,
+    /// Sideband URIs understood beyond the two built-in ones.
+    pub sideband_extension_uris: Vec<String>,
+    pub log_format: LogFormat,
+}
+
+/// Name of the embedded database file inside the data directory.
+pub const SQLITE_FILE_NAME: &str = "agent-taskbay.sqlite3";
+
+impl Config {
+    /// Reads the process environment.
+    pub fn from_env() -> Result<Config, ConfigError> {
+        Config::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// Reads configuration through `lookup`, so tests can supply their own environment.
+    /// Empty values count as unset.
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
+        let get = |name: &str| {
+            lookup(name)
+                .map(|v| v.trim().to_owned())
+                .filter(|v| !v.is_empty())
+        };
+
+        let data_dir = PathBuf::from(get("A2A_DATA_DIR").unwrap_or_else(|| ".data".into()));
+        let artifact_dir = get("A2A_ARTIFACT_DATA_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| data_dir.join("artifacts"));
+        let database = database_config(&get, &data_dir)?;
+        let outbound = OutboundConfig {
+            allow_private_networks: parse_bool(
+                "A2A_ALLOW_PRIVATE_NETWORKS",
+                get("A2A_ALLOW_PRIVATE_NETWORKS"),
+            )?,
+            allowed_origins: parse_origins(get("A2A_ALLOWED_AGENT_ORIGINS"))?,
+        };
+        let registered_agents = parse_card_urls(get("A2A_REGISTERED_AGENTS"))?;
+        let sideband_extension_uris = match get("A2A_SIDEBAND_EXTENSION_URIS") {
+            Some(list) => parse_uri_list("A2A_SIDEBAND_EXTENSION_URIS", &list)?,
+            None => match get("A2A_SIDEBAND_EXTENSION_URI") {
+                Some(list) => parse_uri_list("A2A_SIDEBAND_EXTENSION_URI", &list)?,
+                None => Vec::new(),
+            },
+        };
+        let log_format = match get("A2A_LOG_FORMAT").as_deref() {
+            None | Some("text") => LogFormat::Text,
+            Some("json") => LogFormat::Json,
+            Some(other) => {
+                return Err(ConfigError::new(
+                    "A2A_LOG_FORMAT",
+                    format!("must be text or json, not \"{other}\""),
+                ));
+            }
+        };
+        Ok(Config {
+            data_dir,
+            artifact_dir,
+            database,
+            outbound,
+            registered_agents,
+            sideband_extension_uris,
+            log_format,
+        })
+    }
+}
+
+fn database_config(
+    get: &impl Fn(&str) -> Option<String>,
+    data_dir: &std::path::Path,
+) -> Result<DatabaseConfig, ConfigError> {
+    let url = get("A2A_DATABASE_URL");
+    let wants_postgres = match get("A2A_DATABASE_PROFILE").as_deref() {
+        None => url.is_some(),
+        Some("postgresql" | "postgres") => true,
+        Some("sqlite" | "pglite" | "embedded") => false,
+        Some(other) => {
+            return Err(ConfigError::new(
+                "A2A_DATABASE_PROFILE",
+                format!("must be sqlite or postgresql, not \"{other}\""),
+            ));
+        }
+    };
+    if !wants_postgres {
+        if url.is_some() {
+            return Err(ConfigError::new(
+                "A2A_DATABASE_URL",
+                "is set but A2A_DATABASE_PROFILE selects the embedded SQLite database; unset one of them",
+            ));
+        }
+        return Ok(DatabaseConfig::Sqlite {
+            path: data_dir.join(SQLITE_FILE_NAME),
+        });
+    }
+    let Some(url) = url else {
+        return Err(ConfigError::new(
+            "A2A_DATABASE_URL",
+            "is required when A2A_DATABASE_PROFILE is postgresql",
+        ));
+    };
+    if !(url.starts_with("postgres://") || url.starts_with("postgresql://")) || Url::parse(&url).is_err() {
+        return Err(ConfigError::new(
+            "A2A_DATABASE_URL",
+            "must be a postgres:// or postgresql:// URL",
+        ));
+    }
+    // Exactly `true` enables; any other non-empty value disables (the original's rule).
+    let auto_migrate = get("A2A_AUTO_MIGRATE").as_deref() == Some("true");
+    Ok(DatabaseConfig::Postgres {
+        url: Secret(url),
+        auto_migrate,
+    })
+}
+
+fn parse_bool(variable: &'static str, value: Option<String>) -> Result<bool, ConfigError> {
+    match value.as_deref() {
+        None | Some("false") => Ok(false),
+        Some("true") => Ok(true),
+        Some(other) => Err(ConfigError::new(
+            variable,
+            format!("must be true or false, not \"{other}\""),
+        )),
+    }
+}
+
+fn split_list(list: &str) -> impl Iterator<Item = &str> {
+    list.split(',').map(str::trim).filter(|entry| !entry.is_empty())
+}
+
+/// `A2A_ALLOWED_AGENT_ORIGINS`: each entry must be exactly an http(s) origin.
+fn parse_origins(value: Option<String>) -> Result<Vec<String>, ConfigError> {
+    const VAR: &str = "A2A_ALLOWED_AGENT_ORIGINS";
+    let Some(list) = value else { return Ok(Vec::new()) };
+    let mut origins = Vec::new();
+    for entry in split_list(&list) {
+        // The entry must be the origin itself (a trailing slash tolerated): no path, query,
+        // fragment or credentials can hide in it.
+        let exact = Url::parse(entry)
+            .ok()
+            .filter(|url| matches!(url.scheme(), "http" | "https") && url.host().is_some())
+            .map(|url| url.origin().ascii_serialization())
+            .filter(|origin| {
+                let entry = entry.to_ascii_lowercase();
+                entry == *origin || entry == format!("{origin}/")
+            });
+        match exact {
+            Some(origin) => origins.push(origin),
+            None => {
+                return Err(ConfigError::new(
+                    VAR,
+                    format!("Agent allowlist entries must be exact origins. \"{entry}\" is not one."),
+                ));
+            }
+        }
+    }
+    Ok(origins)
+}
+
+/// Validates an agent card URL: http(s), at most [`MAX_CARD_URL_LEN`] characters, no
+/// credentials, query or fragment.
+pub fn validate_card_url(raw: &str) -> Result<Url, String> {
+    if raw.len() > MAX_CARD_URL_LEN {
+        return Err(format!(
+            "Agent card URLs must be at most {MAX_CARD_URL_LEN} characters."
+        ));
+    }
+    let url = Url::parse(raw).map_err(|_| format!("\"{raw}\" is not a valid URL."))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err("Agent card URLs must use http or https.".into());
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err("Agent card URLs must not contain credentials.".into());
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err("Agent card URLs must not contain a query or fragment.".into());
+    }
+    Ok(url)
+}
+
+fn parse_card_urls(value: Option<String>) -> Result<Vec<Url>, ConfigError> {
+    let Some(list) = value else { return Ok(Vec::new()) };
+    split_list(&list)
+        .map(|entry| {
+            validate_card_url(entry).map_err(|message| ConfigError::new("A2A_REGISTERED_AGENTS", message))
+        })
+        .collect()
+}
+
+fn parse_uri_list(variable: &'static str, list: &str) -> Result<Vec<String>, ConfigError> {
+    let mut uris: Vec<String> = Vec::new();
+    for entry in split_list(list) {
+        if Url::parse(entry).is_err() {
+            return Err(ConfigError::new(
+                variable,
+                format!("\"{entry}\" is not an absolute URI"),
+            ));
+        }
+        if !uris.iter().any(|seen| seen == entry) {
+            uris.push(entry.to_owned());
+        }
+    }
+    Ok(uris)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn config(vars: &[(&str, &str)]) -> Result<Config, ConfigError> {
+        let env: HashMap<String, String> = vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        Config::from_lookup(|name| env.get(name).cloned())
+    }
+
+    #[test]
+    fn defaults_are_the_embedded_database_under_dot_data() {
+        let cfg = config(&[]).unwrap();
+        assert_eq!(
+            cfg.database,
+            DatabaseConfig::Sqlite {
+                path: PathBuf::from(".data/agent-taskbay.sqlite3")
+            }
+        );
+        assert_eq!(cfg.artifact_dir, PathBuf::from(".data/artifacts"));
+        assert!(!cfg.outbound.allow_private_networks);
+        assert_eq!(cfg.log_format, LogFormat::Text);
+    }
+
+    #[test]
+    fn data_dir_moves_database_and_artifacts() {
+        let cfg = config(&[("A2A_DATA_DIR", "/srv/taskbay")]).unwrap();
+        assert_eq!(
+            cfg.database,
+            DatabaseConfig::Sqlite {
+                path: PathBuf::from("/srv/taskbay/agent-taskbay.sqlite3")
+            }
+        );
+        assert_eq!(cfg.artifact_dir, PathBuf::from("/srv/taskbay/artifacts"));
+    }
+
+    #[test]
+    fn database_url_selects_postgres_and_auto_migrate_needs_exactly_true() {
+        let cfg = config(&[
+            ("A2A_DATABASE_URL", "postgres://u@db/taskbay"),
+            ("A2A_AUTO_MIGRATE", "true"),
+        ])
+        .unwrap();
+        assert!(matches!(
+            cfg.database,
+            DatabaseConfig::Postgres {
+                auto_migrate: true,
+                ..
+            }
+        ));
+        let cfg = config(&[
+            ("A2A_DATABASE_URL", "postgresql://db/t"),
+            ("A2A_AUTO_MIGRATE", "TRUE"),
+        ])
+        .unwrap();
+        assert!(matches!(
+            cfg.database,
+            DatabaseConfig::Postgres {
+                auto_migrate: false,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn bad_database_settings_name_the_variable() {
+        let err = config(&[("A2A_DATABASE_URL", "mysql://db/x")]).unwrap_err();
+        assert_eq!(err.variable, "A2A_DATABASE_URL");
+        let err = config(&[("A2A_DATABASE_PROFILE", "postgresql")]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "A2A_DATABASE_URL: is required when A2A_DATABASE_PROFILE is postgresql"
+        );
+        let err = config(&[("A2A_DATABASE_PROFILE", "oracle")]).unwrap_err();
+        assert_eq!(err.variable, "A2A_DATABASE_PROFILE");
+    }
+
+    #[test]
+    fn postgres_url_is_redacted_in_debug_output() {
+        let cfg = config(&[("A2A_DATABASE_URL", "postgres://u:hunter2@db/t")]).unwrap();
+        assert!(!format!("{cfg:?}").contains("hunter2"));
+    }
+
+    #[test]
+    fn booleans_are_strict() {
+        assert!(
+            config(&[("A2A_ALLOW_PRIVATE_NETWORKS", "true")])
+                .unwrap()
+                .outbound
+                .allow_private_networks
+        );
+        let err = config(&[("A2A_ALLOW_PRIVATE_NETWORKS", "yes")]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "A2A_ALLOW_PRIVATE_NETWORKS: must be true or false, not \"yes\""
+        );
+    }
+
+    #[test]
+    fn allowlist_accepts_exact_origins_only() {
+        let cfg = config(&[(
+            "A2A_ALLOWED_AGENT_ORIGINS",
+            "https://a.example, http://127.0.0.1:4010/",
+        )])
+        .unwrap();
+        assert_eq!(
+            cfg.outbound.allowed_origins,
+            vec!["https://a.example", "http://127.0.0.1:4010"]
+        );
+        for bad in [
+            "https://a.example/agents",
+            "https://a.example?x=1",
+            "https://u:p@a.example",
+            "ftp://a.example",
+            "a.example",
+        ] {
+            let err = config(&[("A2A_ALLOWED_AGENT_ORIGINS", bad)]).unwrap_err();
+            assert_eq!(err.variable, "A2A_ALLOWED_AGENT_ORIGINS", "{bad}");
+            assert!(
+                err.message
+                    .starts_with("Agent allowlist entries must be exact origins."),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn registered_agents_are_validated_card_urls() {
+        let cfg = config(&[(
+            "A2A_REGISTERED_AGENTS",
+            "http://127.0.0.1:4010/plain/card.json,https://x.example",
+        )])
+        .unwrap();
+        assert_eq!(cfg.registered_agents.len(), 2);
+        let long = format!("https://x.example/{}", "a".repeat(MAX_CARD_URL_LEN));
+        for bad in [
+            "https://u:p@x.example",
+            "https://x.example/?q=1",
+            "https://x.example/#f",
+            "file:///etc/passwd",
+            long.as_str(),
+        ] {
+            let err = config(&[("A2A_REGISTERED_AGENTS", bad)]).unwrap_err();
+            assert_eq!(err.variable, "A2A_REGISTERED_AGENTS", "{bad}");
+        }
+    }
+
+    #[test]
+    fn sideband_singular_is_only_an_alias_when_plural_is_unset() {
+        let cfg = config(&[("A2A_SIDEBAND_EXTENSION_URI", "urn:a:b")]).unwrap();
+        assert_eq!(cfg.sideband_extension_uris, vec!["urn:a:b"]);
+        let cfg = config(&[
+            ("A2A_SIDEBAND_EXTENSION_URIS", "urn:c:d,urn:c:d"),
+            ("A2A_SIDEBAND_EXTENSION_URI", "urn:a:b"),
+        ])
+        .unwrap();
+        assert_eq!(cfg.sideband_extension_uris, vec!["urn:c:d"]);
+    }
+
+    #[test]
+    fn log_format_must_be_known() {
+        assert_eq!(
+            config(&[("A2A_LOG_FORMAT", "json")]).unwrap().log_format,
+            LogFormat::Json
+        );
+        assert_eq!(
+            config(&[("A2A_LOG_FORMAT", "xml")]).unwrap_err().variable,
+            "A2A_LOG_FORMAT"
+        );
+    }
+}

@@ -1,0 +1,39 @@
+//! Schema migrations, one set for SQLite and PostgreSQL. Applied at start for the embedded
+//! database, with `A2A_AUTO_MIGRATE=true` for PostgreSQL, and by `agent-taskbay migrate`.
+
+use sea_orm::DbErr;
+use sea_orm_migration::prelude::*;
+
+use super::Db;
+
+mod m20261129_000001_initial;
+
+/// The migration table keeps the original console's name.
+pub const MIGRATION_TABLE: &str = "agent_taskbay_migrations";
+
+/// Every migration, oldest first.
+pub struct Migrator;
+
+#[async_trait::async_trait]
+impl MigratorTrait for Migrator {
+    fn migrations() -> Vec<Box<dyn MigrationTrait>> {
+        vec![Box::new(m20261129_000001_initial::Migration)]
+    }
+
+    fn migration_table_name() -> DynIden {
+        Alias::new(MIGRATION_TABLE).into_iden()
+    }
+}
+
+/// Applies every pending migration through the writer. Returns how many ran.
+pub async fn migrate(db: &Db) -> Result<usize, DbErr> {
+    let pending = Migrator::get_pending_migrations(&db.write).await?.len();
+    Migrator::up(&db.write, None).await?;
+    Ok(pending)
+}
+
+/// Names of the migrations not yet applied, without changing anything (used by `/readyz`).
+pub async fn pending(db: &Db) -> Result<Vec<String>, DbErr> {
+    let pending = Migrator::get_pending_migrations_read_only(&db.read).await?;
+    Ok(pending.iter().map(|m| m.name().to_owned()).collect())
+}

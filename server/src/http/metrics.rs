@@ -1,0 +1,238 @@
+//! Prometheus metrics: HTTP request counts and latencies, database pool gauges and build
+//! information, rendered as text at `GET /metrics`.
+//!
+//! The registry lives in [`AppState`] (no global recorder), so every test gets its own.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use axum::extract::{MatchedPath, Request, State};
+use axum::http::header::CONTENT_TYPE;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use crate::state::AppState;
+
+/// Upper bounds (seconds) of the request-duration histogram buckets.
+pub const LATENCY_BUCKETS: [f64; 12] = [
+    0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0,
+];
+
+/// Label used for requests no route matched (static files, 404s), which keeps the label set
+/// bounded whatever paths clients send.
+const UNMATCHED_ROUTE: &str = "unmatched";
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct RequestKey {
+    method: String,
+    route: String,
+    status: u16,
+}
+
+#[derive(Debug, Default)]
+struct Histogram {
+    /// Cumulative counts per entry of [`LATENCY_BUCKETS`].
+    buckets: [u64; LATENCY_BUCKETS.len()],
+    count: u64,
+    sum: f64,
+}
+
+/// The in-process metrics registry.
+#[derive(Debug, Default)]
+pub struct Metrics {
+    requests: Mutex<BTreeMap<RequestKey, Histogram>>,
+}
+
+impl Metrics {
+    /// Records one finished request.
+    pub fn observe_request(&self, method: &str, route: &str, status: u16, seconds: f64) {
+        let key = RequestKey {
+            method: method.to_owned(),
+            route: route.to_owned(),
+            status,
+        };
+        // A poisoned lock only means another request panicked mid-update; the counts are still usable.
+        let mut requests = self
+            .requests
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let histogram = requests.entry(key).or_default();
+        for (bucket, bound) in histogram.buckets.iter_mut().zip(LATENCY_BUCKETS) {
+            if seconds <= bound {
+                *bucket += 1;
+            }
+        }
+        histogram.count += 1;
+        histogram.sum += seconds;
+    }
+
+    fn write_requests(&self, out: &mut String) {
+        let requests = self
+            .requests
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        out.push_str(
+            "# HELP taskbay_http_requests_total HTTP requests answered, by method, route and status.\n",
+        );
+        out.push_str("# TYPE taskbay_http_requests_total counter\n");
+        for (key, histogram) in requests.iter() {
+            let _ = writeln!(
+                out,
+                "taskbay_http_requests_total{{method=\"{}\",route=\"{}\",status=\"{}\"}} {}",
+                key.method,
+                escape(&key.route),
+                key.status,
+                histogram.count
+            );
+        }
+        out.push_str("# HELP taskbay_http_request_duration_seconds Time to produce the response head.\n");
+        out.push_str("# TYPE taskbay_http_request_duration_seconds histogram\n");
+        for (key, histogram) in requests.iter() {
+            let labels = format!(
+                "method=\"{}\",route=\"{}\",status=\"{}\"",
+                key.method,
+                escape(&key.route),
+                key.status
+            );
+            for (count, bound) in histogram.buckets.iter().zip(LATENCY_BUCKETS) {
+                let _ = writeln!(
+                    out,
+                    "taskbay_http_request_duration_seconds_bucket{{{labels},le=\"{bound}\"}} {count}"
+                );
+            }
+            let _ = writeln!(
+                out,
+                "taskbay_http_request_duration_seconds_bucket{{{labels},le=\"+Inf\"}} {}",
+                histogram.count
+            );
+            let _ = writeln!(
+                out,
+                "taskbay_http_request_duration_seconds_sum{{{labels}}} {}",
+                histogram.sum
+            );
+            let _ = writeln!(
+                out,
+                "taskbay_http_request_duration_seconds_count{{{labels}}} {}",
+                histogram.count
+            );
+        }
+    }
+}
+
+fn escape(value: &str) -> String {
+    value
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
+}
+
+/// Middleware that times every request and records it under its route template.
+pub async fn record(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let started = Instant::now();
+    let method = request.method().as_str().to_owned();
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map(|path| path.as_str().to_owned())
+        .unwrap_or_else(|| UNMATCHED_ROUTE.to_owned());
+    let response = next.run(request).await;
+    state.metrics.observe_request(
+        &method,
+        &route,
+        response.status().as_u16(),
+        started.elapsed().as_secs_f64(),
+    );
+    response
+}
+
+/// `GET /metrics`: Prometheus text exposition format 0.0.4.
+pub async fn render(State(state): State<AppState>) -> impl IntoResponse {
+    let mut out = String::with_capacity(4096);
+    out.push_str("# HELP taskbay_build_info Build information; the value is always 1.\n");
+    out.push_str("# TYPE taskbay_build_info gauge\n");
+    let _ = writeln!(
+        out,
+        "taskbay_build_info{{version=\"{}\",profile=\"{}\",database=\"{}\"}} 1",
+        env!("CARGO_PKG_VERSION"),
+        if cfg!(debug_assertions) {
+            "debug"
+        } else {
+            "release"
+        },
+        state.config.database.kind()
+    );
+    out.push_str("# HELP taskbay_uptime_seconds Seconds since this process started serving.\n");
+    out.push_str("# TYPE taskbay_uptime_seconds gauge\n");
+    let _ = writeln!(
+        out,
+        "taskbay_uptime_seconds {}",
+        state.started.elapsed().as_secs_f64()
+    );
+    write_pools(&state, &mut out);
+    state.metrics.write_requests(&mut out);
+    ([(CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], out)
+}
+
+fn write_pools(state: &AppState, out: &mut String) {
+    out.push_str("# HELP taskbay_db_pool_connections Open database connections by pool and state.\n");
+    out.push_str("# TYPE taskbay_db_pool_connections gauge\n");
+    out.push_str("# HELP taskbay_db_pool_max_connections Configured size of each database pool.\n");
+    let pools: Vec<(&str, (u32, usize, u32))> = if state.db.is_sqlite() {
+        vec![
+            ("write", sqlite_stats(&state.db.write)),
+            ("read", sqlite_stats(&state.db.read)),
+        ]
+    } else {
+        let pool = state.db.write.get_postgres_connection_pool();
+        vec![(
+            "shared",
+            (pool.size(), pool.num_idle(), pool.options().get_max_connections()),
+        )]
+    };
+    for (name, (size, idle, max)) in pools {
+        let idle = u32::try_from(idle).unwrap_or(u32::MAX).min(size);
+        let _ = writeln!(
+            out,
+            "taskbay_db_pool_connections{{pool=\"{name}\",state=\"idle\"}} {idle}"
+        );
+        let _ = writeln!(
+            out,
+            "taskbay_db_pool_connections{{pool=\"{name}\",state=\"in_use\"}} {}",
+            size - idle
+        );
+        let _ = writeln!(out, "taskbay_db_pool_max_connections{{pool=\"{name}\"}} {max}");
+    }
+}
+
+fn sqlite_stats(connection: &sea_orm::DatabaseConnection) -> (u32, usize, u32) {
+    let pool = connection.get_sqlite_connection_pool();
+    (pool.size(), pool.num_idle(), pool.options().get_max_connections())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn histogram_buckets_are_cumulative() {
+        let metrics = Metrics::default();
+        metrics.observe_request("GET", "/healthz", 200, 0.003);
+        metrics.observe_request("GET", "/healthz", 200, 0.2);
+        let mut out = String::new();
+        metrics.write_requests(&mut out);
+        assert!(
+            out.contains("taskbay_http_requests_total{method=\"GET\",route=\"/healthz\",status=\"200\"} 2")
+        );
+        assert!(out.contains("route=\"/healthz\",status=\"200\",le=\"0.0025\"} 0"));
+        assert!(out.contains("route=\"/healthz\",status=\"200\",le=\"0.005\"} 1"));
+        assert!(out.contains("route=\"/healthz\",status=\"200\",le=\"0.25\"} 2"));
+        assert!(out.contains("route=\"/healthz\",status=\"200\",le=\"+Inf\"} 2"));
+    }
+
+    #[test]
+    fn label_values_are_escaped() {
+        assert_eq!(escape("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
+    }
+}

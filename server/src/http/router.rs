@@ -1,0 +1,60 @@
+//! The router: an index of every route the server answers.
+
+use axum::Router;
+use axum::handler::Handler;
+use axum::http::{HeaderName, HeaderValue};
+use axum::middleware::from_fn_with_state;
+use axum::response::Redirect;
+use axum::routing::get;
+use leptos_axum::{LeptosRoutes, generate_route_list};
+use tower_http::set_header::SetResponseHeaderLayer;
+
+use super::{health, metrics};
+use crate::state::AppState;
+
+/// Security headers sent with every response (`shared/spec/security-and-durability.md` §6.7).
+const SECURITY_HEADERS: [(&str, &str); 6] = [
+    ("x-content-type-options", "nosniff"),
+    ("x-frame-options", "DENY"),
+    ("referrer-policy", "no-referrer"),
+    ("cross-origin-opener-policy", "same-origin"),
+    (
+        "permissions-policy",
+        "camera=(), microphone=(), geolocation=(), payment=(), usb=()",
+    ),
+    (
+        "content-security-policy",
+        "default-src 'self'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'; object-src 'none'; \
+         script-src 'self' 'unsafe-inline' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; \
+         img-src 'self' data: blob:; media-src 'self' data: blob:; connect-src 'self'; font-src 'self' data:",
+    ),
+];
+
+/// Builds the whole application; tests call this without a socket.
+pub fn build_router(state: AppState) -> Router {
+    let routes = generate_route_list(app::App);
+    let options = state.leptos_options.clone();
+    let mut router = Router::new()
+        // The console opens on Chat, like the original (its logo links there too).
+        .route("/", get(|| async { Redirect::temporary("/chat") }))
+        .route("/healthz", get(health::healthz))
+        .route("/readyz", get(health::readyz))
+        .route("/metrics", get(metrics::render))
+        .leptos_routes(&state, routes, {
+            let options = options.clone();
+            move || app::shell(options.clone())
+        })
+        // Routing has happened inside a route layer, so the metrics see the route template.
+        .route_layer(from_fn_with_state(state.clone(), metrics::record))
+        .fallback(
+            leptos_axum::file_and_error_handler::<AppState, _>(app::shell)
+                .layer(from_fn_with_state(state.clone(), metrics::record)),
+        );
+    for (name, value) in SECURITY_HEADERS {
+        router = router.layer(SetResponseHeaderLayer::if_not_present(
+            HeaderName::from_static(name),
+            HeaderValue::from_static(value),
+        ));
+    }
+    router.with_state(state)
+}

@@ -1,0 +1,23 @@
+//! The `agent-taskbay` server: everything that runs on the operator's machine or the team's
+//! hosts. The browser-facing application itself lives in the `app` crate.
+//!
+//! - [`cli`]: the command line (`serve`, `migrate`) and its help text.
+//! - [`config`]: the `A2A_*` environment, read and validated once at start.
+//! - [`telemetry`]: structured logs with `tracing`.
+//! - [`db`]: connections (SQLite single writer + read pool, or PostgreSQL), migrations, entities.
+//! - [`store`]: the repository functions every other layer uses to read and write rows.
+//! - [`state`]: [`AppState`], built once in `main` (or per test) and injected everywhere.
+//! - [`http`]: the axum router: the Leptos app, health, readiness and metrics.
+//! - [`serve`]: binding, serving and graceful shutdown.
+
+pub mod cli;
+pub mod config;
+pub mod db;
+pub mod http;
+pub mod serve;
+pub mod state;
+pub mod store;
+pub mod telemetry;
+
+pub use http::router::build_router;
+pub use state::AppState;

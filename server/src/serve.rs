@@ -1,0 +1,121 @@
+//! Serving: bind, run until the shutdown future completes, then drain and close.
+
+use std::future::Future;
+use std::net::SocketAddr;
+
+use anyhow::Context as _;
+use leptos::config::LeptosOptions;
+use tokio::net::TcpListener;
+
+use crate::config::{Config, DatabaseConfig};
+use crate::db::{self, Db};
+use crate::state::AppState;
+use crate::store::{agents, organizations};
+
+/// Leptos options for a server bound at `addr`, from the `LEPTOS_*` environment (site root
+/// `target/site` by default) and production mode unless `LEPTOS_ENV` says otherwise.
+pub fn leptos_options(addr: SocketAddr) -> anyhow::Result<LeptosOptions> {
+    let mut options = leptos::config::get_configuration(None)
+        .context("reading LEPTOS_* settings")?
+        .leptos_options;
+    options.site_addr = addr;
+    if std::env::var_os("LEPTOS_ENV").is_none() {
+        options.env = leptos::config::Env::PROD;
+    }
+    Ok(options)
+}
+
+/// Opens the database and brings the schema up to date where the configuration allows it.
+pub async fn open_database(config: &Config) -> anyhow::Result<Db> {
+    let db = db::connect(&config.database)
+        .await
+        .with_context(|| format!("opening the {} database", config.database.kind()))?;
+    let migrate = match &config.database {
+        DatabaseConfig::Sqlite { .. } => true,
+        DatabaseConfig::Postgres { auto_migrate, .. } => *auto_migrate,
+    };
+    if migrate {
+        let applied = db::migration::migrate(&db).await.context("running migrations")?;
+        if applied > 0 {
+            tracing::info!(applied, "database migrations applied");
+        }
+    } else {
+        let pending = db::migration::pending(&db)
+            .await
+            .context("reading migration state")?;
+        if !pending.is_empty() {
+            tracing::warn!(
+                ?pending,
+                "migrations are pending and A2A_AUTO_MIGRATE is not true; /readyz answers 503 until `agent-taskbay migrate` runs"
+            );
+        }
+    }
+    Ok(db)
+}
+
+/// Seeds the agents named in `A2A_REGISTERED_AGENTS` into the `local` organization.
+pub async fn seed_registered_agents(state: &AppState) -> anyhow::Result<()> {
+    if state.config.registered_agents.is_empty() {
+        return Ok(());
+    }
+    let organization = organizations::local(&state.db)
+        .await
+        .context("finding the local organization")?;
+    for url in &state.config.registered_agents {
+        agents::register(
+            &state.db,
+            &organization.id,
+            url.as_str(),
+            agents::AgentSource::Env,
+        )
+        .await
+        .with_context(|| format!("registering {url} from A2A_REGISTERED_AGENTS"))?;
+    }
+    Ok(())
+}
+
+/// Serves `state` on `listener` until `shutdown` resolves, then lets in-flight requests finish.
+pub async fn run(
+    listener: TcpListener,
+    state: AppState,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
+    let db = state.db.clone();
+    let router = crate::build_router(state);
+    axum::serve(listener, router.into_make_service())
+        .with_graceful_shutdown(shutdown)
+        .await
+        .context("serving HTTP")?;
+    db.close().await;
+    tracing::info!("stopped");
+    Ok(())
+}
+
+/// Resolves on Ctrl-C or SIGTERM.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        if let Err(error) = tokio::signal::ctrl_c().await {
+            tracing::error!(%error, "cannot listen for Ctrl-C");
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(error) => {
+                tracing::error!(%error, "cannot listen for SIGTERM");
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = terminate => {},
+    }
+    tracing::info!("shutdown signal received; finishing in-flight requests");
+}

@@ -1,0 +1,119 @@
+//! Registered agents: managed ones an operator adds and removes, and env-seeded ones
+//! (`A2A_REGISTERED_AGENTS`) that cannot be removed.
+
+use chrono::Utc;
+use sea_orm::sea_query::OnConflict;
+use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
+
+use super::{StoreError, new_id};
+use crate::db::Db;
+use crate::db::entity::agent;
+
+/// Where an agent registration came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AgentSource {
+    /// Seeded from `A2A_REGISTERED_AGENTS`.
+    Env,
+    /// Added by an operator.
+    Managed,
+}
+
+impl AgentSource {
+    /// The stored value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AgentSource::Env => "env",
+            AgentSource::Managed => "managed",
+        }
+    }
+}
+
+/// Registers `card_url` for the organization, or brings back a removed registration.
+/// Registering the same URL twice returns the existing agent.
+pub async fn register(
+    db: &Db,
+    organization_id: &str,
+    card_url: &str,
+    source: AgentSource,
+) -> Result<agent::Model, StoreError> {
+    let now = Utc::now();
+    let row = agent::ActiveModel {
+        id: Set(new_id()),
+        organization_id: Set(organization_id.to_owned()),
+        card_url: Set(card_url.to_owned()),
+        source: Set(source.as_str().to_owned()),
+        enabled: Set(true),
+        display_name: Set(None),
+        description: Set(None),
+        protocol_version: Set(None),
+        last_discovery_at: Set(None),
+        last_healthy_at: Set(None),
+        last_error: Set(None),
+        created_at: Set(now),
+        updated_at: Set(now),
+        removed_at: Set(None),
+    };
+    // A removed agent that is registered again comes back with its history.
+    agent::Entity::insert(row)
+        .on_conflict(
+            OnConflict::columns([agent::Column::OrganizationId, agent::Column::CardUrl])
+                .update_columns([agent::Column::RemovedAt, agent::Column::UpdatedAt])
+                .to_owned(),
+        )
+        .exec_without_returning(&db.write)
+        .await?;
+    if source == AgentSource::Env {
+        agent::Entity::update_many()
+            .col_expr(
+                agent::Column::Source,
+                sea_orm::sea_query::Expr::value(AgentSource::Env.as_str()),
+            )
+            .filter(agent::Column::OrganizationId.eq(organization_id))
+            .filter(agent::Column::CardUrl.eq(card_url))
+            .exec(&db.write)
+            .await?;
+    }
+    find_by_url(db, organization_id, card_url).await
+}
+
+/// The agent registered under `card_url`, removed or not.
+pub async fn find_by_url(db: &Db, organization_id: &str, card_url: &str) -> Result<agent::Model, StoreError> {
+    agent::Entity::find()
+        .filter(agent::Column::OrganizationId.eq(organization_id))
+        .filter(agent::Column::CardUrl.eq(card_url))
+        .one(&db.write)
+        .await?
+        .ok_or(StoreError::NotFound)
+}
+
+/// Agents that have not been removed, oldest first.
+pub async fn list(db: &Db, organization_id: &str) -> Result<Vec<agent::Model>, StoreError> {
+    Ok(agent::Entity::find()
+        .filter(agent::Column::OrganizationId.eq(organization_id))
+        .filter(agent::Column::RemovedAt.is_null())
+        .order_by_asc(agent::Column::CreatedAt)
+        .order_by_asc(agent::Column::Id)
+        .all(&db.read)
+        .await?)
+}
+
+/// Removes a managed agent from the list; its row, snapshots and history stay.
+pub async fn remove(db: &Db, organization_id: &str, agent_id: &str) -> Result<(), StoreError> {
+    let found = agent::Entity::find_by_id(agent_id.to_owned())
+        .filter(agent::Column::OrganizationId.eq(organization_id))
+        .filter(agent::Column::RemovedAt.is_null())
+        .one(&db.write)
+        .await?
+        .ok_or(StoreError::NotFound)?;
+    if found.source == AgentSource::Env.as_str() {
+        return Err(StoreError::Conflict(
+            "This agent is registered by A2A_REGISTERED_AGENTS and cannot be removed.",
+        ));
+    }
+    let now = Utc::now();
+    let mut row: agent::ActiveModel = found.into();
+    row.removed_at = Set(Some(now));
+    row.updated_at = Set(now);
+    agent::Entity::update(row).exec(&db.write).await?;
+    Ok(())
+}

@@ -1,0 +1,184 @@
+//! The `agent-taskbay` binary: help, configuration errors, `migrate`, `serve` and shutdown.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use server::config::VARIABLES;
+
+fn binary() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_agent-taskbay"));
+    // Only what each test sets: no A2A_* from the developer's shell.
+    command
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default());
+    command
+}
+
+#[test]
+fn help_lists_subcommands_and_every_variable() {
+    let output = binary().arg("--help").output().unwrap();
+    assert!(output.status.success());
+    let help = String::from_utf8(output.stdout).unwrap();
+    for command in ["serve", "migrate"] {
+        assert!(help.contains(command), "{command} missing from --help");
+    }
+    for (name, _) in VARIABLES {
+        assert!(help.contains(name), "{name} missing from --help");
+    }
+    let serve = String::from_utf8(binary().args(["serve", "--help"]).output().unwrap().stdout).unwrap();
+    assert!(
+        serve.contains("-H, --host") && serve.contains("-p, --port") && serve.contains("[env: PORT=]"),
+        "{serve}"
+    );
+}
+
+#[test]
+fn a_bad_variable_stops_the_process_with_one_line_naming_it() {
+    let output = binary()
+        .env("A2A_ALLOW_PRIVATE_NETWORKS", "maybe")
+        .arg("migrate")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(
+        stderr,
+        "agent-taskbay: invalid configuration: A2A_ALLOW_PRIVATE_NETWORKS: must be true or false, not \"maybe\"\n"
+    );
+}
+
+#[test]
+fn invalid_ports_and_remote_hosts_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = binary()
+        .env("A2A_DATA_DIR", dir.path())
+        .args(["serve", "--port", "0"])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let output = binary()
+        .env("A2A_DATA_DIR", dir.path())
+        .args(["serve", "-H", "0.0.0.0", "-p", "3999"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        String::from_utf8(output.stderr)
+            .unwrap()
+            .contains("--host 0.0.0.0 is not a loopback address.")
+    );
+}
+
+#[test]
+fn migrate_creates_the_embedded_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("nested/data");
+    let output = binary()
+        .env("A2A_DATA_DIR", &data)
+        .arg("migrate")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        String::from_utf8(output.stdout).unwrap(),
+        "1 migration(s) applied; the sqlite database is up to date.\n"
+    );
+    assert!(data.join("agent-taskbay.sqlite3").exists());
+    let output = binary()
+        .env("A2A_DATA_DIR", &data)
+        .arg("migrate")
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(output.stdout).unwrap(),
+        "0 migration(s) applied; the sqlite database is up to date.\n"
+    );
+}
+
+/// Kills the server if a test fails before stopping it.
+struct ChildGuard(std::process::Child);
+
+impl Drop for ChildGuard {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn http_get(port: u16, path: &str) -> Option<String> {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
+    stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+    )
+    .ok()?;
+    let mut response = String::new();
+    stream.read_to_string(&mut response).ok()?;
+    Some(response)
+}
+
+#[test]
+fn serve_answers_and_stops_gracefully_on_sigterm() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let mut guard = ChildGuard(
+        binary()
+            .env("A2A_DATA_DIR", dir.path())
+            .env("A2A_LOG_FORMAT", "json")
+            .env("PORT", port.to_string())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let child = &mut guard.0;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let ready = loop {
+        if let Some(response) = http_get(port, "/readyz") {
+            break response;
+        }
+        assert!(Instant::now() < deadline, "server did not answer within 30 s");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(ready.starts_with("HTTP/1.1 200"), "{ready}");
+
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let exit = loop {
+        if let Some(exit) = child.try_wait().unwrap() {
+            break exit;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "server did not stop within 15 s of SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(exit.success(), "graceful shutdown exits 0, got {exit:?}");
+    let logs: Vec<serde_json::Value> = BufReader::new(child.stderr.take().unwrap())
+        .lines()
+        .map(|line| serde_json::from_str(&line.unwrap()).expect("A2A_LOG_FORMAT=json writes JSON lines"))
+        .collect();
+    let messages: Vec<&str> = logs.iter().filter_map(|l| l["message"].as_str()).collect();
+    assert!(messages.contains(&"Agent Taskbay is serving"), "{messages:?}");
+    assert!(messages.contains(&"stopped"), "{messages:?}");
+}

@@ -1,0 +1,91 @@
+//! `/healthz`, `/readyz` and `/metrics`.
+
+use axum::http::StatusCode;
+use server::AppState;
+
+use crate::support::{self, get, text};
+
+#[tokio::test]
+async fn healthz_answers_without_the_database() {
+    let (state, _db) = support::app().await;
+    state.db.clone().close().await;
+    let response = get(&state, "/healthz").await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(text(response).await, r#"{"status":"ok"}"#);
+}
+
+#[tokio::test]
+async fn readyz_is_200_when_migrated() {
+    let (state, _db) = support::app().await;
+    let response = get(&state, "/readyz").await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(text(response).await, r#"{"database":"sqlite","status":"ready"}"#);
+}
+
+#[tokio::test]
+async fn readyz_is_503_and_names_pending_migrations() {
+    for test_db in support::backends().await {
+        let db = test_db.connect().await;
+        let state = AppState::new(support::leptos_options(), test_db.config.clone(), db);
+        let response = get(&state, "/readyz").await;
+        assert_eq!(
+            response.status(),
+            StatusCode::SERVICE_UNAVAILABLE,
+            "{}",
+            test_db.name
+        );
+        let body: serde_json::Value = serde_json::from_str(&text(response).await).unwrap();
+        assert_eq!(body["reason"], "migrations pending; run `agent-taskbay migrate`");
+        assert_eq!(body["pendingMigrations"][0], "m20261129_000001_initial");
+        state.db.clone().close().await;
+        test_db.cleanup().await;
+    }
+}
+
+#[tokio::test]
+async fn readyz_is_503_when_the_database_is_gone() {
+    let (state, _db) = support::app().await;
+    state.db.clone().close().await;
+    let response = get(&state, "/readyz").await;
+    assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+    let body = text(response).await;
+    assert!(body.contains(r#""reason":"database unreachable""#), "{body}");
+}
+
+#[tokio::test]
+async fn metrics_count_requests_by_route_and_report_pools_and_build() {
+    let (state, _db) = support::app().await;
+    get(&state, "/healthz").await;
+    get(&state, "/healthz").await;
+    get(&state, "/no/such/file.txt").await;
+    let response = get(&state, "/metrics").await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(
+        response.headers()["content-type"],
+        "text/plain; version=0.0.4; charset=utf-8"
+    );
+    let body = text(response).await;
+    assert!(
+        body.contains(r#"taskbay_http_requests_total{method="GET",route="/healthz",status="200"} 2"#),
+        "{body}"
+    );
+    assert!(
+        body.contains(r#"taskbay_http_requests_total{method="GET",route="unmatched",status="404"} 1"#),
+        "{body}"
+    );
+    assert!(body.contains(
+        r#"taskbay_http_request_duration_seconds_count{method="GET",route="/healthz",status="200"} 2"#
+    ));
+    assert!(
+        body.contains(r#"taskbay_db_pool_max_connections{pool="write"} 1"#),
+        "{body}"
+    );
+    assert!(
+        body.contains(r#"taskbay_db_pool_max_connections{pool="read"} 4"#),
+        "{body}"
+    );
+    assert!(body.contains(&format!(
+        r#"taskbay_build_info{{version="{}""#,
+        env!("CARGO_PKG_VERSION")
+    )));
+}

@@ -1,0 +1,148 @@
+//! Test harness: isolated databases on every backend and a ready [`AppState`].
+
+use std::collections::HashMap;
+
+use axum::body::Body;
+use axum::http::{Request, Response};
+use leptos::config::{Env, LeptosOptions};
+use sea_orm::{ConnectionTrait, Database};
+use server::AppState;
+use server::config::Config;
+use server::db::{self, Db};
+use tempfile::TempDir;
+use tower::ServiceExt;
+
+/// Environment variable naming the PostgreSQL server for the store suite.
+pub const POSTGRES_ENV: &str = "A2A_TEST_POSTGRES_URL";
+
+/// A database created for one test, removed by [`TestDb::cleanup`].
+pub struct TestDb {
+    pub name: &'static str,
+    pub config: Config,
+    /// Keeps the SQLite directory alive for the test.
+    _dir: TempDir,
+    /// `(admin url, database name)` of a PostgreSQL database to drop afterwards.
+    postgres: Option<(String, String)>,
+}
+
+impl TestDb {
+    /// Opens the database without migrating it.
+    pub async fn connect(&self) -> Db {
+        db::connect(&self.config.database)
+            .await
+            .expect("connect to test database")
+    }
+
+    /// Opens and migrates the database.
+    pub async fn migrated(&self) -> Db {
+        let db = self.connect().await;
+        db::migration::migrate(&db).await.expect("migrate test database");
+        db
+    }
+
+    /// Drops the PostgreSQL database (the SQLite file goes with the temp dir).
+    pub async fn cleanup(self) {
+        if let Some((admin, name)) = &self.postgres {
+            let conn = Database::connect(admin.as_str())
+                .await
+                .expect("connect to postgres admin db");
+            conn.execute_unprepared(&format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"))
+                .await
+                .expect("drop test database");
+        }
+    }
+}
+
+/// Configuration as the server would read it from `vars`.
+pub fn config_from(vars: &[(&str, &str)]) -> Config {
+    let env: HashMap<String, String> = vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    Config::from_lookup(|name| env.get(name).cloned()).expect("valid test configuration")
+}
+
+/// A fresh embedded SQLite database in a temp directory.
+pub fn sqlite() -> TestDb {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = config_from(&[("A2A_DATA_DIR", dir.path().to_str().expect("utf-8 temp path"))]);
+    TestDb {
+        name: "sqlite",
+        config,
+        _dir: dir,
+        postgres: None,
+    }
+}
+
+/// A fresh PostgreSQL database when `A2A_TEST_POSTGRES_URL` is set.
+pub async fn postgres() -> Option<TestDb> {
+    let admin = std::env::var(POSTGRES_ENV).ok().filter(|v| !v.is_empty())?;
+    let name = format!("taskbay_test_{}", uuid::Uuid::new_v4().simple());
+    let conn = Database::connect(admin.as_str())
+        .await
+        .unwrap_or_else(|e| panic!("{POSTGRES_ENV} is set but PostgreSQL does not answer: {e}"));
+    conn.execute_unprepared(&format!("CREATE DATABASE \"{name}\""))
+        .await
+        .expect("create test database");
+    let mut url = url::Url::parse(&admin).expect("A2A_TEST_POSTGRES_URL is a URL");
+    url.set_path(&format!("/{name}"));
+    let dir = tempfile::tempdir().expect("temp dir");
+    let config = config_from(&[
+        ("A2A_DATA_DIR", dir.path().to_str().expect("utf-8 temp path")),
+        ("A2A_DATABASE_URL", url.as_str()),
+    ]);
+    Some(TestDb {
+        name: "postgresql",
+        config,
+        _dir: dir,
+        postgres: Some((admin, name)),
+    })
+}
+
+/// SQLite always, plus PostgreSQL when configured: the store suite runs on each.
+pub async fn backends() -> Vec<TestDb> {
+    let mut all = vec![sqlite()];
+    all.extend(postgres().await);
+    all
+}
+
+/// Leptos options for tests (no built site needed for SSR).
+pub fn leptos_options() -> LeptosOptions {
+    LeptosOptions::builder()
+        .output_name("agent-taskbay")
+        .site_root("target/site")
+        .env(Env::PROD)
+        .build()
+}
+
+/// An application over a migrated SQLite database.
+pub async fn app() -> (AppState, TestDb) {
+    let test_db = sqlite();
+    let db = test_db.migrated().await;
+    (
+        AppState::new(leptos_options(), test_db.config.clone(), db),
+        test_db,
+    )
+}
+
+/// Sends one request through the router, as a client would.
+pub async fn send(state: &AppState, request: Request<Body>) -> Response<Body> {
+    server::build_router(state.clone())
+        .oneshot(request)
+        .await
+        .expect("router is infallible")
+}
+
+/// GET `uri`.
+pub async fn get(state: &AppState, uri: &str) -> Response<Body> {
+    send(
+        state,
+        Request::get(uri).body(Body::empty()).expect("valid request"),
+    )
+    .await
+}
+
+/// The whole body as text.
+pub async fn text(response: Response<Body>) -> String {
+    let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+        .await
+        .expect("body");
+    String::from_utf8(bytes.to_vec()).expect("utf-8 body")
+}
