@@ -1,6 +1,9 @@
 //! Integration tests of the server through its public surface: the router, the binary and
 //! the store. One test binary so it links once.
 
+// Test helpers fail loudly; clippy's allow-unwrap-in-tests only covers #[test] bodies.
+#![allow(clippy::unwrap_used)]
+
 mod cli;
 mod health;
 mod ssr;
