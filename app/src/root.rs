@@ -7,7 +7,7 @@ use leptos_router::{
     path,
 };
 
-use crate::components::nav::{BottomNav, Sidebar};
+use crate::components::nav::{BottomNav, Sidebar, TopBar};
 use crate::pages;
 use crate::theme::{Theme, provide_theme};
 
@@ -53,6 +53,7 @@ pub fn App() -> impl IntoView {
         <Router>
             <div class="layout">
                 <Sidebar/>
+                <TopBar/>
                 <main class="main" id="main">
                     <Routes fallback=pages::not_found::NotFound>
                         <Route path=path!("/agents") view=pages::agents::AgentsPage/>

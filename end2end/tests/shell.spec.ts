@@ -82,6 +82,9 @@ test("narrow screens get the bottom navigation", async ({ page }) => {
   await expect(page.getByRole("navigation", { name: "Primary", exact: true })).toBeHidden();
   await bottom.getByRole("link", { name: "Alerts" }).click();
   await expect(page).toHaveURL("/notifications");
+  // The theme switch moves to the top bar.
+  await page.getByRole("banner").getByRole("button", { name: "Dark" }).click();
+  await expect(page.locator("html")).toHaveAttribute("data-theme", "dark");
 });
 
 test("operations endpoints answer", async ({ request }) => {

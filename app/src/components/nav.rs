@@ -95,6 +95,20 @@ pub fn Sidebar() -> impl IntoView {
     }
 }
 
+/// The narrow-screen header: logo and theme switch (the sidebar that holds them is hidden).
+#[component]
+pub fn TopBar() -> impl IntoView {
+    view! {
+        <header class="topbar">
+            <a class="brand" href="/chat">
+                <img src="/favicon.svg" alt="" width="24" height="24"/>
+                <span>"Agent Taskbay"</span>
+            </a>
+            <ThemeSwitch/>
+        </header>
+    }
+}
+
 /// The narrow-screen bottom bar with short labels.
 #[component]
 pub fn BottomNav() -> impl IntoView {

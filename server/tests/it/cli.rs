@@ -34,6 +34,21 @@ fn help_lists_subcommands_and_every_variable() {
 }
 
 #[test]
+fn configuration_reference_documents_every_variable() {
+    let docs = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../docs/reference/configuration.md"
+    ))
+    .unwrap();
+    for (name, _) in VARIABLES {
+        assert!(
+            docs.contains(&format!("| `{name}` |")),
+            "{name} missing from docs/reference/configuration.md"
+        );
+    }
+}
+
+#[test]
 fn a_bad_variable_stops_the_process_with_one_line_naming_it() {
     let output = binary()
         .env("A2A_ALLOW_PRIVATE_NETWORKS", "maybe")
