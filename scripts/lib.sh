@@ -12,6 +12,8 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/agent-taskbay/target}"
 export LEPTOS_SITE_ROOT="${LEPTOS_SITE_ROOT:-$ROOT/target/site}"
 export PATH="$ROOT/end2end/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
+# Incremental caches are tens of GB and do not help one-shot builds of a fresh clone.
+export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 
 OUTPUT_NAME="agent-taskbay"
 
@@ -23,7 +25,22 @@ wasm_bindgen_version() {
   awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' "$ROOT/Cargo.lock"
 }
 
+# A shared target directory only grows (old feature sets, old versions). Past this size it is
+# cleared once, so a long-lived machine does not fill its disk.
+MAX_TARGET_GB="${MAX_TARGET_GB:-40}"
+
+trim_target_dir() {
+  [ -d "$CARGO_TARGET_DIR" ] || return 0
+  local gb
+  gb="$(du -s --block-size=1G "$CARGO_TARGET_DIR" 2>/dev/null | cut -f1)"
+  if [ "${gb:-0}" -gt "$MAX_TARGET_GB" ]; then
+    step "Clearing $CARGO_TARGET_DIR (${gb} GB > ${MAX_TARGET_GB} GB); the next build starts cold"
+    rm -rf "$CARGO_TARGET_DIR"
+  fi
+}
+
 ensure_rust_tools() {
+  trim_target_dir
   step "Checking the Rust toolchain"
   command -v cargo >/dev/null || { echo "cargo not found: install Rust 1.95 with rustup first." >&2; exit 1; }
   note "$(rustc --version)"

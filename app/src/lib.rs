@@ -1,6 +1,7 @@
 //! The Agent Taskbay application, shared by the server (feature `ssr`) and the browser
 //! (feature `hydrate`).
 //!
+//! - [`a2a`]: the A2A wire model (1.0 and 0.3), normalisation and card compliance; no I/O.
 //! - [`root`]: the HTML shell and the [`App`] component with its routes.
 //! - [`theme`]: the light / dark / system theme choice and where it is persisted.
 //! - [`browser`]: the few browser calls the app makes (no-ops when rendering on the server).
@@ -9,6 +10,7 @@
 //!
 //! Nothing in this crate performs server I/O: server-only crates are optional and enabled by `ssr`.
 
+pub mod a2a;
 pub mod browser;
 pub mod components;
 pub mod pages;

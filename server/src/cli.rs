@@ -1,4 +1,4 @@
-//! The command line: `agent-taskbay [serve|migrate]`, with the environment variables listed
+//! The command line: `agent-taskbay [serve|migrate|demo-agent]`, with the environment variables listed
 //! in `--help`.
 
 use std::net::{IpAddr, SocketAddr};
@@ -39,6 +39,12 @@ pub enum Command {
     Serve(ServeArgs),
     /// Apply pending database migrations and exit.
     Migrate,
+    /// Serve the demo A2A agent on 127.0.0.1 and print one card URL per variant.
+    DemoAgent {
+        /// Port to listen on.
+        #[arg(long, default_value_t = 4010)]
+        port: u16,
+    },
 }
 
 /// Options of `serve`.
@@ -84,6 +90,7 @@ pub async fn run(cli: Cli, config: Config) -> anyhow::Result<()> {
     match cli.command.unwrap_or(Command::Serve(cli.serve)) {
         Command::Serve(args) => serve_command(args, config).await,
         Command::Migrate => migrate_command(config).await,
+        Command::DemoAgent { port } => demo_agent_command(port).await,
     }
 }
 
@@ -102,6 +109,25 @@ async fn serve_command(args: ServeArgs, config: Config) -> anyhow::Result<()> {
     }
     tracing::info!(url = %format!("http://{addr}"), database = state.config.database.kind(), "Agent Taskbay is serving");
     serve::run(listener, state, serve::shutdown_signal()).await
+}
+
+async fn demo_agent_command(port: u16) -> anyhow::Result<()> {
+    let addr = SocketAddr::from(([127, 0, 0, 1], port));
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("listening on {addr}"))?;
+    let bound = listener.local_addr().context("reading the bound address")?;
+    // Poll once so the Ctrl-C and SIGTERM handlers exist before the URLs announce readiness.
+    let mut shutdown = Box::pin(serve::shutdown_signal());
+    let _ = futures::poll!(&mut shutdown);
+    // Command output, like `migrate`'s: one card URL per line on stdout for scripts to read.
+    for url in crate::demo_agent::card_urls(&format!("http://{bound}")) {
+        println!("{url}");
+    }
+    tracing::info!(url = %format!("http://{bound}"), "demo agent is serving");
+    crate::demo_agent::serve(listener, shutdown)
+        .await
+        .context("serving the demo agent")
 }
 
 async fn migrate_command(config: Config) -> anyhow::Result<()> {

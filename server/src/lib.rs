@@ -5,6 +5,8 @@
 //! - [`config`]: the `A2A_*` environment, read and validated once at start.
 //! - [`telemetry`]: structured logs with `tracing`.
 //! - [`db`]: connections (SQLite single writer + read pool, or PostgreSQL), migrations, entities.
+//! - [`gateway`]: the only code that talks to agents (discovery, bindings, SSE, SSRF guard).
+//! - [`demo_agent`]: the demo A2A agent served by `agent-taskbay demo-agent`.
 //! - [`store`]: the repository functions every other layer uses to read and write rows.
 //! - [`state`]: [`AppState`], built once in `main` (or per test) and injected everywhere.
 //! - [`http`]: the axum router: the Leptos app, health, readiness and metrics.
@@ -13,6 +15,8 @@
 pub mod cli;
 pub mod config;
 pub mod db;
+pub mod demo_agent;
+pub mod gateway;
 pub mod http;
 pub mod serve;
 pub mod state;

@@ -5,6 +5,9 @@
 #![allow(clippy::unwrap_used)]
 
 mod cli;
+mod demo_agent;
+mod gateway;
+mod gateway_demo;
 mod health;
 mod ssr;
 mod store;

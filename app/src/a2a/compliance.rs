@@ -1,0 +1,795 @@
+//! The advisory compliance report for an Agent Card (reference §4.3, product "Compliance
+//! report"): detected version (`1.0` / `0.3` / `unknown`), a score, and issues with a field
+//! path. It reads the raw JSON, so it can name wrong types that normalisation drops. A card
+//! with errors can still be registered; nothing here refuses a card.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::card::{AgentCard, CardVersion};
+use super::interface::{Binding, InterfacePin, choose_interface};
+use super::lenient::{index, join};
+use super::security::{SecurityScheme, decode_security_requirement};
+use super::version::ProtocolVersion;
+
+/// Score of a card without issues.
+pub const MAX_SCORE: u32 = 100;
+/// Points an error costs (advisory score, reference §4.3).
+pub const ERROR_PENALTY: u32 = 20;
+/// Points a warning costs (advisory score, reference §4.3). Info issues cost nothing.
+pub const WARNING_PENALTY: u32 = 5;
+
+/// How bad an issue is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Violates a REQUIRED field or type; parts of the card may be unusable.
+    Error,
+    /// Allowed but likely to cause trouble.
+    Warning,
+    /// Worth knowing (legacy fields, dual-version cards).
+    Info,
+}
+
+/// One finding.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ComplianceIssue {
+    /// How bad it is.
+    pub severity: Severity,
+    /// Dotted field path, e.g. `supportedInterfaces[0].url`; `$` is the card itself.
+    pub path: String,
+    /// What is wrong, in a sentence.
+    pub message: String,
+}
+
+/// The report for one card.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ComplianceReport {
+    /// The detected card shape.
+    pub version: CardVersion,
+    /// 0–100; errors and warnings subtract [`ERROR_PENALTY`] / [`WARNING_PENALTY`].
+    pub score: u32,
+    /// Findings, in the order the card was checked.
+    pub issues: Vec<ComplianceIssue>,
+}
+
+impl ComplianceReport {
+    /// True when any issue is an error.
+    pub fn has_errors(&self) -> bool {
+        self.issues.iter().any(|i| i.severity == Severity::Error)
+    }
+
+    /// The issue at `path`, if any (first one).
+    pub fn issue_at(&self, path: &str) -> Option<&ComplianceIssue> {
+        self.issues.iter().find(|i| i.path == path)
+    }
+}
+
+/// Checks a fetched card (raw JSON).
+pub fn check_card(card: &Value) -> ComplianceReport {
+    let mut c = Checker::default();
+    let Some(obj) = card.as_object() else {
+        c.push(Severity::Error, "$", "The Agent Card must be a JSON object.");
+        return c.finish(CardVersion::Unknown);
+    };
+    let version = CardVersion::detect(obj);
+    for key in ["name", "description", "version"] {
+        c.required_string(obj, key, "");
+    }
+    match version {
+        CardVersion::V1_0 => c.v1_interfaces(obj),
+        CardVersion::V0_3 => c.v03_interfaces(obj),
+        CardVersion::Unknown => c.push(
+            Severity::Error,
+            "supportedInterfaces",
+            "Neither supportedInterfaces (1.0) nor url (0.3) is present; the protocol version cannot be detected.",
+        ),
+    }
+    c.capabilities(obj);
+    c.mode_list(obj, "defaultInputModes", "", true);
+    c.mode_list(obj, "defaultOutputModes", "", true);
+    c.skills(obj);
+    c.security(obj);
+    c.provider(obj);
+    if version != CardVersion::Unknown {
+        c.usable_interface(card, version);
+    }
+    c.finish(version)
+}
+
+#[derive(Default)]
+struct Checker {
+    issues: Vec<ComplianceIssue>,
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn is_http_url(s: &str) -> bool {
+    let lower = s.trim().to_ascii_lowercase();
+    ["http://", "https://"]
+        .iter()
+        .any(|p| lower.strip_prefix(p).is_some_and(|rest| !rest.is_empty()))
+}
+
+impl Checker {
+    fn push(&mut self, severity: Severity, path: impl Into<String>, message: impl Into<String>) {
+        self.issues.push(ComplianceIssue {
+            severity,
+            path: path.into(),
+            message: message.into(),
+        });
+    }
+
+    fn finish(self, version: CardVersion) -> ComplianceReport {
+        let penalty: u32 = self
+            .issues
+            .iter()
+            .map(|i| match i.severity {
+                Severity::Error => ERROR_PENALTY,
+                Severity::Warning => WARNING_PENALTY,
+                Severity::Info => 0,
+            })
+            .sum();
+        ComplianceReport {
+            version,
+            score: MAX_SCORE.saturating_sub(penalty),
+            issues: self.issues,
+        }
+    }
+
+    /// A REQUIRED non-blank string; returns it when valid.
+    fn required_string<'a>(&mut self, obj: &'a Map<String, Value>, key: &str, path: &str) -> Option<&'a str> {
+        let at = join(path, key);
+        match obj.get(key) {
+            None | Some(Value::Null) => self.push(Severity::Error, at, format!("{key} is required.")),
+            Some(Value::String(s)) if s.trim().is_empty() => {
+                self.push(Severity::Error, at, format!("{key} must not be empty."))
+            }
+            Some(Value::String(s)) => return Some(s),
+            Some(other) => self.push(
+                Severity::Error,
+                at,
+                format!("{key} must be a string, not {}.", type_name(other)),
+            ),
+        }
+        None
+    }
+
+    /// An optional string; wrong types are errors.
+    fn optional_string<'a>(&mut self, obj: &'a Map<String, Value>, key: &str, path: &str) -> Option<&'a str> {
+        match obj.get(key) {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s),
+            Some(other) => {
+                self.push(
+                    Severity::Error,
+                    join(path, key),
+                    format!("{key} must be a string, not {}.", type_name(other)),
+                );
+                None
+            }
+        }
+    }
+
+    fn optional_bool(&mut self, obj: &Map<String, Value>, key: &str, path: &str) {
+        if let Some(v) = obj.get(key).filter(|v| !v.is_null() && !v.is_boolean()) {
+            self.push(
+                Severity::Error,
+                join(path, key),
+                format!("{key} must be a boolean, not {}.", type_name(v)),
+            );
+        }
+    }
+
+    /// A required array; returns its items when it is one.
+    fn required_array<'a>(
+        &mut self,
+        obj: &'a Map<String, Value>,
+        key: &str,
+        path: &str,
+    ) -> Option<&'a [Value]> {
+        let at = join(path, key);
+        match obj.get(key) {
+            None | Some(Value::Null) => self.push(Severity::Error, at, format!("{key} is required.")),
+            Some(Value::Array(items)) => return Some(items),
+            Some(other) => self.push(
+                Severity::Error,
+                at,
+                format!("{key} must be an array, not {}.", type_name(other)),
+            ),
+        }
+        None
+    }
+
+    fn url(&mut self, obj: &Map<String, Value>, key: &str, path: &str) {
+        if let Some(url) = self.required_string(obj, key, path)
+            && !is_http_url(url)
+        {
+            self.push(
+                Severity::Error,
+                join(path, key),
+                format!("{key} must be an absolute http(s) URL."),
+            );
+        }
+    }
+
+    fn binding(&mut self, name: &str, at: String) {
+        match Binding::parse(name) {
+            Binding::JsonRpc | Binding::HttpJson => {}
+            Binding::Grpc => self.push(
+                Severity::Warning,
+                at,
+                "gRPC is not used by this console (hardened network policy); advertise an HTTP binding too.",
+            ),
+            Binding::Other(b) => self.push(
+                Severity::Warning,
+                at,
+                format!("Unknown protocol binding {b}; expected JSONRPC or HTTP+JSON."),
+            ),
+        }
+    }
+
+    fn v1_interfaces(&mut self, obj: &Map<String, Value>) {
+        let Some(items) = self.required_array(obj, "supportedInterfaces", "") else {
+            return;
+        };
+        if items.is_empty() {
+            self.push(
+                Severity::Error,
+                "supportedInterfaces",
+                "supportedInterfaces must list at least one interface.",
+            );
+        }
+        let mut seen: Vec<(String, String, String, String)> = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            let path = index("supportedInterfaces", i);
+            let Some(iface) = item.as_object() else {
+                self.push(Severity::Error, path, "An interface must be an object.");
+                continue;
+            };
+            self.url(iface, "url", &path);
+            if let Some(b) = self.required_string(iface, "protocolBinding", &path) {
+                self.binding(b, join(&path, "protocolBinding"));
+            }
+            if let Some(v) = self.required_string(iface, "protocolVersion", &path)
+                && ProtocolVersion::parse(v).is_none()
+            {
+                self.push(
+                    Severity::Warning,
+                    join(&path, "protocolVersion"),
+                    format!("Protocol version {v} is not spoken by this console (1.0 or 0.3)."),
+                );
+            }
+            let tenant = self.optional_string(iface, "tenant", &path).unwrap_or_default();
+            let key = (
+                iface
+                    .get("protocolBinding")
+                    .and_then(Value::as_str)
+                    .map(|b| Binding::parse(b).as_str().to_owned()),
+                iface
+                    .get("protocolVersion")
+                    .and_then(Value::as_str)
+                    .and_then(super::version::major_minor),
+                iface.get("url").and_then(Value::as_str),
+            );
+            if let (Some(b), Some(v), Some(u)) = key {
+                let key = (b, v, u.to_owned(), tenant.to_owned());
+                if seen.contains(&key) {
+                    self.push(Severity::Info, path, "Duplicate interface; it is ignored.");
+                } else {
+                    seen.push(key);
+                }
+            }
+        }
+        if obj.contains_key("url") || obj.contains_key("preferredTransport") {
+            self.push(
+                Severity::Info,
+                "url",
+                "Legacy 0.3 fields (url, preferredTransport) are present alongside supportedInterfaces.",
+            );
+        }
+    }
+
+    fn v03_interfaces(&mut self, obj: &Map<String, Value>) {
+        self.url(obj, "url", "");
+        match obj.get("protocolVersion") {
+            None | Some(Value::Null) => self.push(
+                Severity::Warning,
+                "protocolVersion",
+                "protocolVersion should be set (e.g. 0.3.0).",
+            ),
+            Some(_) => {
+                self.optional_string(obj, "protocolVersion", "");
+            }
+        }
+        match self.optional_string(obj, "preferredTransport", "") {
+            Some(t) => self.binding(t, "preferredTransport".to_owned()),
+            None if !obj.contains_key("preferredTransport") => self.push(
+                Severity::Info,
+                "preferredTransport",
+                "preferredTransport is absent; JSONRPC is assumed.",
+            ),
+            None => {}
+        }
+        let Some(extra) = obj.get("additionalInterfaces").filter(|v| !v.is_null()) else {
+            return;
+        };
+        let Some(items) = extra.as_array() else {
+            self.push(
+                Severity::Error,
+                "additionalInterfaces",
+                "additionalInterfaces must be an array.",
+            );
+            return;
+        };
+        for (i, item) in items.iter().enumerate() {
+            let path = index("additionalInterfaces", i);
+            let Some(iface) = item.as_object() else {
+                self.push(Severity::Error, path, "An interface must be an object.");
+                continue;
+            };
+            self.url(iface, "url", &path);
+            if let Some(t) = self.required_string(iface, "transport", &path) {
+                self.binding(t, join(&path, "transport"));
+            }
+        }
+    }
+
+    fn capabilities(&mut self, obj: &Map<String, Value>) {
+        let caps = match obj.get("capabilities") {
+            None | Some(Value::Null) => {
+                self.push(Severity::Error, "capabilities", "capabilities is required.");
+                return;
+            }
+            Some(Value::Object(caps)) => caps,
+            Some(other) => {
+                self.push(
+                    Severity::Error,
+                    "capabilities",
+                    format!("capabilities must be an object, not {}.", type_name(other)),
+                );
+                return;
+            }
+        };
+        for key in ["streaming", "pushNotifications", "extendedAgentCard"] {
+            self.optional_bool(caps, key, "capabilities");
+        }
+        if caps.contains_key("stateTransitionHistory") {
+            self.push(
+                Severity::Info,
+                "capabilities.stateTransitionHistory",
+                "stateTransitionHistory was removed in 1.0.",
+            );
+        }
+        let Some(exts) = caps.get("extensions").filter(|v| !v.is_null()) else {
+            return;
+        };
+        let Some(items) = exts.as_array() else {
+            self.push(
+                Severity::Error,
+                "capabilities.extensions",
+                "extensions must be an array.",
+            );
+            return;
+        };
+        for (i, item) in items.iter().enumerate() {
+            let path = index("capabilities.extensions", i);
+            let Some(ext) = item.as_object() else {
+                self.push(Severity::Error, path, "An extension must be an object.");
+                continue;
+            };
+            self.required_string(ext, "uri", &path);
+            self.optional_bool(ext, "required", &path);
+            self.optional_string(ext, "description", &path);
+            if let Some(p) = ext.get("params").filter(|p| !p.is_null() && !p.is_object()) {
+                self.push(
+                    Severity::Warning,
+                    join(&path, "params"),
+                    format!("params should be an object, not {}.", type_name(p)),
+                );
+            }
+        }
+    }
+
+    /// A media-type list: required ones must be non-empty; optional ones warn when empty.
+    fn mode_list(&mut self, obj: &Map<String, Value>, key: &str, path: &str, required: bool) {
+        let at = join(path, key);
+        let items = if required {
+            match self.required_array(obj, key, path) {
+                Some(items) => items,
+                None => return,
+            }
+        } else {
+            match obj.get(key) {
+                None | Some(Value::Null) => return,
+                Some(Value::Array(items)) => items.as_slice(),
+                Some(other) => {
+                    self.push(
+                        Severity::Error,
+                        at,
+                        format!("{key} must be an array, not {}.", type_name(other)),
+                    );
+                    return;
+                }
+            }
+        };
+        if items.is_empty() {
+            if required {
+                self.push(
+                    Severity::Error,
+                    at.clone(),
+                    format!("{key} must list at least one media type."),
+                );
+            } else {
+                self.push(
+                    Severity::Warning,
+                    at.clone(),
+                    format!("{key} is empty; omit it to use the card defaults."),
+                );
+            }
+        }
+        for (i, item) in items.iter().enumerate() {
+            if item.as_str().is_none_or(|s| s.trim().is_empty()) {
+                self.push(
+                    Severity::Error,
+                    index(&at, i),
+                    "A media type must be a non-empty string.",
+                );
+            }
+        }
+    }
+
+    fn string_list(&mut self, obj: &Map<String, Value>, key: &str, path: &str) {
+        match obj.get(key) {
+            None | Some(Value::Null) => {}
+            Some(Value::Array(items)) => {
+                for (i, item) in items.iter().enumerate() {
+                    if !item.is_string() {
+                        self.push(Severity::Error, index(&join(path, key), i), "Must be a string.");
+                    }
+                }
+            }
+            Some(other) => self.push(
+                Severity::Error,
+                join(path, key),
+                format!("{key} must be an array, not {}.", type_name(other)),
+            ),
+        }
+    }
+
+    fn skills(&mut self, obj: &Map<String, Value>) {
+        let Some(items) = self.required_array(obj, "skills", "") else {
+            return;
+        };
+        if items.is_empty() {
+            self.push(Severity::Warning, "skills", "The card lists no skills.");
+        }
+        let mut ids: Vec<&str> = Vec::new();
+        for (i, item) in items.iter().enumerate() {
+            let path = index("skills", i);
+            let Some(skill) = item.as_object() else {
+                self.push(Severity::Error, path, "A skill must be an object.");
+                continue;
+            };
+            if let Some(id) = self.required_string(skill, "id", &path) {
+                if ids.contains(&id) {
+                    self.push(
+                        Severity::Error,
+                        join(&path, "id"),
+                        format!("Duplicate skill id {id}."),
+                    );
+                }
+                ids.push(id);
+            }
+            self.required_string(skill, "name", &path);
+            self.required_string(skill, "description", &path);
+            match skill.get("tags") {
+                None | Some(Value::Null) => {
+                    self.push(Severity::Warning, join(&path, "tags"), "tags should be present.")
+                }
+                Some(_) => self.string_list(skill, "tags", &path),
+            }
+            self.string_list(skill, "examples", &path);
+            self.mode_list(skill, "inputModes", &path, false);
+            self.mode_list(skill, "outputModes", &path, false);
+        }
+    }
+
+    fn security(&mut self, obj: &Map<String, Value>) {
+        let mut declared: Vec<&str> = Vec::new();
+        match obj.get("securitySchemes") {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(schemes)) => {
+                for (name, scheme) in schemes {
+                    declared.push(name);
+                    let at = join("securitySchemes", name);
+                    match SecurityScheme::decode(scheme) {
+                        SecurityScheme::Unknown { .. } => self.push(
+                            Severity::Warning,
+                            at,
+                            "Unrecognised security scheme in either the 1.0 or 0.3 spelling.",
+                        ),
+                        SecurityScheme::ApiKey {
+                            name: key_name,
+                            location,
+                            ..
+                        } if key_name.is_empty() || location.is_empty() => self.push(
+                            Severity::Error,
+                            at,
+                            "An API key scheme needs a name and a location.",
+                        ),
+                        _ => {}
+                    }
+                }
+            }
+            Some(other) => self.push(
+                Severity::Error,
+                "securitySchemes",
+                format!("securitySchemes must be an object, not {}.", type_name(other)),
+            ),
+        }
+        for key in ["securityRequirements", "security"] {
+            let Some(value) = obj.get(key).filter(|v| !v.is_null()) else {
+                continue;
+            };
+            let Some(items) = value.as_array() else {
+                self.push(Severity::Error, key, format!("{key} must be an array."));
+                continue;
+            };
+            for (i, item) in items.iter().enumerate() {
+                for name in decode_security_requirement(item).keys() {
+                    if !declared.contains(&name.as_str()) {
+                        self.push(
+                            Severity::Warning,
+                            index(key, i),
+                            format!("Requirement names {name}, which securitySchemes does not declare."),
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    fn provider(&mut self, obj: &Map<String, Value>) {
+        match obj.get("provider") {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(p)) => {
+                for key in ["organization", "url"] {
+                    if !p.get(key).is_some_and(Value::is_string) {
+                        self.push(
+                            Severity::Warning,
+                            join("provider", key),
+                            format!("provider.{key} should be a string."),
+                        );
+                    }
+                }
+            }
+            Some(other) => self.push(
+                Severity::Error,
+                "provider",
+                format!("provider must be an object, not {}.", type_name(other)),
+            ),
+        }
+        for key in ["documentationUrl", "iconUrl"] {
+            self.optional_string(obj, key, "");
+        }
+    }
+
+    fn usable_interface(&mut self, card: &Value, version: CardVersion) {
+        let Ok(normalised) = AgentCard::decode(card) else {
+            return;
+        };
+        if normalised.interfaces.is_empty() {
+            return; // already reported as missing URLs
+        }
+        if let Err(e) = choose_interface(&normalised.interfaces, &InterfacePin::default()) {
+            let path = if version == CardVersion::V1_0 {
+                "supportedInterfaces"
+            } else {
+                "url"
+            };
+            self.push(Severity::Warning, path, format!("No usable interface: {e}"));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::a2a::card::fixtures::{dual_card, v1_card, v03_card};
+
+    fn paths(report: &ComplianceReport, severity: Severity) -> Vec<&str> {
+        report
+            .issues
+            .iter()
+            .filter(|i| i.severity == severity)
+            .map(|i| i.path.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn good_v1_card() {
+        let r = check_card(&v1_card());
+        assert_eq!(r.version, CardVersion::V1_0);
+        assert_eq!(r.issues, vec![]);
+        assert_eq!(r.score, 100);
+        assert!(!r.has_errors());
+        assert_eq!(
+            serde_json::to_value(&r).expect("ser"),
+            json!({"version": "1.0", "score": 100, "issues": []})
+        );
+    }
+
+    #[test]
+    fn legacy_v03_card() {
+        let r = check_card(&v03_card());
+        assert_eq!(r.version, CardVersion::V0_3);
+        assert!(!r.has_errors(), "{:?}", r.issues);
+        assert_eq!(
+            paths(&r, Severity::Warning),
+            vec!["additionalInterfaces[1].transport"]
+        );
+        assert_eq!(
+            paths(&r, Severity::Info),
+            vec!["capabilities.stateTransitionHistory"]
+        );
+        assert_eq!(r.score, 95);
+    }
+
+    #[test]
+    fn dual_card_is_1_0_with_info() {
+        let r = check_card(&dual_card());
+        assert_eq!(r.version, CardVersion::V1_0);
+        assert!(!r.has_errors(), "{:?}", r.issues);
+        assert_eq!(paths(&r, Severity::Info), vec!["url"]);
+        assert_eq!(
+            paths(&r, Severity::Warning),
+            vec!["skills[0].inputModes", "skills[0].outputModes"]
+        );
+        assert_eq!(r.score, 90);
+    }
+
+    #[test]
+    fn missing_name_and_wrong_types() {
+        let mut card = v1_card();
+        let obj = card.as_object_mut().expect("object");
+        obj.remove("name");
+        obj.insert("description".into(), json!(42));
+        obj.insert("capabilities".into(), json!({"streaming": "yes"}));
+        let r = check_card(&card);
+        assert_eq!(
+            paths(&r, Severity::Error),
+            vec!["name", "description", "capabilities.streaming"]
+        );
+        assert_eq!(
+            r.issue_at("name").map(|i| i.message.as_str()),
+            Some("name is required.")
+        );
+        assert_eq!(
+            r.issue_at("description").map(|i| i.message.as_str()),
+            Some("description must be a string, not a number.")
+        );
+        assert_eq!(r.score, 40);
+    }
+
+    #[test]
+    fn interface_without_url() {
+        let mut card = v1_card();
+        card["supportedInterfaces"] = json!([
+            {"protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+            {"url": "ftp://x", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+            {"url": "https://x", "protocolVersion": "1.0"},
+            "nope"
+        ]);
+        let r = check_card(&card);
+        assert_eq!(
+            paths(&r, Severity::Error),
+            vec![
+                "supportedInterfaces[0].url",
+                "supportedInterfaces[1].url",
+                "supportedInterfaces[2].protocolBinding",
+                "supportedInterfaces[3]"
+            ]
+        );
+    }
+
+    #[test]
+    fn empty_mode_lists() {
+        let mut card = v1_card();
+        card["defaultInputModes"] = json!([]);
+        card["defaultOutputModes"] = json!(["text/plain", 7]);
+        card["skills"][0]["outputModes"] = json!([]);
+        let r = check_card(&card);
+        assert_eq!(
+            paths(&r, Severity::Error),
+            vec!["defaultInputModes", "defaultOutputModes[1]"]
+        );
+        assert_eq!(paths(&r, Severity::Warning), vec!["skills[0].outputModes"]);
+        assert_eq!(
+            r.issue_at("defaultInputModes").map(|i| i.message.as_str()),
+            Some("defaultInputModes must list at least one media type.")
+        );
+    }
+
+    #[test]
+    fn skills_missing_ids() {
+        let mut card = v1_card();
+        card["skills"] = json!([
+            {"name": "A", "description": "a", "tags": []},
+            {"id": "x", "name": "X", "description": "x", "tags": []},
+            {"id": "x", "name": "X2", "description": "x", "tags": "t"},
+            {"id": "", "name": "E", "description": "e"}
+        ]);
+        let r = check_card(&card);
+        assert_eq!(
+            paths(&r, Severity::Error),
+            vec!["skills[0].id", "skills[2].id", "skills[2].tags", "skills[3].id"]
+        );
+        assert_eq!(paths(&r, Severity::Warning), vec!["skills[3].tags"]);
+        assert_eq!(
+            r.issue_at("skills[2].id").map(|i| i.message.as_str()),
+            Some("Duplicate skill id x.")
+        );
+    }
+
+    #[test]
+    fn unknown_version_and_non_object() {
+        let r = check_card(
+            &json!({"name": "n", "description": "d", "version": "1", "capabilities": {},
+            "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"], "skills": []}),
+        );
+        assert_eq!(r.version, CardVersion::Unknown);
+        assert_eq!(paths(&r, Severity::Error), vec!["supportedInterfaces"]);
+        assert_eq!(paths(&r, Severity::Warning), vec!["skills"]);
+
+        let r = check_card(&json!("card"));
+        assert_eq!(
+            (r.version, r.score, paths(&r, Severity::Error)),
+            (CardVersion::Unknown, 80, vec!["$"])
+        );
+    }
+
+    #[test]
+    fn grpc_only_and_security_references() {
+        let mut card = v1_card();
+        card["supportedInterfaces"] =
+            json!([{"url": "https://g", "protocolBinding": "GRPC", "protocolVersion": "1.0"}]);
+        card["securityRequirements"] = json!([{"schemes": {"oauth": {"list": ["r"]}}}]);
+        card["securitySchemes"]["key"] = json!({"apiKeySecurityScheme": {"location": "header"}});
+        let r = check_card(&card);
+        assert_eq!(
+            paths(&r, Severity::Warning),
+            vec![
+                "supportedInterfaces[0].protocolBinding",
+                "securityRequirements[0]",
+                "supportedInterfaces"
+            ]
+        );
+        assert_eq!(paths(&r, Severity::Error), vec!["securitySchemes.key"]);
+        assert!(
+            r.issue_at("supportedInterfaces")
+                .is_some_and(|i| i.message.contains(crate::a2a::GRPC_REFUSED))
+        );
+    }
+
+    #[test]
+    fn score_never_underflows() {
+        let r = check_card(
+            &json!({"name": 1, "description": 2, "version": 3, "supportedInterfaces": 4,
+            "capabilities": 5, "defaultInputModes": 6, "defaultOutputModes": 7, "skills": 8}),
+        );
+        assert_eq!(r.score, 0);
+        assert!(r.issues.len() >= 8);
+    }
+}

@@ -1,0 +1,234 @@
+//! Push notification configs: flat in 1.0 (`{taskId, id, url, token, authentication{scheme,
+//! credentials}}`), nested in 0.3 (`{taskId, pushNotificationConfig{id, url, token,
+//! authentication{schemes[], credentials}}}`), spec A.6.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+use super::error::DecodeError;
+use super::lenient::{array, as_object, index, join, opt_str, req_str};
+use super::version::ProtocolVersion;
+
+/// How the agent authenticates to the webhook.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PushAuth {
+    /// The `Authorization` scheme, e.g. `Bearer` (0.3: first of `schemes`).
+    pub scheme: String,
+    /// The credentials sent with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub credentials: Option<String>,
+}
+
+/// A push notification config, normalised.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PushConfig {
+    /// Config id (server-assigned when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// The task it applies to (absent when passed inline in SendMessage).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_id: Option<String>,
+    /// The webhook URL.
+    pub url: String,
+    /// Opaque token echoed by the agent (0.3 `X-A2A-Notification-Token`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token: Option<String>,
+    /// Webhook authentication.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub authentication: Option<PushAuth>,
+    /// 1.0 tenant.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tenant: Option<String>,
+}
+
+impl PushConfig {
+    /// Decodes a config in either shape; `url` is required.
+    pub fn decode(value: &Value) -> Result<Self, DecodeError> {
+        Self::decode_at(value, "")
+    }
+
+    fn decode_at(value: &Value, path: &str) -> Result<Self, DecodeError> {
+        let outer = as_object(value, path)?;
+        let (inner, inner_path) = match outer.get("pushNotificationConfig") {
+            Some(nested @ Value::Object(_)) => {
+                let p = join(path, "pushNotificationConfig");
+                (as_object(nested, &p)?, p)
+            }
+            _ => (outer, path.to_owned()),
+        };
+        let authentication = inner
+            .get("authentication")
+            .and_then(Value::as_object)
+            .and_then(|a| {
+                let scheme = opt_str(a, "scheme").or_else(|| {
+                    array(a, "schemes")
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .find(|s| !s.is_empty())
+                        .map(str::to_owned)
+                })?;
+                Some(PushAuth {
+                    scheme,
+                    credentials: opt_str(a, "credentials"),
+                })
+            });
+        Ok(PushConfig {
+            id: opt_str(inner, "id").or_else(|| opt_str(outer, "id")),
+            task_id: opt_str(outer, "taskId"),
+            url: req_str(inner, "url", &inner_path)?,
+            token: opt_str(inner, "token"),
+            authentication,
+            tenant: opt_str(outer, "tenant"),
+        })
+    }
+
+    /// The body of a create/set request (and of a get/list answer) in the given version.
+    pub fn encode(&self, version: ProtocolVersion) -> Value {
+        match version {
+            ProtocolVersion::V1_0 => {
+                let mut obj = self.inner_v1();
+                if let Some(task_id) = &self.task_id {
+                    obj.insert("taskId".into(), json!(task_id));
+                }
+                if let Some(tenant) = &self.tenant {
+                    obj.insert("tenant".into(), json!(tenant));
+                }
+                Value::Object(obj)
+            }
+            ProtocolVersion::V0_3 => {
+                let mut obj = Map::new();
+                if let Some(task_id) = &self.task_id {
+                    obj.insert("taskId".into(), json!(task_id));
+                }
+                obj.insert(
+                    "pushNotificationConfig".into(),
+                    self.encode_inline(ProtocolVersion::V0_3),
+                );
+                Value::Object(obj)
+            }
+        }
+    }
+
+    /// The config as passed inline in SendMessage `configuration` (1.0
+    /// `taskPushNotificationConfig`, 0.3 `pushNotificationConfig`).
+    pub fn encode_inline(&self, version: ProtocolVersion) -> Value {
+        match version {
+            ProtocolVersion::V1_0 => Value::Object(self.inner_v1()),
+            ProtocolVersion::V0_3 => {
+                let mut obj = Map::new();
+                if let Some(id) = &self.id {
+                    obj.insert("id".into(), json!(id));
+                }
+                obj.insert("url".into(), json!(self.url));
+                if let Some(token) = &self.token {
+                    obj.insert("token".into(), json!(token));
+                }
+                if let Some(auth) = &self.authentication {
+                    let mut a = Map::new();
+                    a.insert("schemes".into(), json!([auth.scheme]));
+                    if let Some(c) = &auth.credentials {
+                        a.insert("credentials".into(), json!(c));
+                    }
+                    obj.insert("authentication".into(), Value::Object(a));
+                }
+                Value::Object(obj)
+            }
+        }
+    }
+
+    fn inner_v1(&self) -> Map<String, Value> {
+        let mut obj = Map::new();
+        if let Some(id) = &self.id {
+            obj.insert("id".into(), json!(id));
+        }
+        obj.insert("url".into(), json!(self.url));
+        if let Some(token) = &self.token {
+            obj.insert("token".into(), json!(token));
+        }
+        if let Some(auth) = &self.authentication {
+            let mut a = Map::new();
+            a.insert("scheme".into(), json!(auth.scheme));
+            if let Some(c) = &auth.credentials {
+                a.insert("credentials".into(), json!(c));
+            }
+            obj.insert("authentication".into(), Value::Object(a));
+        }
+        obj
+    }
+}
+
+/// Decodes a list answer: a bare array (0.3) or `{"configs": […]}` (1.0).
+pub fn decode_push_config_list(value: &Value) -> Result<Vec<PushConfig>, DecodeError> {
+    let (items, path): (&[Value], &str) = match value {
+        Value::Array(items) => (items, ""),
+        Value::Object(obj) => (array(obj, "configs"), "configs"),
+        _ => return Err(DecodeError::wrong_type("", "an array or an object")),
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, v)| PushConfig::decode_at(v, &index(path, i)))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> PushConfig {
+        PushConfig {
+            id: Some("p1".into()),
+            task_id: Some("t1".into()),
+            url: "https://console/hook".into(),
+            token: Some("tok".into()),
+            authentication: Some(PushAuth {
+                scheme: "Bearer".into(),
+                credentials: Some("secret".into()),
+            }),
+            tenant: None,
+        }
+    }
+
+    #[test]
+    fn flat_v1_round_trip() {
+        let wire = sample().encode(ProtocolVersion::V1_0);
+        assert_eq!(
+            wire,
+            json!({"id": "p1", "taskId": "t1", "url": "https://console/hook", "token": "tok",
+                   "authentication": {"scheme": "Bearer", "credentials": "secret"}})
+        );
+        assert_eq!(PushConfig::decode(&wire).expect("decodes"), sample());
+    }
+
+    #[test]
+    fn nested_v03_round_trip() {
+        let wire = sample().encode(ProtocolVersion::V0_3);
+        assert_eq!(
+            wire,
+            json!({"taskId": "t1", "pushNotificationConfig": {"id": "p1", "url": "https://console/hook", "token": "tok",
+                   "authentication": {"schemes": ["Bearer"], "credentials": "secret"}}})
+        );
+        assert_eq!(PushConfig::decode(&wire).expect("decodes"), sample());
+    }
+
+    #[test]
+    fn lists_and_errors() {
+        let list = decode_push_config_list(
+            &json!({"configs": [sample().encode(ProtocolVersion::V1_0)], "nextPageToken": ""}),
+        )
+        .expect("list");
+        assert_eq!(list, vec![sample()]);
+        let list = decode_push_config_list(&json!([sample().encode(ProtocolVersion::V0_3)])).expect("list");
+        assert_eq!(list, vec![sample()]);
+        assert_eq!(
+            decode_push_config_list(&json!([{"taskId": "t", "pushNotificationConfig": {"id": "x"}}])),
+            Err(DecodeError::missing("[0].pushNotificationConfig.url"))
+        );
+        assert_eq!(
+            PushConfig::decode(&json!({"taskId": "t"})),
+            Err(DecodeError::missing("url"))
+        );
+    }
+}

@@ -1,0 +1,81 @@
+//! Agent Cards: the 1.0 shape for every variant, the 0.3 shape for `legacy`. Interface URLs use
+//! the origin the card was requested through.
+
+use serde_json::{Value, json};
+
+use super::variant::Variant;
+
+/// The card of `variant` as served from `origin` (`http://host:port`, no trailing slash).
+pub fn card(variant: Variant, origin: &str) -> Value {
+    if variant.is_legacy() {
+        return legacy_card(variant, origin);
+    }
+    let base = format!("{origin}/{}", variant.name());
+    json!({
+        "name": variant.title(),
+        "description": variant.description(),
+        "version": "1.0.0",
+        "supportedInterfaces": [
+            {"url": format!("{base}/a2a"), "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+            {"url": format!("{base}/rest"), "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"},
+        ],
+        "provider": {"organization": "Agent Taskbay demo agent", "url": origin},
+        "capabilities": {
+            "streaming": true,
+            "pushNotifications": false,
+            "extensions": variant.extensions(),
+        },
+        "defaultInputModes": ["text/plain", "application/json"],
+        "defaultOutputModes": ["text/plain"],
+        "skills": variant.skills(),
+    })
+}
+
+/// The 0.3 card: top-level `url`, `preferredTransport`, `protocolVersion: "0.3.0"`.
+fn legacy_card(variant: Variant, origin: &str) -> Value {
+    let url = format!("{origin}/{}/a2a", variant.name());
+    json!({
+        "name": variant.title(),
+        "description": variant.description(),
+        "version": "1.0.0",
+        "protocolVersion": "0.3.0",
+        "url": url,
+        "preferredTransport": "JSONRPC",
+        "additionalInterfaces": [{"url": url, "transport": "JSONRPC"}],
+        "provider": {"organization": "Agent Taskbay demo agent", "url": origin},
+        "capabilities": {
+            "streaming": true,
+            "pushNotifications": false,
+            "extensions": variant.extensions(),
+        },
+        "defaultInputModes": ["text/plain", "application/json"],
+        "defaultOutputModes": ["text/plain"],
+        "skills": variant.skills(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interfaces_follow_the_origin() {
+        let card = card(Variant::Form, "http://localhost:9");
+        assert_eq!(
+            card["supportedInterfaces"][0]["url"],
+            "http://localhost:9/form/a2a"
+        );
+        assert_eq!(card["supportedInterfaces"][1]["protocolBinding"], "HTTP+JSON");
+        assert_eq!(card["capabilities"]["streaming"], true);
+        assert!(card.get("url").is_none());
+    }
+
+    #[test]
+    fn the_legacy_card_is_0_3() {
+        let card = card(Variant::Legacy, "http://h:1");
+        assert_eq!(card["url"], "http://h:1/legacy/a2a");
+        assert_eq!(card["protocolVersion"], "0.3.0");
+        assert_eq!(card["preferredTransport"], "JSONRPC");
+        assert!(card.get("supportedInterfaces").is_none());
+    }
+}

@@ -1,0 +1,221 @@
+//! The demo agent's HTTP surface: the router, `serve` with graceful shutdown, and the card
+//! URLs the CLI prints. Handlers only resolve the variant and hand over to a binding.
+
+use std::collections::HashMap;
+use std::future::Future;
+
+use axum::Json;
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde_json::json;
+use tokio::net::TcpListener;
+
+use super::card;
+use super::error::A2aError;
+use super::jsonrpc;
+use super::rest::{self, Call};
+use super::service::Agent;
+use super::variant::{VARIANTS, Variant};
+
+/// Header (or query parameter) carrying the requested A2A version.
+const VERSION_HEADER: &str = "A2A-Version";
+/// The version every 1.0 variant requires.
+const SUPPORTED_VERSION: &str = "1.0";
+
+/// The demo agent's router with fresh in-memory tasks; tests serve it on `127.0.0.1:0`.
+pub fn router() -> Router {
+    router_for(Agent::new())
+}
+
+fn router_for(agent: Agent) -> Router {
+    Router::new()
+        .route("/", get(index))
+        .route("/{variant}/card.json", get(agent_card))
+        .route("/{variant}/.well-known/agent-card.json", get(agent_card))
+        .route("/{variant}/a2a", post(json_rpc))
+        .route("/{variant}/rest/message:send", post(rest_send))
+        .route("/{variant}/rest/message:stream", post(rest_stream))
+        .route("/{variant}/rest/tasks", get(rest_list))
+        .route(
+            "/{variant}/rest/tasks/{id_action}",
+            get(rest_task).post(rest_task),
+        )
+        .with_state(agent)
+}
+
+/// Serves the demo agent on `listener` until `shutdown` resolves, then ends open streams and
+/// waits for background work to stop.
+pub async fn serve(
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let agent = Agent::new();
+    let token = agent.shutdown_token();
+    axum::serve(listener, router_for(agent.clone()))
+        .with_graceful_shutdown(async move {
+            shutdown.await;
+            // Streams watch this token; without it graceful shutdown would wait for them.
+            token.cancel();
+        })
+        .await?;
+    agent.shut_down().await;
+    Ok(())
+}
+
+/// The card URL of every variant served at `origin` (`http://127.0.0.1:4010`), in
+/// [`VARIANTS`] order.
+pub fn card_urls(origin: &str) -> Vec<String> {
+    let origin = origin.trim_end_matches('/');
+    VARIANTS
+        .iter()
+        .map(|name| format!("{origin}/{name}/card.json"))
+        .collect()
+}
+
+/// Accepts `1.0` (a missing version means 0.3, which the 1.0 variants refuse).
+pub(crate) fn check_version(version: Option<&str>) -> Result<(), A2aError> {
+    let version = version.map(str::trim).filter(|v| !v.is_empty()).unwrap_or("0.3");
+    if version == SUPPORTED_VERSION || version.starts_with("1.0.") {
+        Ok(())
+    } else {
+        Err(A2aError::VersionNotSupported(version.to_owned()))
+    }
+}
+
+/// `http://<Host>` of the request, so cards point where the client actually connected.
+fn origin(headers: &HeaderMap) -> String {
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .filter(|h| {
+            !h.is_empty()
+                && h.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | ':' | '-' | '[' | ']'))
+        })
+        .unwrap_or("127.0.0.1");
+    format!("http://{host}")
+}
+
+fn requested_version(headers: &HeaderMap, query: &HashMap<String, String>) -> Option<String> {
+    headers
+        .get(VERSION_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
+        .or_else(|| query.get(VERSION_HEADER).cloned())
+}
+
+fn unknown_variant(name: &str) -> Response {
+    let body = json!({"error": format!("No demo agent variant \"{name}\"."), "variants": VARIANTS});
+    (StatusCode::NOT_FOUND, Json(body)).into_response()
+}
+
+async fn index(headers: HeaderMap) -> Response {
+    let origin = origin(&headers);
+    let variants: Vec<_> = Variant::ALL
+        .iter()
+        .zip(card_urls(&origin))
+        .map(|(v, card)| json!({"name": v.name(), "card": card, "description": v.description()}))
+        .collect();
+    Json(json!({"name": "Agent Taskbay demo agent", "variants": variants})).into_response()
+}
+
+async fn agent_card(Path(name): Path<String>, headers: HeaderMap) -> Response {
+    match Variant::parse(&name) {
+        Some(variant) => Json(card::card(variant, &origin(&headers))).into_response(),
+        None => unknown_variant(&name),
+    }
+}
+
+async fn json_rpc(
+    State(agent): State<Agent>,
+    Path(name): Path<String>,
+    Query(query): Query<HashMap<String, String>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let Some(variant) = Variant::parse(&name) else {
+        return unknown_variant(&name);
+    };
+    jsonrpc::handle(agent, variant, requested_version(&headers, &query), &body).await
+}
+
+async fn rest_call(
+    agent: Agent,
+    name: &str,
+    method: Method,
+    call: Call,
+    query: HashMap<String, String>,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Response {
+    let Some(variant) = Variant::parse(name) else {
+        return unknown_variant(name);
+    };
+    let version = requested_version(headers, &query);
+    rest::handle(agent, variant, version, method, call, query, body).await
+}
+
+async fn rest_send(
+    State(agent): State<Agent>,
+    Path(name): Path<String>,
+    Query(query): Query<HashMap<String, String>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let call = Call::Send { stream: false };
+    rest_call(agent, &name, Method::POST, call, query, &headers, &body).await
+}
+
+async fn rest_stream(
+    State(agent): State<Agent>,
+    Path(name): Path<String>,
+    Query(query): Query<HashMap<String, String>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let call = Call::Send { stream: true };
+    rest_call(agent, &name, Method::POST, call, query, &headers, &body).await
+}
+
+async fn rest_list(
+    State(agent): State<Agent>,
+    Path(name): Path<String>,
+    Query(query): Query<HashMap<String, String>>,
+    headers: HeaderMap,
+) -> Response {
+    rest_call(agent, &name, Method::GET, Call::List, query, &headers, &[]).await
+}
+
+async fn rest_task(
+    State(agent): State<Agent>,
+    Path((name, id_action)): Path<(String, String)>,
+    Query(query): Query<HashMap<String, String>>,
+    method: Method,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let call = Call::task(&id_action);
+    rest_call(agent, &name, method, call, query, &headers, &body).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_and_urls() {
+        assert!(check_version(Some("1.0")).is_ok());
+        assert_eq!(
+            check_version(None),
+            Err(A2aError::VersionNotSupported("0.3".into()))
+        );
+        assert_eq!(check_version(Some("0.3")).unwrap_err().code(), -32009);
+        let urls = card_urls("http://127.0.0.1:4010/");
+        assert_eq!(urls.len(), VARIANTS.len());
+        assert_eq!(urls[0], "http://127.0.0.1:4010/showcase/card.json");
+    }
+}

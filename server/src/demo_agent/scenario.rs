@@ -1,0 +1,36 @@
+//! What each variant does with a message: a script of updates and pauses for the runner.
+//! Scenarios are pure: they read the incoming message and return steps, nothing else.
+
+pub(crate) mod a2ui;
+pub(crate) mod approvals;
+pub(crate) mod files;
+pub(crate) mod fixtures;
+pub(crate) mod flood;
+pub(crate) mod forms;
+pub(crate) mod skills;
+pub(crate) mod slow;
+pub(crate) mod trace;
+
+use super::runner::Step;
+use super::variant::Variant;
+use super::wire::Incoming;
+
+/// The script `variant` plays in answer to `incoming`.
+pub(crate) fn plan(variant: Variant, incoming: &Incoming) -> Vec<Step> {
+    match variant {
+        Variant::Trace => trace::plan(incoming),
+        Variant::Skills => skills::plan(incoming),
+        Variant::Slow => slow::plan(incoming),
+        Variant::Files => files::plan(incoming),
+        Variant::Flood => flood::plan(incoming),
+        Variant::Showcase
+        | Variant::Form
+        | Variant::Approver
+        | Variant::A2ui
+        | Variant::Plain
+        | Variant::Invalid
+        | Variant::Rogue
+        | Variant::Unknown
+        | Variant::Legacy => fixtures::plan(variant, incoming),
+    }
+}

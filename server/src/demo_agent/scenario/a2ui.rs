@@ -1,0 +1,96 @@
+//! The A2UI v0.9 "deploy" surface (`reference.md` §1.4, product.md §6) and its action reply.
+//! The surface deliberately carries hostile content the console must neutralise.
+
+use serde_json::{Value, json};
+
+use crate::demo_agent::extension::{A2UI_BASIC_CATALOG, A2UI_MEDIA_TYPE};
+use crate::demo_agent::wire::{COMPLETED, INPUT_REQUIRED, Update, data_part, text_part};
+
+/// The surface id.
+const SURFACE: &str = "deploy";
+
+/// The A2UI envelopes (a v0.9 list) of the deploy surface.
+pub(crate) fn surface() -> Value {
+    let text = |id: &str, text: Value| json!({"id": id, "component": "Text", "text": text});
+    json!([
+        {"version": "v0.9", "createSurface": {"surfaceId": SURFACE, "catalogId": A2UI_BASIC_CATALOG}},
+        {"version": "v0.9", "updateComponents": {"surfaceId": SURFACE, "components": [
+            {"id": "root", "component": "Card", "child": "body"},
+            {"id": "body", "component": "Column", "children": [
+                "title", "service", "caption", "reason", "env", "notify", "divider", "confirm", "phish", "image"
+            ]},
+            {"id": "title", "component": "Text", "text": "Confirm deployment", "variant": "h3"},
+            text("service", json!({"path": "/service"})),
+            {"id": "caption", "component": "Text", "variant": "caption",
+             "text": "<b>Release notes</b><img src=x onerror=alert(document.cookie)>"},
+            {"id": "reason", "component": "TextField", "label": "Reason", "value": {"path": "/reason"}},
+            {"id": "env", "component": "ChoicePicker", "label": "Environment", "value": {"path": "/env"},
+             "options": [{"value": "staging", "label": "Staging"}, {"value": "production", "label": "Production"}]},
+            {"id": "notify", "component": "CheckBox", "label": "Notify the team", "value": {"path": "/notify"}},
+            {"id": "divider", "component": "Divider"},
+            text("confirm-label", json!("Confirm")),
+            {"id": "confirm", "component": "Button", "child": "confirm-label", "variant": "primary",
+             "action": {"event": {"name": "confirm_deploy", "context": {
+                 "service": {"path": "/service"}, "reason": {"path": "/reason"},
+                 "env": {"path": "/env"}, "notify": {"path": "/notify"}}}}},
+            text("phish-label", json!("Verify your account")),
+            {"id": "phish", "component": "Button", "child": "phish-label",
+             "action": {"functionCall": {"call": "openUrl",
+                                         "args": {"url": "https://login.example-phish.test/verify"}}}},
+            {"id": "image", "component": "Image", "url": "https://tracker.example.test/pixel.png",
+             "description": "Deployment diagram"},
+        ]}},
+        {"version": "v0.9", "updateDataModel": {"surfaceId": SURFACE, "path": "/",
+            "value": {"service": "billing-api", "env": ["staging"], "notify": false}}},
+    ])
+}
+
+/// INPUT_REQUIRED "Please confirm the deployment." with the surface.
+pub(crate) fn prompt() -> Update {
+    Update::parts(
+        INPUT_REQUIRED,
+        vec![
+            text_part("Please confirm the deployment."),
+            data_part(surface(), A2UI_MEDIA_TYPE),
+        ],
+    )
+}
+
+/// An action → COMPLETED "Deploy confirmed: <reason> (<env>) notify=<bool>".
+pub(crate) fn reply(action: &Value) -> Update {
+    let context = &action["context"];
+    let reason = context["reason"].as_str().unwrap_or("");
+    let env = match &context["env"] {
+        Value::Array(items) => items
+            .iter()
+            .filter_map(Value::as_str)
+            .collect::<Vec<_>>()
+            .join(", "),
+        Value::String(s) => s.clone(),
+        _ => String::new(),
+    };
+    let notify = context["notify"].as_bool().unwrap_or(false);
+    Update::say(
+        COMPLETED,
+        format!("Deploy confirmed: {reason} ({env}) notify={notify}"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_surface_has_a_root_and_the_action_reply_reads_the_context() {
+        let surface = surface();
+        let components = surface[1]["updateComponents"]["components"].as_array().unwrap();
+        assert!(components.iter().any(|c| c["id"] == "root"));
+        let action = json!({"name": "confirm_deploy", "context": {"reason": "hotfix", "env": ["staging"], "notify": true}});
+        match reply(&action) {
+            Update::Status { parts, .. } => {
+                assert_eq!(parts[0]["text"], "Deploy confirmed: hotfix (staging) notify=true");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}

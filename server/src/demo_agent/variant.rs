@@ -1,0 +1,223 @@
+//! The demo agent's variants: what each advertises on its card and which skills it lists.
+//! Behaviour lives in `scenario`.
+
+use serde_json::{Value, json};
+
+use super::extension::{
+    A2UI_BASIC_CATALOG, A2UI_URI, APPROVAL_URI, FORM_URI, SIDEBAND_URI, SKILL_ROUTING_URI, TRACE_URI,
+    UNKNOWN_URI,
+};
+use super::scenario::forms;
+
+/// Every variant name, in the order the CLI prints their card URLs.
+pub const VARIANTS: &[&str] = &[
+    "showcase", "form", "approver", "a2ui", "plain", "invalid", "rogue", "unknown", "trace", "skills",
+    "slow", "files", "legacy", "flood",
+];
+
+/// One demo agent, served under `/<variant>/`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Variant {
+    /// Form, A2UI and approval chosen by the message text (the quickstart agent).
+    Showcase,
+    /// Structured form with a start form.
+    Form,
+    /// Approval requests (`send_message`, `send_data`, malformed).
+    Approver,
+    /// An A2UI v0.9 surface.
+    A2ui,
+    /// Sends the form without advertising anything.
+    Plain,
+    /// Advertises forms but sends a nested-object schema.
+    Invalid,
+    /// Sends an approval request without advertising the extension.
+    Rogue,
+    /// Advertises only an unknown extension and sends every kind of payload.
+    Unknown,
+    /// Streams work with sideband events in both `urn:` formats.
+    Trace,
+    /// Advertises skill routing with several skills.
+    Skills,
+    /// Streams artifact chunks over about ten seconds.
+    Slow,
+    /// Answers with markdown, JSON, CSV, PNG, PDF and a binary file.
+    Files,
+    /// Speaks only A2A 0.3.
+    Legacy,
+    /// Emits N events per second on request, for benchmarks.
+    Flood,
+}
+
+impl Variant {
+    /// Every variant, in [`VARIANTS`] order.
+    pub const ALL: [Variant; 14] = [
+        Variant::Showcase,
+        Variant::Form,
+        Variant::Approver,
+        Variant::A2ui,
+        Variant::Plain,
+        Variant::Invalid,
+        Variant::Rogue,
+        Variant::Unknown,
+        Variant::Trace,
+        Variant::Skills,
+        Variant::Slow,
+        Variant::Files,
+        Variant::Legacy,
+        Variant::Flood,
+    ];
+
+    /// The path segment and display name of the variant.
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Showcase => "showcase",
+            Variant::Form => "form",
+            Variant::Approver => "approver",
+            Variant::A2ui => "a2ui",
+            Variant::Plain => "plain",
+            Variant::Invalid => "invalid",
+            Variant::Rogue => "rogue",
+            Variant::Unknown => "unknown",
+            Variant::Trace => "trace",
+            Variant::Skills => "skills",
+            Variant::Slow => "slow",
+            Variant::Files => "files",
+            Variant::Legacy => "legacy",
+            Variant::Flood => "flood",
+        }
+    }
+
+    /// The variant named `name`, if any.
+    pub fn parse(name: &str) -> Option<Variant> {
+        Variant::ALL.into_iter().find(|v| v.name() == name)
+    }
+
+    /// Whether the variant speaks A2A 0.3 instead of 1.0.
+    pub fn is_legacy(self) -> bool {
+        self == Variant::Legacy
+    }
+
+    /// The card's `name`. The original fixture's variants keep its `Form fixture (…)` names.
+    pub fn title(self) -> String {
+        match self {
+            Variant::Trace
+            | Variant::Skills
+            | Variant::Slow
+            | Variant::Files
+            | Variant::Legacy
+            | Variant::Flood => {
+                format!("Demo agent ({})", self.name())
+            }
+            _ => format!("Form fixture ({})", self.name()),
+        }
+    }
+
+    /// The card's `description`: what the variant does, for people choosing one.
+    pub fn description(self) -> &'static str {
+        match self {
+            Variant::Showcase => {
+                "Say \"surface\" for an A2UI surface, \"approve\" for an approval request, anything else for a deploy form."
+            }
+            Variant::Form => "Asks for a deploy request with a structured form; offers a start form.",
+            Variant::Approver => {
+                "Asks for approval: \"structured\" for a form-based action, \"invalid\" for a malformed request."
+            }
+            Variant::A2ui => "Shows an A2UI v0.9 surface to confirm a deployment.",
+            Variant::Plain => "Sends the deploy form without advertising the extension.",
+            Variant::Invalid => "Advertises structured forms but sends a schema the console must reject.",
+            Variant::Rogue => "Sends an approval request without advertising the extension.",
+            Variant::Unknown => {
+                "Advertises only an unknown extension and sends form, A2UI and approval parts."
+            }
+            Variant::Trace => "Streams a health check with sideband trace events in both urn: formats.",
+            Variant::Skills => {
+                "Routes work by skill (skill-routing extension); refuses skills it does not have."
+            }
+            Variant::Slow => {
+                "Streams a report in chunks over about ten seconds; cancel or resubscribe meanwhile."
+            }
+            Variant::Files => "Answers with markdown, JSON, CSV, PNG, PDF and a downloadable binary.",
+            Variant::Legacy => "Speaks only A2A 0.3 (message/send, tasks/get, kind discriminators).",
+            Variant::Flood => {
+                "Emits N status events per second, e.g. \"rate=200 count=1000\", for benchmarks."
+            }
+        }
+    }
+
+    /// The card's `capabilities.extensions`.
+    pub fn extensions(self) -> Vec<Value> {
+        let form = |params: Value| json!({"uri": FORM_URI, "description": "Structured input forms", "required": false, "params": params});
+        let start_form = || form(json!({"startForm": forms::start_form()}));
+        let approval = || json!({"uri": APPROVAL_URI, "description": "Approval requests for risky actions", "required": false});
+        let a2ui = || {
+            json!({"uri": A2UI_URI, "description": "A2UI v0.9 surfaces", "required": false,
+                   "params": {"supportedCatalogIds": [A2UI_BASIC_CATALOG]}})
+        };
+        match self {
+            Variant::Showcase => vec![start_form(), a2ui(), approval()],
+            Variant::Form | Variant::Legacy => vec![start_form()],
+            Variant::Approver => vec![approval()],
+            Variant::A2ui => vec![a2ui()],
+            Variant::Invalid => vec![form(json!({}))],
+            Variant::Unknown => {
+                vec![json!({"uri": UNKNOWN_URI, "description": "Nobody understands this", "required": false})]
+            }
+            Variant::Trace => vec![
+                json!({"uri": SIDEBAND_URI, "description": "Generic sideband events", "required": false}),
+                json!({"uri": TRACE_URI, "description": "a2a-wrapper trace artifacts", "required": false}),
+            ],
+            Variant::Skills => vec![json!({
+                "uri": SKILL_ROUTING_URI, "description": "Bounded skill routing", "required": false
+            })],
+            Variant::Plain | Variant::Rogue | Variant::Slow | Variant::Files | Variant::Flood => Vec::new(),
+        }
+    }
+
+    /// The card's `skills`: one describing the variant, or the routed skills of `skills`.
+    pub fn skills(self) -> Vec<Value> {
+        if self == Variant::Skills {
+            return super::scenario::skills::SKILLS
+                .iter()
+                .map(|skill| {
+                    json!({"id": skill.id, "name": skill.name, "description": skill.description,
+                           "tags": ["demo", "skill-routing"], "examples": [skill.example]})
+                })
+                .collect();
+        }
+        vec![json!({
+            "id": self.name(),
+            "name": self.title(),
+            "description": self.description(),
+            "tags": ["demo"],
+        })]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_in_variants_order() {
+        let names: Vec<&str> = Variant::ALL.iter().map(|v| v.name()).collect();
+        assert_eq!(names, VARIANTS);
+        for name in VARIANTS {
+            assert_eq!(Variant::parse(name).map(Variant::name), Some(*name));
+        }
+        assert_eq!(Variant::parse("nope"), None);
+    }
+
+    #[test]
+    fn only_the_unknown_variant_advertises_the_unknown_extension() {
+        let uris = |v: Variant| -> Vec<String> {
+            v.extensions()
+                .iter()
+                .filter_map(|e| e["uri"].as_str().map(str::to_owned))
+                .collect()
+        };
+        assert_eq!(uris(Variant::Unknown), vec![UNKNOWN_URI]);
+        assert!(uris(Variant::Plain).is_empty() && uris(Variant::Rogue).is_empty());
+        assert_eq!(uris(Variant::Showcase), vec![FORM_URI, A2UI_URI, APPROVAL_URI]);
+        assert!(Variant::Skills.skills().len() >= 3);
+    }
+}

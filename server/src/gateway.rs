@@ -1,0 +1,31 @@
+//! The gateway: the only code that talks to agents. Discovery, the JSON-RPC and HTTP+JSON
+//! bindings for A2A 1.0 and 0.3, the SSE reader, and an SSRF-safe HTTP client. It works on
+//! `serde_json::Value` in the wire shape of the chosen interface; it does not interpret A2A
+//! types, store anything or decide which agent or interface to call.
+//!
+//! - [`client`]: [`Gateway`], the one HTTP client (no redirects, no proxy, timeouts, size caps).
+//! - [`ssrf`]: address and origin rules, checked before each request and at connect time.
+//! - [`endpoint`]: [`Endpoint`], the interface a call goes to. The operation table, JSON-RPC
+//!   envelopes and error bodies are the wire model's (`app::a2a`), shared with the browser.
+//! - [`calls`]: the A2A operations over either binding and version.
+//! - [`jsonrpc`], [`rest`]: the two bindings' request and response shapes.
+//! - [`sse`]: the incremental event-stream parser and event decoder.
+//! - [`discovery`]: Agent Card candidate URLs and fetching.
+//! - [`error`]: the one error type, [`GatewayError`].
+
+pub mod calls;
+pub mod client;
+pub mod discovery;
+pub mod endpoint;
+pub mod error;
+mod jsonrpc;
+mod rest;
+pub mod sse;
+pub mod ssrf;
+
+pub use calls::EventStream;
+pub use client::{DEFAULT_TIMEOUT, Gateway, MAX_RESPONSE_BYTES};
+pub use discovery::{DiscoveredCard, MAX_CARD_BYTES, card_candidates};
+pub use endpoint::Endpoint;
+pub use error::GatewayError;
+pub use ssrf::Rule;

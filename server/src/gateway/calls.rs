@@ -1,0 +1,355 @@
+//! The A2A operations on [`Gateway`]: each takes the already-shaped params (`serde_json::Value`
+//! in the wire shape of the endpoint's version), sends them over the endpoint's binding with
+//! the version and extension headers (`shared/spec/a2a-and-a2ui.md` §A.1, §A.8;
+//! `shared/spec/reference.md` §2.2), and returns the result, or a stream of events for the
+//! streaming operations. Converting to and from the A2A types is the caller's job.
+
+use std::pin::Pin;
+
+use app::a2a::{HttpMethod, Operation, ProtocolVersion, Transport, VERSION_HEADER};
+use futures::{Stream, StreamExt};
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderValue};
+use reqwest::{RequestBuilder, Response};
+use serde_json::Value;
+
+use super::client::{Gateway, MAX_RESPONSE_BYTES};
+use super::endpoint::Endpoint;
+use super::error::GatewayError;
+use super::sse::{SseParser, decode_event};
+use super::{jsonrpc, rest};
+
+/// The 1.0 extension activation header (§A.8).
+pub const EXTENSIONS_HEADER: &str = "A2A-Extensions";
+/// The 0.3 spelling of the extension header, sent as well toward 0.3 interfaces (§A.8).
+pub const LEGACY_EXTENSIONS_HEADER: &str = "X-A2A-Extensions";
+
+/// The events of a streaming operation, in order: each item is one stream response (1.0
+/// `{"task"|"message"|"statusUpdate"|"artifactUpdate": …}` or a 0.3 `kind` object). The
+/// stream ends when the agent closes it or after the first error; dropping it closes the
+/// connection.
+pub type EventStream = Pin<Box<dyn Stream<Item = Result<Value, GatewayError>> + Send>>;
+
+impl Gateway {
+    /// Performs a unary operation and returns its result.
+    pub async fn call(
+        &self,
+        endpoint: &Endpoint,
+        operation: Operation,
+        params: Value,
+        extensions: &[String],
+    ) -> Result<Value, GatewayError> {
+        if operation.is_streaming() {
+            return Err(GatewayError::Unsupported {
+                operation: operation.name(),
+                binding: "a unary call (use stream)",
+            });
+        }
+        let (request, rpc_id) = self.prepare(endpoint, operation, params, extensions)?;
+        let request = request.header(ACCEPT, accept_json(endpoint));
+        let response = self.send(request).await?;
+        let status = response.status().as_u16();
+        let body = self.read_capped(response, MAX_RESPONSE_BYTES).await?;
+        match rpc_id {
+            Some(id) => jsonrpc::decode_response(status, &body, &id),
+            None => rest::decode_response(status, &body),
+        }
+    }
+
+    /// Starts a streaming operation (SendStreamingMessage, SubscribeToTask) and returns its
+    /// events. Errors the agent reports before the stream starts come back here; later ones
+    /// end the stream.
+    pub async fn stream(
+        &self,
+        endpoint: &Endpoint,
+        operation: Operation,
+        params: Value,
+        extensions: &[String],
+    ) -> Result<EventStream, GatewayError> {
+        if !operation.is_streaming() {
+            return Err(GatewayError::Unsupported {
+                operation: operation.name(),
+                binding: "a stream (use call)",
+            });
+        }
+        let (request, rpc_id) = self.prepare(endpoint, operation, params, extensions)?;
+        let request = request.header(ACCEPT, HeaderValue::from_static("text/event-stream"));
+        let response = self.send_streaming(request).await?;
+        let status = response.status().as_u16();
+        if !response.status().is_success() || !is_event_stream(&response) {
+            // An error answered as plain JSON, or an agent that answered a stream request
+            // with one JSON result: decode it as a unary answer.
+            let body = self.read_capped(response, MAX_RESPONSE_BYTES).await?;
+            let result = match rpc_id {
+                Some(id) => jsonrpc::decode_response(status, &body, &id),
+                None => rest::decode_response(status, &body),
+            }?;
+            return Ok(futures::stream::iter([Ok(result)]).boxed());
+        }
+        Ok(self.events(response))
+    }
+
+    fn events(&self, response: Response) -> EventStream {
+        let chunks = self.capped_chunks(response, MAX_RESPONSE_BYTES).boxed();
+        let state = (chunks, SseParser::new(), false);
+        futures::stream::unfold(state, |(mut chunks, mut parser, done)| async move {
+            if done {
+                return None;
+            }
+            loop {
+                while let Some(event) = parser.next_event() {
+                    match decode_event(&event.data) {
+                        Ok(Some(value)) => return Some((Ok(value), (chunks, parser, false))),
+                        Ok(None) => {}
+                        Err(e) => return Some((Err(e), (chunks, parser, true))),
+                    }
+                }
+                match chunks.next().await? {
+                    Ok(chunk) => parser.feed(&chunk),
+                    Err(e) => return Some((Err(e), (chunks, parser, true))),
+                }
+            }
+        })
+        .boxed()
+    }
+
+    /// The request for `operation` on `endpoint` with its headers and body, and the JSON-RPC
+    /// id to expect back (`None` for REST).
+    fn prepare(
+        &self,
+        endpoint: &Endpoint,
+        operation: Operation,
+        params: Value,
+        extensions: &[String],
+    ) -> Result<(RequestBuilder, Option<String>), GatewayError> {
+        let (request, rpc_id) = match endpoint.transport {
+            Transport::JsonRpc => {
+                let method = operation
+                    .jsonrpc_method(endpoint.version)
+                    .ok_or(GatewayError::Unsupported {
+                        operation: operation.name(),
+                        binding: "A2A 0.3 JSON-RPC",
+                    })?;
+                let id = uuid::Uuid::new_v4().to_string();
+                let tenant = match endpoint.version {
+                    ProtocolVersion::V1_0 => endpoint.tenant.as_deref(),
+                    ProtocolVersion::V0_3 => None,
+                };
+                let body = jsonrpc::envelope(method, &id, params, tenant);
+                let request = self
+                    .request(reqwest::Method::POST, endpoint.url.clone())?
+                    .header(CONTENT_TYPE, HeaderValue::from_static("application/json"))
+                    .body(serde_json::to_vec(&body).map_err(|e| GatewayError::InvalidParams(e.to_string()))?);
+                (request, Some(id))
+            }
+            Transport::HttpJson => {
+                let built = rest::build(endpoint, operation, params)?;
+                let method = match built.method {
+                    HttpMethod::Get => reqwest::Method::GET,
+                    HttpMethod::Post => reqwest::Method::POST,
+                    HttpMethod::Delete => reqwest::Method::DELETE,
+                };
+                let mut request = self.request(method, built.url)?;
+                if let Some(body) = built.body {
+                    let content_type = match endpoint.version {
+                        ProtocolVersion::V1_0 => "application/a2a+json",
+                        ProtocolVersion::V0_3 => "application/json",
+                    };
+                    request = request
+                        .header(CONTENT_TYPE, HeaderValue::from_static(content_type))
+                        .body(
+                            serde_json::to_vec(&body)
+                                .map_err(|e| GatewayError::InvalidParams(e.to_string()))?,
+                        );
+                }
+                (request, None)
+            }
+        };
+        Ok((
+            with_protocol_headers(request, endpoint.version, extensions)?,
+            rpc_id,
+        ))
+    }
+
+    /// `SendMessage` (`message/send`).
+    pub async fn send_message(
+        &self,
+        endpoint: &Endpoint,
+        params: Value,
+        extensions: &[String],
+    ) -> Result<Value, GatewayError> {
+        self.call(endpoint, Operation::SendMessage, params, extensions)
+            .await
+    }
+
+    /// `SendStreamingMessage` (`message/stream`).
+    pub async fn send_streaming_message(
+        &self,
+        endpoint: &Endpoint,
+        params: Value,
+        extensions: &[String],
+    ) -> Result<EventStream, GatewayError> {
+        self.stream(endpoint, Operation::SendStreamingMessage, params, extensions)
+            .await
+    }
+
+    /// `GetTask` (`tasks/get`).
+    pub async fn get_task(
+        &self,
+        endpoint: &Endpoint,
+        params: Value,
+        extensions: &[String],
+    ) -> Result<Value, GatewayError> {
+        self.call(endpoint, Operation::GetTask, params, extensions).await
+    }
+
+    /// `CancelTask` (`tasks/cancel`).
+    pub async fn cancel_task(
+        &self,
+        endpoint: &Endpoint,
+        params: Value,
+        extensions: &[String],
+    ) -> Result<Value, GatewayError> {
+        self.call(endpoint, Operation::CancelTask, params, extensions)
+            .await
+    }
+
+    /// `SubscribeToTask` (`tasks/resubscribe`).
+    pub async fn subscribe_to_task(
+        &self,
+        endpoint: &Endpoint,
+        params: Value,
+        extensions: &[String],
+    ) -> Result<EventStream, GatewayError> {
+        self.stream(endpoint, Operation::SubscribeToTask, params, extensions)
+            .await
+    }
+
+    /// `ListTasks`; [`GatewayError::Unsupported`] over 0.3 JSON-RPC (fall back to GetTask).
+    pub async fn list_tasks(
+        &self,
+        endpoint: &Endpoint,
+        params: Value,
+        extensions: &[String],
+    ) -> Result<Value, GatewayError> {
+        self.call(endpoint, Operation::ListTasks, params, extensions)
+            .await
+    }
+
+    /// `CreateTaskPushNotificationConfig` (`tasks/pushNotificationConfig/set`).
+    pub async fn create_push_config(
+        &self,
+        endpoint: &Endpoint,
+        params: Value,
+        extensions: &[String],
+    ) -> Result<Value, GatewayError> {
+        self.call(
+            endpoint,
+            Operation::CreateTaskPushNotificationConfig,
+            params,
+            extensions,
+        )
+        .await
+    }
+
+    /// `GetTaskPushNotificationConfig` (`tasks/pushNotificationConfig/get`).
+    pub async fn get_push_config(
+        &self,
+        endpoint: &Endpoint,
+        params: Value,
+        extensions: &[String],
+    ) -> Result<Value, GatewayError> {
+        self.call(
+            endpoint,
+            Operation::GetTaskPushNotificationConfig,
+            params,
+            extensions,
+        )
+        .await
+    }
+
+    /// `ListTaskPushNotificationConfigs` (`tasks/pushNotificationConfig/list`).
+    pub async fn list_push_configs(
+        &self,
+        endpoint: &Endpoint,
+        params: Value,
+        extensions: &[String],
+    ) -> Result<Value, GatewayError> {
+        self.call(
+            endpoint,
+            Operation::ListTaskPushNotificationConfigs,
+            params,
+            extensions,
+        )
+        .await
+    }
+
+    /// `DeleteTaskPushNotificationConfig` (`tasks/pushNotificationConfig/delete`).
+    pub async fn delete_push_config(
+        &self,
+        endpoint: &Endpoint,
+        params: Value,
+        extensions: &[String],
+    ) -> Result<Value, GatewayError> {
+        self.call(
+            endpoint,
+            Operation::DeleteTaskPushNotificationConfig,
+            params,
+            extensions,
+        )
+        .await
+    }
+
+    /// `GetExtendedAgentCard` (`agent/getAuthenticatedExtendedCard`).
+    pub async fn get_extended_card(
+        &self,
+        endpoint: &Endpoint,
+        params: Value,
+        extensions: &[String],
+    ) -> Result<Value, GatewayError> {
+        self.call(endpoint, Operation::GetExtendedAgentCard, params, extensions)
+            .await
+    }
+}
+
+/// `A2A-Version` always; the extension header(s) with the URIs comma-joined, only when there
+/// are any (`shared/spec/reference.md` §2.2).
+fn with_protocol_headers(
+    request: RequestBuilder,
+    version: ProtocolVersion,
+    extensions: &[String],
+) -> Result<RequestBuilder, GatewayError> {
+    let mut request = request.header(VERSION_HEADER, HeaderValue::from_static(version.as_str()));
+    if extensions.is_empty() {
+        return Ok(request);
+    }
+    let joined = extensions.join(",");
+    let value = HeaderValue::from_str(&joined).map_err(|_| {
+        GatewayError::InvalidParams(format!("Extension URIs are not a valid header value: {joined}"))
+    })?;
+    request = request.header(EXTENSIONS_HEADER, value.clone());
+    if version == ProtocolVersion::V0_3 {
+        request = request.header(LEGACY_EXTENSIONS_HEADER, value);
+    }
+    Ok(request)
+}
+
+fn accept_json(endpoint: &Endpoint) -> HeaderValue {
+    match (endpoint.transport, endpoint.version) {
+        (Transport::HttpJson, ProtocolVersion::V1_0) => {
+            HeaderValue::from_static("application/a2a+json, application/json")
+        }
+        _ => HeaderValue::from_static("application/json"),
+    }
+}
+
+fn is_event_stream(response: &Response) -> bool {
+    response
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.trim_start()
+                .to_ascii_lowercase()
+                .starts_with("text/event-stream")
+        })
+}

@@ -1,0 +1,227 @@
+//! [`Gateway`]: the one HTTP client toward agents and its network policy
+//! (`shared/spec/security-and-durability.md` §2.3, §7 threats 12–15): rustls with the ring
+//! provider and webpki roots, the guarded resolver, no redirects, no proxy, a timeout, and
+//! bodies read with a byte cap that aborts instead of buffering. Protocol code lives in
+//! `calls.rs` and `discovery.rs`; nothing else in the server opens connections to agents.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures::{Stream, StreamExt};
+use reqwest::{RequestBuilder, Response};
+use url::Url;
+
+use super::error::{GatewayError, from_reqwest};
+use super::ssrf::{GuardedResolver, admit};
+use crate::config::OutboundConfig;
+
+/// Default per-request timeout; for streams it bounds the wait for the response head and the
+/// silence between two chunks (`shared/spec/reference.md` §4.3, §8).
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+/// Shortest timeout a caller may choose (`shared/spec/reference.md` §4.3: clamped 1–180 s).
+pub const MIN_TIMEOUT: Duration = Duration::from_secs(1);
+/// Longest timeout a caller may choose (`shared/spec/reference.md` §4.3: clamped 1–180 s).
+pub const MAX_TIMEOUT: Duration = Duration::from_secs(180);
+/// Largest response body accepted from an agent, streams included; counted while reading and
+/// aborted when passed (`shared/spec/reference.md` §4.3, `security-and-durability.md` §7 #15).
+pub const MAX_RESPONSE_BYTES: usize = 25 * 1024 * 1024;
+
+/// The outbound gateway: cheap to clone (the connection pool is shared). Build one from
+/// [`OutboundConfig`] at start and share it; every A2A operation is a method on it.
+#[derive(Clone, Debug)]
+pub struct Gateway {
+    http: reqwest::Client,
+    allow_private_networks: bool,
+    allowed_origins: Arc<[String]>,
+    timeout: Duration,
+}
+
+impl Gateway {
+    /// Builds the client: no redirects, no proxy (ambient `HTTP(S)_PROXY` ignored), the guarded
+    /// resolver, rustls/ring with webpki roots, [`DEFAULT_TIMEOUT`].
+    pub fn new(config: &OutboundConfig) -> Result<Gateway, GatewayError> {
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .no_proxy()
+            .referer(false)
+            .dns_resolver(GuardedResolver {
+                allow_private_networks: config.allow_private_networks,
+            })
+            .connect_timeout(DEFAULT_TIMEOUT)
+            .tls_backend_preconfigured(tls_config())
+            .user_agent(concat!("agent-taskbay/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(GatewayError::Build)?;
+        Ok(Gateway {
+            http,
+            allow_private_networks: config.allow_private_networks,
+            allowed_origins: config.allowed_origins.clone().into(),
+            timeout: DEFAULT_TIMEOUT,
+        })
+    }
+
+    /// The same gateway with another timeout, clamped to [`MIN_TIMEOUT`]..=[`MAX_TIMEOUT`].
+    pub fn with_timeout(mut self, timeout: Duration) -> Gateway {
+        self.timeout = timeout.clamp(MIN_TIMEOUT, MAX_TIMEOUT);
+        self
+    }
+
+    /// The timeout applied to each request.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    pub(crate) fn timeout_seconds(&self) -> u64 {
+        self.timeout.as_secs()
+    }
+
+    /// Starts a request to `url` after the admission check (scheme, credentials, allowlist,
+    /// literal addresses). Host names are checked again by the resolver at connect time.
+    pub(crate) fn request(&self, method: reqwest::Method, url: Url) -> Result<RequestBuilder, GatewayError> {
+        admit(&url, self.allow_private_networks, &self.allowed_origins)?;
+        Ok(self.http.request(method, url))
+    }
+
+    /// Sends a unary request under the timeout (which also covers reading the body).
+    pub(crate) async fn send(&self, request: RequestBuilder) -> Result<Response, GatewayError> {
+        let response = request
+            .timeout(self.timeout)
+            .send()
+            .await
+            .map_err(|e| from_reqwest(e, self.timeout_seconds()))?;
+        refuse_redirect(response)
+    }
+
+    /// Sends a streaming request: the timeout bounds the wait for the response head only, so a
+    /// long stream is not cut; silence between chunks is bounded by the reader.
+    pub(crate) async fn send_streaming(&self, request: RequestBuilder) -> Result<Response, GatewayError> {
+        let response = tokio::time::timeout(self.timeout, request.send())
+            .await
+            .map_err(|_| GatewayError::Timeout {
+                seconds: self.timeout_seconds(),
+            })?
+            .map_err(|e| from_reqwest(e, self.timeout_seconds()))?;
+        refuse_redirect(response)
+    }
+
+    /// Reads the whole body, failing with [`GatewayError::TooLarge`] as soon as it passes
+    /// `limit` (by `Content-Length` or by count), so an oversized body is never buffered.
+    pub(crate) async fn read_capped(
+        &self,
+        mut response: Response,
+        limit: usize,
+    ) -> Result<Bytes, GatewayError> {
+        if response.content_length().is_some_and(|len| len > limit as u64) {
+            return Err(GatewayError::TooLarge { limit });
+        }
+        let mut body = Vec::new();
+        while let Some(chunk) = response
+            .chunk()
+            .await
+            .map_err(|e| from_reqwest(e, self.timeout_seconds()))?
+        {
+            if body.len() + chunk.len() > limit {
+                return Err(GatewayError::TooLarge { limit });
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(body.into())
+    }
+
+    /// The body as a stream of chunks with the byte cap and the idle timeout applied; the
+    /// first error ends it (and dropping it closes the connection).
+    pub(crate) fn capped_chunks(
+        &self,
+        response: Response,
+        limit: usize,
+    ) -> impl Stream<Item = Result<Bytes, GatewayError>> + Send + 'static {
+        if response.content_length().is_some_and(|len| len > limit as u64) {
+            return futures::stream::iter([Err(GatewayError::TooLarge { limit })]).left_stream();
+        }
+        let idle = self.timeout;
+        let seconds = self.timeout_seconds();
+        let state = (response.bytes_stream().boxed(), 0usize, false);
+        futures::stream::unfold(state, move |(mut body, read, failed)| async move {
+            if failed {
+                return None;
+            }
+            let item = match tokio::time::timeout(idle, body.next()).await {
+                Err(_) => Err(GatewayError::Timeout { seconds }),
+                Ok(None) => return None,
+                Ok(Some(Err(e))) => Err(from_reqwest(e, seconds)),
+                Ok(Some(Ok(chunk))) if read + chunk.len() > limit => Err(GatewayError::TooLarge { limit }),
+                Ok(Some(Ok(chunk))) => {
+                    let read = read + chunk.len();
+                    return Some((Ok(chunk), (body, read, false)));
+                }
+            };
+            Some((item, (body, read, true)))
+        })
+        .right_stream()
+    }
+}
+
+fn refuse_redirect(response: Response) -> Result<Response, GatewayError> {
+    let status = response.status();
+    if status.is_redirection() {
+        return Err(GatewayError::Redirect {
+            status: status.as_u16(),
+        });
+    }
+    Ok(response)
+}
+
+/// TLS with the ring provider chosen here, so no process-wide provider has to be installed.
+fn tls_config() -> rustls::ClientConfig {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let roots = rustls::RootCertStore {
+        roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+    };
+    let mut config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        // The ring provider supports the safe default versions; this cannot fail.
+        .unwrap_or_else(|_| unreachable!("ring supports TLS 1.2 and 1.3"))
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    config
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn client_builds_without_a_global_crypto_provider() {
+        let gateway = Gateway::new(&OutboundConfig::default()).unwrap();
+        assert_eq!(gateway.timeout(), DEFAULT_TIMEOUT);
+    }
+
+    #[test]
+    fn timeout_is_clamped() {
+        let gateway = Gateway::new(&OutboundConfig::default()).unwrap();
+        assert_eq!(
+            gateway.clone().with_timeout(Duration::ZERO).timeout(),
+            MIN_TIMEOUT
+        );
+        assert_eq!(
+            gateway.clone().with_timeout(Duration::from_secs(900)).timeout(),
+            MAX_TIMEOUT
+        );
+        assert_eq!(
+            gateway.with_timeout(Duration::from_secs(5)).timeout(),
+            Duration::from_secs(5)
+        );
+    }
+
+    #[test]
+    fn requests_are_admitted_before_they_are_built() {
+        let gateway = Gateway::new(&OutboundConfig::default()).unwrap();
+        let url = Url::parse("http://169.254.169.254/latest/meta-data").unwrap();
+        assert!(matches!(
+            gateway.request(reqwest::Method::GET, url),
+            Err(GatewayError::Refused { .. })
+        ));
+    }
+}

@@ -1,0 +1,182 @@
+//! [`GatewayError`]: the one error type of the gateway. Every variant is something a caller acts
+//! on (refuse and show the rule, retry later, fall back to another operation, show the agent's
+//! own error). Messages are safe to show an operator: they never carry headers, bodies or
+//! credentials; the underlying transport error is kept as `source` for logs only.
+
+use app::a2a::{ErrorCode, JsonRpcError, RestError};
+use serde_json::Value;
+
+use super::ssrf::Rule;
+
+/// Why a call to an agent did not produce a result.
+#[derive(Debug, thiserror::Error)]
+pub enum GatewayError {
+    /// The URL is not one the gateway may call (scheme, credentials, length, query…).
+    #[error("{0}")]
+    InvalidUrl(String),
+    /// The params lack something the binding needs (a task id for a REST path…).
+    #[error("{0}")]
+    InvalidParams(String),
+    /// The outbound safety policy refused the destination; `rule` says which rule.
+    #[error("Agent destination {target} is not permitted: {rule}.")]
+    Refused {
+        rule: Rule,
+        /// The origin or address that was refused.
+        target: String,
+    },
+    /// The agent answered with a 3xx; redirects are never followed.
+    #[error("Agent redirects are not permitted.")]
+    Redirect {
+        /// The HTTP status (301, 302, 307…).
+        status: u16,
+    },
+    /// No answer (or no next stream chunk) within the timeout.
+    #[error("Agent did not answer within {seconds} s.")]
+    Timeout { seconds: u64 },
+    /// The response (or the card) exceeded its size cap and was cut off.
+    #[error("Agent response exceeds the safety limit ({limit} bytes).")]
+    TooLarge { limit: usize },
+    /// The agent answered with a non-2xx HTTP status (REST errors, or a JSON-RPC endpoint that
+    /// failed at the HTTP level).
+    #[error("Agent answered HTTP {status}.")]
+    Http {
+        status: u16,
+        /// The JSON body, if there was one (for REST a `google.rpc.Status` under `error`).
+        body: Option<Value>,
+    },
+    /// The agent answered with a JSON-RPC error object (A2A codes in `-32001..=-32009`),
+    /// decoded by the wire model.
+    #[error("Agent error {}: {}", .0.code, .0.message)]
+    JsonRpc(JsonRpcError),
+    /// The operation does not exist for the chosen binding and version (ListTasks over
+    /// 0.3 JSON-RPC).
+    #[error("{operation} is not available over {binding}.")]
+    Unsupported {
+        operation: &'static str,
+        binding: &'static str,
+    },
+    /// The agent's answer is not what the protocol requires (not JSON, not an object, a
+    /// JSON-RPC envelope without result…).
+    #[error("Agent response is invalid: {0}")]
+    Decode(String),
+    /// Every discovery candidate failed; lists the URLs tried, in order.
+    #[error("Agent Card discovery failed. Tried: {}", tried.join(", "))]
+    DiscoveryFailed { tried: Vec<String> },
+    /// Connection or protocol failure below HTTP (refused, reset, TLS).
+    #[error("Agent network request failed.")]
+    Transport(#[source] reqwest::Error),
+    /// The HTTP client could not be built (TLS configuration).
+    #[error("Agent client could not be built.")]
+    Build(#[source] reqwest::Error),
+}
+
+impl GatewayError {
+    /// The A2A error the agent reported: the JSON-RPC code, or the `ErrorInfo.reason` of a
+    /// REST error body. `None` for every other failure.
+    pub fn kind(&self) -> Option<ErrorCode> {
+        match self {
+            GatewayError::JsonRpc(error) => Some(error.kind()),
+            _ => self.rest_error()?.kind(),
+        }
+    }
+
+    /// The A2A error reason (`TASK_NOT_FOUND`, `UNSUPPORTED_OPERATION`…) carried in a 1.0
+    /// `google.rpc.ErrorInfo`, from either a JSON-RPC `data` array or a REST error body.
+    pub fn reason(&self) -> Option<String> {
+        match self {
+            GatewayError::JsonRpc(error) => error.reason(),
+            _ => self.rest_error()?.reason,
+        }
+    }
+
+    fn rest_error(&self) -> Option<RestError> {
+        match self {
+            GatewayError::Http { body: Some(body), .. } => RestError::decode(body),
+            _ => None,
+        }
+    }
+}
+
+/// Turns a reqwest failure into the variant the caller acts on: a refusal from the resolver
+/// (found in the error's source chain), a timeout, or a plain transport failure.
+pub(crate) fn from_reqwest(error: reqwest::Error, timeout_seconds: u64) -> GatewayError {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(&error);
+    while let Some(current) = source {
+        if let Some(refused) = current.downcast_ref::<super::ssrf::RefusedAddress>() {
+            return GatewayError::Refused {
+                rule: refused.rule,
+                target: format!("{} ({})", refused.host, refused.ip),
+            };
+        }
+        source = current.source();
+    }
+    if error.is_timeout() {
+        return GatewayError::Timeout {
+            seconds: timeout_seconds,
+        };
+    }
+    GatewayError::Transport(error)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn messages_match_the_spec_strings() {
+        assert_eq!(
+            GatewayError::Redirect { status: 302 }.to_string(),
+            "Agent redirects are not permitted."
+        );
+        assert_eq!(
+            GatewayError::DiscoveryFailed {
+                tried: vec!["http://a/x".into(), "http://a/y".into()]
+            }
+            .to_string(),
+            "Agent Card discovery failed. Tried: http://a/x, http://a/y"
+        );
+        let refused = GatewayError::Refused {
+            rule: Rule::CloudMetadata,
+            target: "169.254.169.254".into(),
+        };
+        assert_eq!(
+            refused.to_string(),
+            "Agent destination 169.254.169.254 is not permitted: cloud metadata addresses are always blocked."
+        );
+    }
+
+    #[test]
+    fn reason_is_read_from_json_rpc_data_and_rest_details() {
+        let rpc = GatewayError::JsonRpc(JsonRpcError {
+            code: -32001,
+            message: "Task not found".into(),
+            data: Some(
+                json!([{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "TASK_NOT_FOUND"}]),
+            ),
+        });
+        assert_eq!(rpc.reason().as_deref(), Some("TASK_NOT_FOUND"));
+        assert_eq!(rpc.kind(), Some(ErrorCode::TaskNotFound));
+        assert_eq!(rpc.to_string(), "Agent error -32001: Task not found");
+        let rest = GatewayError::Http {
+            status: 404,
+            body: Some(json!({"error": {"code": 404, "details": [{"reason": "TASK_NOT_FOUND"}]}})),
+        };
+        assert_eq!(rest.reason().as_deref(), Some("TASK_NOT_FOUND"));
+        assert_eq!(rest.kind(), Some(ErrorCode::TaskNotFound));
+        let old = GatewayError::JsonRpc(JsonRpcError {
+            code: -32001,
+            message: "x".into(),
+            data: Some(json!({"free": "object"})),
+        });
+        assert_eq!(old.reason(), None);
+        assert_eq!(
+            GatewayError::Http {
+                status: 502,
+                body: None
+            }
+            .kind(),
+            None
+        );
+    }
+}
