@@ -98,7 +98,7 @@ async fn serve_command(args: ServeArgs, config: Config) -> anyhow::Result<()> {
     let addr = loopback_addr(&args.host, args.port).map_err(anyhow::Error::msg)?;
     let options = serve::leptos_options(addr)?;
     let db = serve::open_database(&config).await?;
-    let state = AppState::new(options, config, db);
+    let state = AppState::new(options, config, db).context("building the HTTP client for agents")?;
     serve::seed_registered_agents(&state).await?;
     let listener = tokio::net::TcpListener::bind(addr)
         .await

@@ -8,6 +8,7 @@
 //! - [`gateway`]: the only code that talks to agents (discovery, bindings, SSE, SSRF guard).
 //! - [`demo_agent`]: the demo A2A agent served by `agent-taskbay demo-agent`.
 //! - [`store`]: the repository functions every other layer uses to read and write rows.
+//! - [`services`]: the application layer both the HTTP API and server functions call.
 //! - [`state`]: [`AppState`], built once in `main` (or per test) and injected everywhere.
 //! - [`http`]: the axum router: the Leptos app, health, readiness and metrics.
 //! - [`serve`]: binding, serving and graceful shutdown.
@@ -19,6 +20,7 @@ pub mod demo_agent;
 pub mod gateway;
 pub mod http;
 pub mod serve;
+pub mod services;
 pub mod state;
 pub mod store;
 pub mod telemetry;

@@ -8,6 +8,7 @@ use leptos::config::LeptosOptions;
 
 use crate::config::Config;
 use crate::db::Db;
+use crate::gateway::{Gateway, GatewayError};
 use crate::http::metrics::Metrics;
 
 /// Shared application state; cheap to clone.
@@ -17,19 +18,22 @@ pub struct AppState {
     pub config: Arc<Config>,
     pub db: Db,
     pub metrics: Arc<Metrics>,
+    /// The one client toward agents, built from the outbound rules of the configuration.
+    pub gateway: Gateway,
     /// When this process started serving, for uptime in `/metrics`.
     pub started: Instant,
 }
 
 impl AppState {
-    /// Builds the state from its parts.
-    pub fn new(leptos_options: LeptosOptions, config: Config, db: Db) -> AppState {
-        AppState {
+    /// Builds the state from its parts; fails only if the HTTP client cannot be built.
+    pub fn new(leptos_options: LeptosOptions, config: Config, db: Db) -> Result<AppState, GatewayError> {
+        Ok(AppState {
+            gateway: Gateway::new(&config.outbound)?,
             leptos_options,
             config: Arc::new(config),
             db,
             metrics: Arc::new(Metrics::default()),
             started: Instant::now(),
-        }
+        })
     }
 }

@@ -7,6 +7,7 @@ use sea_orm_migration::prelude::*;
 use super::Db;
 
 mod m20261129_000001_initial;
+mod m20261129_000002_agent_interface_pin;
 
 /// The migration table keeps the original console's name.
 pub const MIGRATION_TABLE: &str = "agent_taskbay_migrations";
@@ -17,7 +18,10 @@ pub struct Migrator;
 #[async_trait::async_trait]
 impl MigratorTrait for Migrator {
     fn migrations() -> Vec<Box<dyn MigrationTrait>> {
-        vec![Box::new(m20261129_000001_initial::Migration)]
+        vec![
+            Box::new(m20261129_000001_initial::Migration),
+            Box::new(m20261129_000002_agent_interface_pin::Migration),
+        ]
     }
 
     fn migration_table_name() -> DynIden {

@@ -52,6 +52,7 @@ pub async fn register(
         created_at: Set(now),
         updated_at: Set(now),
         removed_at: Set(None),
+        interface_pin_json: Set(None),
     };
     // A removed agent that is registered again comes back with its history.
     agent::Entity::insert(row)
@@ -116,4 +117,66 @@ pub async fn remove(db: &Db, organization_id: &str, agent_id: &str) -> Result<()
     row.updated_at = Set(now);
     agent::Entity::update(row).exec(&db.write).await?;
     Ok(())
+}
+
+/// What one discovery attempt found out about an agent.
+#[derive(Clone, Debug)]
+pub enum DiscoveryOutcome {
+    /// The card was fetched; its name, description and protocol version are copied to the row.
+    Reachable {
+        display_name: Option<String>,
+        description: Option<String>,
+        protocol_version: Option<String>,
+    },
+    /// Discovery failed; the message is shown in the agent list.
+    Failed { error: String },
+}
+
+/// Records the outcome of a card discovery on the agent row.
+pub async fn record_discovery(
+    db: &Db,
+    agent_id: &str,
+    outcome: DiscoveryOutcome,
+) -> Result<agent::Model, StoreError> {
+    let found = agent::Entity::find_by_id(agent_id.to_owned())
+        .one(&db.write)
+        .await?
+        .ok_or(StoreError::NotFound)?;
+    let now = Utc::now();
+    let mut row: agent::ActiveModel = found.into();
+    row.last_discovery_at = Set(Some(now));
+    row.updated_at = Set(now);
+    match outcome {
+        DiscoveryOutcome::Reachable {
+            display_name,
+            description,
+            protocol_version,
+        } => {
+            row.display_name = Set(display_name);
+            row.description = Set(description);
+            row.protocol_version = Set(protocol_version);
+            row.last_healthy_at = Set(Some(now));
+            row.last_error = Set(None);
+        }
+        DiscoveryOutcome::Failed { error } => row.last_error = Set(Some(error)),
+    }
+    Ok(agent::Entity::update(row).exec(&db.write).await?)
+}
+
+/// Pins the agent to an interface (`app::a2a::InterfacePin` as JSON), or unpins it with `None`.
+pub async fn set_interface_pin(
+    db: &Db,
+    organization_id: &str,
+    agent_id: &str,
+    pin: Option<serde_json::Value>,
+) -> Result<agent::Model, StoreError> {
+    let found = agent::Entity::find_by_id(agent_id.to_owned())
+        .filter(agent::Column::OrganizationId.eq(organization_id))
+        .one(&db.write)
+        .await?
+        .ok_or(StoreError::NotFound)?;
+    let mut row: agent::ActiveModel = found.into();
+    row.interface_pin_json = Set(pin);
+    row.updated_at = Set(Utc::now());
+    Ok(agent::Entity::update(row).exec(&db.write).await?)
 }

@@ -26,7 +26,7 @@ async fn readyz_is_200_when_migrated() {
 async fn readyz_is_503_and_names_pending_migrations() {
     for test_db in support::backends().await {
         let db = test_db.connect().await;
-        let state = AppState::new(support::leptos_options(), test_db.config.clone(), db);
+        let state = AppState::new(support::leptos_options(), test_db.config.clone(), db).unwrap();
         let response = get(&state, "/readyz").await;
         assert_eq!(
             response.status(),

@@ -117,7 +117,7 @@ pub async fn app() -> (AppState, TestDb) {
     let test_db = sqlite();
     let db = test_db.migrated().await;
     (
-        AppState::new(leptos_options(), test_db.config.clone(), db),
+        AppState::new(leptos_options(), test_db.config.clone(), db).unwrap(),
         test_db,
     )
 }

@@ -2,7 +2,7 @@
 
 use sea_orm::entity::prelude::*;
 
-#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
 #[sea_orm(table_name = "agents")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
@@ -24,6 +24,10 @@ pub struct Model {
     pub updated_at: DateTimeUtc,
     /// Set when an operator removes the agent; its tasks and history stay.
     pub removed_at: Option<DateTimeUtc>,
+    /// The pinned interface (`app::a2a::InterfacePin` as JSON); null means the first one the
+    /// console speaks.
+    #[sea_orm(column_type = "JsonBinary", nullable)]
+    pub interface_pin_json: Option<Json>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -1,0 +1,129 @@
+//! Agents: preview a card, discover and record it as a snapshot, and find the endpoint to call.
+
+use app::a2a::{self, AgentCard, ComplianceReport, InterfaceError, InterfacePin};
+use chrono::Utc;
+use serde_json::Value;
+
+use crate::db::Db;
+use crate::db::entity::agent;
+use crate::gateway::{Endpoint, Gateway, GatewayError};
+use crate::store::StoreError;
+use crate::store::agents::{self as agent_store, DiscoveryOutcome};
+use crate::store::card_snapshots::{self, NewSnapshot};
+
+/// Signature status of every card until card signatures are verified (later issue).
+const UNSIGNED: &str = "unsigned";
+
+/// Errors of the agent services; each variant is something the caller shows or acts on.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentServiceError {
+    /// The agent could not be reached or refused; the message is safe to show.
+    #[error(transparent)]
+    Gateway(#[from] GatewayError),
+    /// No usable interface (none the console speaks, the pin matches none, or gRPC only).
+    #[error(transparent)]
+    Interface(#[from] InterfaceError),
+    /// The agent has never been discovered, so there is no card to pick an interface from.
+    #[error("The agent's card has not been fetched yet.")]
+    NoCard,
+    /// The stored card or pin no longer decodes (written by an older version).
+    #[error("Stored agent data is unreadable: {0}")]
+    Corrupt(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// A card as discovery found it, with what the console makes of it.
+#[derive(Clone, Debug)]
+pub struct CardPreview {
+    pub card: AgentCard,
+    /// The card exactly as served.
+    pub raw: Value,
+    /// The candidate URL that answered.
+    pub resolved_url: String,
+    pub report: ComplianceReport,
+    /// Hex SHA-256 of the served bytes.
+    pub digest: String,
+}
+
+/// Fetches and checks the card at `card_url` without storing anything (the "Add agent" preview).
+pub async fn preview_card(gateway: &Gateway, card_url: &str) -> Result<CardPreview, AgentServiceError> {
+    let found = gateway.discover_card(card_url).await?;
+    // Discovery only returns JSON objects, and the card decoder accepts any object.
+    let decoded = a2a::decode_card(&found.card).map_err(|e| AgentServiceError::Corrupt(e.to_string()))?;
+    Ok(CardPreview {
+        report: a2a::check_card(&found.card),
+        card: decoded.card,
+        raw: decoded.raw,
+        resolved_url: found.url.to_string(),
+        digest: found.sha256,
+    })
+}
+
+/// Discovers a registered agent's card, stores it as a snapshot and updates the agent row
+/// (name, description, protocol version, reachability). A failure is recorded on the row too.
+pub async fn discover(
+    db: &Db,
+    gateway: &Gateway,
+    agent: &agent::Model,
+) -> Result<CardPreview, AgentServiceError> {
+    let preview = match preview_card(gateway, &agent.card_url).await {
+        Ok(preview) => preview,
+        Err(error) => {
+            agent_store::record_discovery(
+                db,
+                &agent.id,
+                DiscoveryOutcome::Failed {
+                    error: error.to_string(),
+                },
+            )
+            .await?;
+            return Err(error);
+        }
+    };
+    let snapshot = NewSnapshot {
+        raw_card: preview.raw.clone(),
+        normalized_card: to_json(&preview.card)?,
+        compliance: to_json(&preview.report)?,
+        signature_status: UNSIGNED.to_owned(),
+        digest: preview.digest.clone(),
+        resolved_card_url: preview.resolved_url.clone(),
+        fetched_at: Utc::now(),
+    };
+    card_snapshots::record(db, &agent.organization_id, &agent.id, snapshot).await?;
+    let card = &preview.card;
+    let outcome = DiscoveryOutcome::Reachable {
+        display_name: non_empty(&card.name),
+        description: non_empty(&card.description),
+        protocol_version: card.protocol_versions.first().cloned(),
+    };
+    agent_store::record_discovery(db, &agent.id, outcome).await?;
+    Ok(preview)
+}
+
+/// The endpoint to call for `agent`: the first interface of its latest card the console
+/// speaks, or the one its pin selects.
+pub async fn endpoint(db: &Db, agent: &agent::Model) -> Result<Endpoint, AgentServiceError> {
+    let snapshot = card_snapshots::latest(db, &agent.id)
+        .await?
+        .ok_or(AgentServiceError::NoCard)?;
+    let card =
+        AgentCard::decode(&snapshot.raw_card_json).map_err(|e| AgentServiceError::Corrupt(e.to_string()))?;
+    let pin: InterfacePin = match &agent.interface_pin_json {
+        Some(pin) => {
+            serde_json::from_value(pin.clone()).map_err(|e| AgentServiceError::Corrupt(e.to_string()))?
+        }
+        None => InterfacePin::default(),
+    };
+    let chosen = a2a::choose_interface(&card.interfaces, &pin)?;
+    Ok(Endpoint::try_from(&chosen)?)
+}
+
+fn to_json(value: &impl serde::Serialize) -> Result<Value, AgentServiceError> {
+    serde_json::to_value(value).map_err(|e| AgentServiceError::Corrupt(e.to_string()))
+}
+
+fn non_empty(text: &str) -> Option<String> {
+    let text = text.trim();
+    (!text.is_empty()).then(|| text.to_owned())
+}

@@ -1,0 +1,188 @@
+//! The agent services against the real demo agent over HTTP: preview, discovery into
+//! snapshots (on every store backend), reachability, and the endpoint a pin selects.
+
+use app::a2a::{Binding, CardVersion, InterfacePin, ProtocolVersion, Transport};
+use server::config::OutboundConfig;
+use server::demo_agent;
+use server::gateway::Gateway;
+use server::services::agents::{self, AgentServiceError};
+use server::store::agents::{self as agent_store, AgentSource};
+use server::store::{card_snapshots, organizations};
+
+use crate::support;
+
+/// Serves the demo agent on an ephemeral loopback port; returns its origin.
+async fn demo() -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let origin = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, demo_agent::router()).await.unwrap() });
+    origin
+}
+
+fn gateway(allow_private_networks: bool) -> Gateway {
+    Gateway::new(&OutboundConfig {
+        allow_private_networks,
+        allowed_origins: vec![],
+    })
+    .unwrap()
+}
+
+#[tokio::test]
+async fn preview_reports_the_card_and_its_compliance_without_storing() {
+    let origin = demo().await;
+    let preview = agents::preview_card(&gateway(true), &format!("{origin}/showcase/card.json"))
+        .await
+        .unwrap();
+    assert_eq!(preview.card.name, "Form fixture (showcase)");
+    assert_eq!(preview.resolved_url, format!("{origin}/showcase/card.json"));
+    assert_eq!(preview.report.version, CardVersion::V1_0);
+    assert!(preview.report.score > 0 && preview.report.score <= 100);
+    assert_eq!(preview.digest.len(), 64);
+
+    let legacy = agents::preview_card(&gateway(true), &format!("{origin}/legacy"))
+        .await
+        .unwrap();
+    assert_eq!(
+        legacy.resolved_url,
+        format!("{origin}/legacy/.well-known/agent-card.json"),
+        "discovery fallback"
+    );
+    assert_eq!(legacy.report.version, CardVersion::V0_3);
+}
+
+#[tokio::test]
+async fn preview_refuses_loopback_unless_private_networks_are_allowed() {
+    let origin = demo().await;
+    let error = agents::preview_card(&gateway(false), &format!("{origin}/form/card.json"))
+        .await
+        .unwrap_err();
+    let message = error.to_string();
+    assert!(
+        message.contains("loopback addresses are blocked unless A2A_ALLOW_PRIVATE_NETWORKS=true"),
+        "{message}"
+    );
+}
+
+#[tokio::test]
+async fn discovery_records_a_snapshot_and_reachability_on_every_backend() {
+    let origin = demo().await;
+    for test_db in support::backends().await {
+        let db = test_db.migrated().await;
+        let org = organizations::local(&db).await.unwrap().id;
+        let url = format!("{origin}/form/card.json");
+        let agent = agent_store::register(&db, &org, &url, AgentSource::Managed)
+            .await
+            .unwrap();
+        assert!(
+            matches!(
+                agents::endpoint(&db, &agent).await,
+                Err(AgentServiceError::NoCard)
+            ),
+            "{}",
+            test_db.name
+        );
+
+        agents::discover(&db, &gateway(true), &agent).await.unwrap();
+        let agent = agent_store::find_by_url(&db, &org, &url).await.unwrap();
+        assert_eq!(
+            agent.display_name.as_deref(),
+            Some("Form fixture (form)"),
+            "{}",
+            test_db.name
+        );
+        assert_eq!(agent.protocol_version.as_deref(), Some("1.0"));
+        assert!(agent.last_healthy_at.is_some() && agent.last_error.is_none());
+        let snapshot = card_snapshots::latest(&db, &agent.id)
+            .await
+            .unwrap()
+            .expect("snapshot stored");
+        assert_eq!(snapshot.raw_card_json["name"], "Form fixture (form)");
+        assert_eq!(snapshot.compliance_json["version"], "1.0", "{}", test_db.name);
+        assert_eq!(snapshot.signature_status, "unsigned");
+
+        let endpoint = agents::endpoint(&db, &agent).await.unwrap();
+        assert_eq!(endpoint.url.as_str(), format!("{origin}/form/a2a"));
+        assert_eq!(
+            (endpoint.transport, endpoint.version),
+            (Transport::JsonRpc, ProtocolVersion::V1_0)
+        );
+
+        let pin = InterfacePin {
+            binding: Some(Binding::HttpJson),
+            ..InterfacePin::default()
+        };
+        let agent =
+            agent_store::set_interface_pin(&db, &org, &agent.id, Some(serde_json::to_value(&pin).unwrap()))
+                .await
+                .unwrap();
+        let endpoint = agents::endpoint(&db, &agent).await.unwrap();
+        assert_eq!(
+            endpoint.url.as_str(),
+            format!("{origin}/form/rest"),
+            "{}: the pin selects HTTP+JSON",
+            test_db.name
+        );
+
+        let grpc = InterfacePin {
+            binding: Some(Binding::Grpc),
+            ..InterfacePin::default()
+        };
+        let agent =
+            agent_store::set_interface_pin(&db, &org, &agent.id, Some(serde_json::to_value(&grpc).unwrap()))
+                .await
+                .unwrap();
+        let error = agents::endpoint(&db, &agent).await.unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "gRPC transport is unavailable under the hardened network policy; advertise an HTTP binding."
+        );
+        db.close().await;
+        test_db.cleanup().await;
+    }
+}
+
+#[tokio::test]
+async fn a_legacy_agent_is_called_over_0_3() {
+    let origin = demo().await;
+    let test_db = support::sqlite();
+    let db = test_db.migrated().await;
+    let org = organizations::local(&db).await.unwrap().id;
+    let agent = agent_store::register(&db, &org, &format!("{origin}/legacy"), AgentSource::Managed)
+        .await
+        .unwrap();
+    agents::discover(&db, &gateway(true), &agent).await.unwrap();
+    let endpoint = agents::endpoint(&db, &agent).await.unwrap();
+    assert_eq!(endpoint.version, ProtocolVersion::V0_3);
+    db.close().await;
+}
+
+#[tokio::test]
+async fn a_failed_discovery_is_recorded_on_the_agent() {
+    let test_db = support::sqlite();
+    let db = test_db.migrated().await;
+    let org = organizations::local(&db).await.unwrap().id;
+    // A port nobody listens on: bind, read the port, close.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}/gone/card.json");
+    let agent = agent_store::register(&db, &org, &url, AgentSource::Managed)
+        .await
+        .unwrap();
+    agents::discover(&db, &gateway(true), &agent).await.unwrap_err();
+    let agent = agent_store::find_by_url(&db, &org, &url).await.unwrap();
+    assert!(agent.last_discovery_at.is_some());
+    assert!(agent.last_healthy_at.is_none());
+    assert!(
+        agent.last_error.as_deref().is_some_and(|e| !e.is_empty()),
+        "{:?}",
+        agent.last_error
+    );
+    assert!(
+        card_snapshots::latest(&db, &agent.id).await.unwrap().is_none(),
+        "no snapshot for a failure"
+    );
+    db.close().await;
+}
