@@ -46,8 +46,8 @@ pub use event::{
     decode_stream_event_bytes,
 };
 pub use interface::{
-    AgentInterface, Binding, ChosenInterface, GRPC_REFUSED, InterfaceError, InterfacePin, Transport,
-    choose_interface, dedupe_interfaces,
+    AgentInterface, Binding, ChosenInterface, GRPC_REFUSED, InterfaceError, InterfacePin, MAX_INTERFACES,
+    Transport, choose_interface, dedupe_interfaces,
 };
 pub use jsonrpc::{
     JSONRPC_VERSION, JsonRpcError, JsonRpcRequest, JsonRpcResponse, RequestId, is_jsonrpc_envelope,

@@ -2,6 +2,8 @@
 //! the choice of the interface the console talks to: the first one it speaks, optionally
 //! pinned per agent. gRPC is refused under the hardened network policy (reference §8).
 
+use std::collections::HashSet;
+
 use serde::{Deserialize, Serialize};
 
 use super::version::{ProtocolVersion, major_minor};
@@ -128,14 +130,19 @@ impl AgentInterface {
     }
 }
 
+/// How many advertised interfaces are considered; later ones are ignored. A real agent
+/// advertises a handful (one per binding and version), while a hostile card within the 2 MiB
+/// card cap can list tens of thousands, and every one costs a key and a comparison here and
+/// a look in [`choose_interface`].
+pub const MAX_INTERFACES: usize = 64;
+
 /// Drops later duplicates, keeping the advertised order (which is the preference order).
+/// Only the first [`MAX_INTERFACES`] entries are considered.
 pub fn dedupe_interfaces(interfaces: Vec<AgentInterface>) -> Vec<AgentInterface> {
-    let mut seen = Vec::new();
+    let mut seen = HashSet::new();
     let mut out = Vec::new();
-    for interface in interfaces {
-        let key = interface.key();
-        if !seen.contains(&key) {
-            seen.push(key);
+    for interface in interfaces.into_iter().take(MAX_INTERFACES) {
+        if seen.insert(interface.key()) {
             out.push(interface);
         }
     }
@@ -402,6 +409,7 @@ mod tests {
         ];
         let deduped = dedupe_interfaces(list);
         assert_eq!(deduped.len(), 3);
+        assert_eq!(deduped[2].protocol_version, "0.3");
         assert_eq!(deduped[1].tenant.as_deref(), Some("t1"));
         let tenant_pin = InterfacePin::default();
         assert_eq!(
@@ -410,5 +418,26 @@ mod tests {
                 .tenant,
             "t1"
         );
+    }
+
+    #[test]
+    fn a_hostile_interface_list_is_capped_and_keeps_order() {
+        // 50k entries cycling through 100 distinct URLs: only the first MAX_INTERFACES are
+        // looked at, their duplicates dropped, first occurrences kept in order.
+        let list: Vec<_> = (0..50_000)
+            .map(|i| iface(&format!("https://a{}", i % 100), "JSONRPC", "1.0"))
+            .collect();
+        let started = std::time::Instant::now();
+        let deduped = dedupe_interfaces(list);
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
+        let urls: Vec<_> = deduped.iter().map(|i| i.url.clone()).collect();
+        let expected: Vec<_> = (0..MAX_INTERFACES).map(|i| format!("https://a{i}")).collect();
+        assert_eq!(urls, expected);
+
+        let repeated: Vec<_> = (0..50_000)
+            .map(|i| iface(&format!("https://b{}", i % 3), "HTTP+JSON", "1.0"))
+            .collect();
+        let urls: Vec<_> = dedupe_interfaces(repeated).into_iter().map(|i| i.url).collect();
+        assert_eq!(urls, ["https://b0", "https://b1", "https://b2"]);
     }
 }

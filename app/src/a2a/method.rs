@@ -214,7 +214,9 @@ impl Operation {
     }
 }
 
-/// Percent-encodes one path segment, keeping only RFC 3986 unreserved characters.
+/// Percent-encodes one path segment, keeping only RFC 3986 unreserved characters. A segment
+/// of `.` or `..` stays a dot segment (so would `%2E`, which a URL parser treats alike); the
+/// REST binding refuses such ids before building the route.
 fn encode_segment(segment: &str) -> String {
     let mut out = String::with_capacity(segment.len());
     for byte in segment.bytes() {

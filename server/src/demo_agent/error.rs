@@ -1,6 +1,7 @@
 //! A2A errors as both bindings report them (`shared/spec/a2a-and-a2ui.md` §A.9): JSON-RPC codes,
 //! HTTP statuses and `google.rpc.ErrorInfo` reasons.
 
+use app::a2a::ErrorCode;
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 
@@ -26,32 +27,29 @@ pub(crate) enum A2aError {
 }
 
 impl A2aError {
+    /// The spec's error code for this variant; numbers and reasons come from `app::a2a`.
+    fn error_code(&self) -> ErrorCode {
+        match self {
+            A2aError::Parse => ErrorCode::ParseError,
+            A2aError::InvalidRequest(_) => ErrorCode::InvalidRequest,
+            A2aError::MethodNotFound(_) => ErrorCode::MethodNotFound,
+            A2aError::InvalidParams(_) => ErrorCode::InvalidParams,
+            A2aError::TaskNotFound(_) => ErrorCode::TaskNotFound,
+            A2aError::TaskNotCancelable(_) => ErrorCode::TaskNotCancelable,
+            A2aError::UnsupportedOperation(_) => ErrorCode::UnsupportedOperation,
+            A2aError::VersionNotSupported(_) => ErrorCode::VersionNotSupported,
+        }
+    }
+
     /// The JSON-RPC error code.
     pub(crate) fn code(&self) -> i64 {
-        match self {
-            A2aError::Parse => -32700,
-            A2aError::InvalidRequest(_) => -32600,
-            A2aError::MethodNotFound(_) => -32601,
-            A2aError::InvalidParams(_) => -32602,
-            A2aError::TaskNotFound(_) => -32001,
-            A2aError::TaskNotCancelable(_) => -32002,
-            A2aError::UnsupportedOperation(_) => -32004,
-            A2aError::VersionNotSupported(_) => -32009,
-        }
+        self.error_code().code()
     }
 
     /// The `ErrorInfo.reason` of 1.0 error details.
     fn reason(&self) -> &'static str {
-        match self {
-            A2aError::Parse => "PARSE_ERROR",
-            A2aError::InvalidRequest(_) => "INVALID_REQUEST",
-            A2aError::MethodNotFound(_) => "METHOD_NOT_FOUND",
-            A2aError::InvalidParams(_) => "INVALID_PARAMS",
-            A2aError::TaskNotFound(_) => "TASK_NOT_FOUND",
-            A2aError::TaskNotCancelable(_) => "TASK_NOT_CANCELABLE",
-            A2aError::UnsupportedOperation(_) => "UNSUPPORTED_OPERATION",
-            A2aError::VersionNotSupported(_) => "VERSION_NOT_SUPPORTED",
-        }
+        // Every variant maps to a named code, and named codes all have a reason.
+        self.error_code().reason().unwrap_or_default()
     }
 
     /// The HTTP status of the HTTP+JSON binding.

@@ -1,66 +1,30 @@
 //! A2A 0.3 shapes for the `legacy` variant: tasks, messages, parts and stream events are kept
 //! in 1.0 form internally and converted here on the way out; 0.3 messages are converted in.
 
-use serde_json::{Map, Value, json};
-
-use super::wire;
-
-/// `TASK_STATE_INPUT_REQUIRED` → `input-required`.
-pub(crate) fn state_out(state: &str) -> String {
-    match state.strip_prefix("TASK_STATE_") {
-        Some(rest) => rest.to_lowercase().replace('_', "-"),
-        None => "unknown".to_owned(),
-    }
-}
+use app::a2a::{Part, PartContent, ProtocolVersion, TaskState, encode_part};
+use serde_json::{Value, json};
 
 fn role_out(role: &Value) -> &'static str {
     if role == "ROLE_USER" { "user" } else { "agent" }
 }
 
-/// A 1.0 part → a 0.3 part with a `kind` discriminator.
+/// A 1.0 part → a 0.3 part, encoded by `app::a2a`. This agent also labels text parts with
+/// `metadata.mimeType`, which the app encoder keeps for data parts only; a part the decoder
+/// refuses is sent as it is.
 fn part_out(part: &Value) -> Value {
-    let mut out = Map::new();
-    let media = part.get("mediaType").cloned();
-    if let Some(text) = part.get("text") {
-        out.insert("kind".into(), json!("text"));
-        out.insert("text".into(), text.clone());
-    } else if let Some(data) = part.get("data") {
-        out.insert("kind".into(), json!("data"));
-        // 0.3 data parts hold objects only.
-        let data = if data.is_object() {
-            data.clone()
-        } else {
-            json!({ "value": data })
-        };
-        out.insert("data".into(), data);
-    } else {
-        let mut file = Map::new();
-        if let Some(raw) = part.get("raw") {
-            file.insert("bytes".into(), raw.clone());
-        } else if let Some(url) = part.get("url") {
-            file.insert("uri".into(), url.clone());
+    let Ok(decoded) = Part::decode(part) else {
+        return part.clone();
+    };
+    let mut out = encode_part(&decoded, ProtocolVersion::V0_3);
+    if let (PartContent::Text(_), Some(media)) = (&decoded.content, &decoded.media_type)
+        && let Some(out) = out.as_object_mut()
+    {
+        let metadata = out.entry("metadata").or_insert_with(|| json!({}));
+        if let Some(metadata) = metadata.as_object_mut() {
+            metadata.entry("mimeType").or_insert_with(|| json!(media));
         }
-        if let Some(media) = &media {
-            file.insert("mimeType".into(), media.clone());
-        }
-        if let Some(name) = part.get("filename") {
-            file.insert("name".into(), name.clone());
-        }
-        out.insert("kind".into(), json!("file"));
-        out.insert("file".into(), Value::Object(file));
     }
-    let mut metadata = part
-        .get("metadata")
-        .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_default();
-    if let Some(media) = media.filter(|_| !out.contains_key("file")) {
-        metadata.insert("mimeType".into(), media);
-    }
-    if !metadata.is_empty() {
-        out.insert("metadata".into(), Value::Object(metadata));
-    }
-    Value::Object(out)
+    out
 }
 
 fn parts_out(parts: &Value) -> Value {
@@ -82,7 +46,8 @@ pub(crate) fn message_out(message: &Value) -> Value {
 }
 
 fn status_out(status: &Value) -> Value {
-    let mut out = json!({"state": state_out(status["state"].as_str().unwrap_or(""))});
+    let state = TaskState::parse(status["state"].as_str().unwrap_or(""));
+    let mut out = json!({"state": state.as_v03_str()});
     if let Some(message) = status.get("message") {
         out["message"] = message_out(message);
     }
@@ -122,12 +87,11 @@ pub(crate) fn event_out(event: &Value) -> Value {
         let mut out = update.clone();
         out["kind"] = json!("status-update");
         out["status"] = status_out(&update["status"]);
-        out["final"] = json!(wire::ends_stream(
-            update
-                .pointer("/status/state")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-        ));
+        let state = update
+            .pointer("/status/state")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        out["final"] = json!(TaskState::parse(state).ends_stream());
         out
     } else if let Some(update) = event.get("artifactUpdate") {
         let mut out = update.clone();
@@ -221,6 +185,17 @@ mod tests {
             event_out(&json!({"statusUpdate": {"taskId": "t", "status": {"state": "TASK_STATE_COMPLETED"}}}));
         assert_eq!(event["kind"], "status-update");
         assert_eq!(event["final"], true);
+    }
+
+    #[test]
+    fn an_unspecified_state_is_unknown_in_0_3() {
+        let task = json!({"id": "t", "status": {"state": "TASK_STATE_UNSPECIFIED"}});
+        assert_eq!(task_out(&task)["status"]["state"], "unknown");
+        let event = event_out(
+            &json!({"statusUpdate": {"taskId": "t", "status": {"state": "TASK_STATE_UNSPECIFIED"}}}),
+        );
+        assert_eq!(event["status"]["state"], "unknown");
+        assert_eq!(event["final"], false);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::future::Future;
 
+use app::a2a::VERSION_HEADER;
 use axum::Json;
 use axum::Router;
 use axum::body::Bytes;
@@ -21,8 +22,6 @@ use super::rest::{self, Call};
 use super::service::Agent;
 use super::variant::{VARIANTS, Variant};
 
-/// Header (or query parameter) carrying the requested A2A version.
-const VERSION_HEADER: &str = "A2A-Version";
 /// The version every 1.0 variant requires.
 const SUPPORTED_VERSION: &str = "1.0";
 

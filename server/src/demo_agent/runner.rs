@@ -3,12 +3,13 @@
 
 use std::time::Duration;
 
+use app::a2a::TaskState;
 use serde_json::json;
 use tokio::time::{Instant, MissedTickBehavior};
 use tokio_util::sync::CancellationToken;
 
 use super::store::TaskStore;
-use super::wire::{CANCELED, Update, WORKING};
+use super::wire::Update;
 
 /// How long work continues after its last follower (stream or waiting SendMessage) went away,
 /// so a client can resubscribe after a dropped connection.
@@ -75,7 +76,7 @@ impl Run {
         tracing::debug!(task_id = %self.task_id, "demo agent: no follower left, stopping work");
         let _ = self.store.apply(
             &self.task_id,
-            Update::say(CANCELED, "Stopped: no client is listening any more."),
+            Update::say(TaskState::Canceled, "Stopped: no client is listening any more."),
         );
         Err(Stop)
     }
@@ -98,7 +99,7 @@ async fn flood(run: &Run, rate: u32, count: u32, orphaned_since: &mut Option<Ins
         while emitted < due {
             emitted += 1;
             let update = Update::Status {
-                state: WORKING,
+                state: TaskState::Working,
                 parts: Vec::new(),
                 message_metadata: None,
                 event_metadata: Some(json!({"seq": emitted, "count": count})),

@@ -5,6 +5,7 @@
 use std::pin::Pin;
 use std::sync::Arc;
 
+use app::a2a::TaskState;
 use futures::Stream;
 use futures::StreamExt as _;
 use serde_json::{Value, json};
@@ -18,7 +19,7 @@ use super::scenario;
 use super::store::{Attached, ListQuery, TaskStore};
 use super::task_json::task_state;
 use super::variant::Variant;
-use super::wire::{self, Incoming};
+use super::wire::Incoming;
 
 /// A stream of 1.0 StreamResponse objects (`{"task"}`, `{"statusUpdate"}`, …).
 pub(crate) type EventStream = Pin<Box<dyn Stream<Item = Value> + Send>>;
@@ -162,7 +163,7 @@ struct Follow {
 impl Follow {
     async fn next(mut self) -> Option<(Value, Follow)> {
         if let Some(first) = self.first.take() {
-            self.done = wire::ends_stream(task_state(&first["task"]));
+            self.done = TaskState::parse(task_state(&first["task"])).ends_stream();
             return Some((first, self));
         }
         if self.done {
@@ -173,13 +174,13 @@ impl Follow {
             received = self.events.recv() => match received {
                 Ok(event) => {
                     let state = event.pointer("/statusUpdate/status/state").and_then(Value::as_str).unwrap_or("");
-                    self.done = wire::ends_stream(state);
+                    self.done = TaskState::parse(state).ends_stream();
                     Some((event, self))
                 }
                 Err(RecvError::Lagged(_)) => {
                     // Too slow for the buffer: resynchronise with a snapshot.
                     let task = self.store.snapshot(&self.task_id)?;
-                    self.done = wire::ends_stream(task_state(&task));
+                    self.done = TaskState::parse(task_state(&task)).ends_stream();
                     Some((json!({ "task": task }), self))
                 }
                 Err(RecvError::Closed) => None,

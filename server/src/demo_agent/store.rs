@@ -4,15 +4,14 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use app::a2a::TaskState;
 use serde_json::{Value, json};
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
 use super::error::A2aError;
-use super::task_json::{
-    merge_artifact, push_history, short_state, stamp, status_event, task_state, trim, user_message,
-};
-use super::wire::{self, CANCELED, Incoming, Update, WORKING};
+use super::task_json::{merge_artifact, push_history, stamp, status_event, task_state, trim, user_message};
+use super::wire::{self, Incoming, Update};
 
 /// Events buffered per task for slow subscribers; a subscriber that falls further behind
 /// gets a fresh task snapshot instead of the missed events.
@@ -110,7 +109,7 @@ impl TaskStore {
                     .get_mut(id)
                     .ok_or_else(|| A2aError::TaskNotFound(id.clone()))?;
                 let current = task_state(&entry.task).to_owned();
-                if wire::is_terminal(&current) {
+                if TaskState::parse(&current).is_terminal() {
                     return Err(A2aError::UnsupportedOperation(format!(
                         "Task {id} is in a terminal state ({current}) and accepts no more messages"
                     )));
@@ -129,7 +128,7 @@ impl TaskStore {
                 }
                 let message = user_message(incoming, id, entry.task["contextId"].as_str().unwrap_or(""));
                 push_history(&mut entry.task, message);
-                entry.task["status"] = json!({"state": WORKING, "timestamp": wire::now_iso()});
+                entry.task["status"] = json!({"state": TaskState::Working, "timestamp": wire::now_iso()});
                 entry.seq = seq;
                 entry.run = CancellationToken::new();
                 let event = status_event(&entry.task, None);
@@ -147,7 +146,7 @@ impl TaskStore {
                 let task = json!({
                     "id": id,
                     "contextId": context,
-                    "status": {"state": WORKING, "timestamp": wire::now_iso()},
+                    "status": {"state": TaskState::Working, "timestamp": wire::now_iso()},
                     "artifacts": [],
                     "history": [user_message(incoming, &id, &context)],
                 });
@@ -187,7 +186,7 @@ impl TaskStore {
         state.next_seq += 1;
         let seq = state.next_seq;
         let entry = state.tasks.get_mut(task_id).ok_or(Finished)?;
-        if wire::is_terminal(task_state(&entry.task)) {
+        if TaskState::parse(task_state(&entry.task)).is_terminal() {
             return Err(Finished);
         }
         entry.seq = seq;
@@ -202,7 +201,7 @@ impl TaskStore {
                 if !parts.is_empty() {
                     entry.messages += 1;
                     let mut message = json!({
-                        "messageId": format!("agent-{task_id}-{}-{}", short_state(new_state), entry.messages),
+                        "messageId": format!("agent-{task_id}-{}-{}", new_state.as_v03_str(), entry.messages),
                         "role": "ROLE_AGENT",
                         "taskId": task_id,
                         "contextId": entry.task["contextId"],
@@ -264,7 +263,7 @@ impl TaskStore {
         let status = query
             .status
             .as_deref()
-            .filter(|s| !s.is_empty() && *s != "TASK_STATE_UNSPECIFIED");
+            .filter(|s| !s.is_empty() && *s != TaskState::Unspecified.as_v1_str());
         let mut matching: Vec<(u64, Value)> = {
             let state = self.lock();
             state
@@ -308,7 +307,7 @@ impl TaskStore {
         };
         self.apply(
             task_id,
-            Update::say(CANCELED, "Canceled at the client's request."),
+            Update::say(TaskState::Canceled, "Canceled at the client's request."),
         )
         .map_err(|Finished| A2aError::TaskNotCancelable(task_id.to_owned()))?;
         cancel.cancel();
@@ -323,7 +322,7 @@ impl TaskStore {
             .get(task_id)
             .ok_or_else(|| A2aError::TaskNotFound(task_id.to_owned()))?;
         let current = task_state(&entry.task);
-        if wire::is_terminal(current) {
+        if TaskState::parse(current).is_terminal() {
             return Err(A2aError::UnsupportedOperation(format!(
                 "Task {task_id} is in a terminal state ({current}); nothing to subscribe to"
             )));
@@ -348,7 +347,6 @@ impl TaskStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::demo_agent::wire::{COMPLETED, INPUT_REQUIRED};
 
     fn incoming(text: &str, task_id: Option<&str>) -> Incoming {
         let mut message = json!({"messageId": "m", "role": "ROLE_USER", "parts": [{"text": text}]});
@@ -365,19 +363,22 @@ mod tests {
         assert_eq!(started.attached.task_id, "form-task-1");
         assert_eq!(started.attached.snapshot["contextId"], "form-context");
         store
-            .apply("form-task-1", Update::say(INPUT_REQUIRED, "Where?"))
+            .apply("form-task-1", Update::say(TaskState::InputRequired, "Where?"))
             .unwrap();
         let task = store.get("form-task-1", None).unwrap();
         assert_eq!(
             task["status"]["message"]["messageId"],
             "agent-form-task-1-input-required-1"
         );
-        assert_eq!(store.cancel("form-task-1").unwrap()["status"]["state"], CANCELED);
+        assert_eq!(
+            store.cancel("form-task-1").unwrap()["status"]["state"],
+            TaskState::Canceled.as_v1_str()
+        );
         assert!(started.cancel.is_cancelled());
         assert_eq!(store.cancel("form-task-1").unwrap_err().code(), -32002);
         assert_eq!(store.cancel("nope").unwrap_err().code(), -32001);
         assert_eq!(
-            store.apply("form-task-1", Update::say(COMPLETED, "late")),
+            store.apply("form-task-1", Update::say(TaskState::Completed, "late")),
             Err(Finished)
         );
     }

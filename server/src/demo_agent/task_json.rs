@@ -15,14 +15,6 @@ pub(crate) fn task_state(task: &Value) -> &str {
         .unwrap_or("")
 }
 
-/// `TASK_STATE_INPUT_REQUIRED` → `input-required`, for message ids.
-pub(crate) fn short_state(state: &str) -> String {
-    state
-        .trim_start_matches("TASK_STATE_")
-        .to_lowercase()
-        .replace('_', "-")
-}
-
 pub(crate) fn user_message(incoming: &Incoming, task_id: &str, context_id: &str) -> Value {
     let mut message = incoming.message.clone();
     message["taskId"] = json!(task_id);

@@ -1,33 +1,12 @@
-//! A2A 1.0 JSON shapes the demo agent reads and writes: task states, agent updates and the
-//! incoming user message. Built with `serde_json` on purpose: the fixture must be able to send
-//! what a typed model would refuse.
+//! A2A 1.0 JSON shapes the demo agent reads and writes: agent updates and the incoming user
+//! message (task states are `app::a2a::TaskState`). Built with `serde_json` on purpose: the
+//! fixture must be able to send what a typed model would refuse.
 
+use app::a2a::TaskState;
 use serde_json::{Map, Value, json};
 
 use super::error::A2aError;
 use super::extension::{A2UI_LEGACY_MEDIA_TYPE, A2UI_MEDIA_TYPE};
-
-pub(crate) const WORKING: &str = "TASK_STATE_WORKING";
-pub(crate) const INPUT_REQUIRED: &str = "TASK_STATE_INPUT_REQUIRED";
-pub(crate) const COMPLETED: &str = "TASK_STATE_COMPLETED";
-pub(crate) const CANCELED: &str = "TASK_STATE_CANCELED";
-pub(crate) const FAILED: &str = "TASK_STATE_FAILED";
-pub(crate) const REJECTED: &str = "TASK_STATE_REJECTED";
-
-/// Whether no further messages or updates can change a task in `state`.
-pub(crate) fn is_terminal(state: &str) -> bool {
-    matches!(state, COMPLETED | CANCELED | FAILED | REJECTED)
-}
-
-/// Whether a task in `state` waits for the client (streams close there too).
-pub(crate) fn is_interrupted(state: &str) -> bool {
-    matches!(state, INPUT_REQUIRED | "TASK_STATE_AUTH_REQUIRED")
-}
-
-/// Whether a stream stops after `state`.
-pub(crate) fn ends_stream(state: &str) -> bool {
-    is_terminal(state) || is_interrupted(state)
-}
 
 /// Now as an ISO-8601 UTC timestamp with millisecond precision.
 pub(crate) fn now_iso() -> String {
@@ -54,7 +33,7 @@ pub(crate) fn data_part(data: Value, media_type: &str) -> Value {
 pub(crate) enum Update {
     /// A new status, optionally with an agent message (which also joins the history).
     Status {
-        state: &'static str,
+        state: TaskState,
         /// Parts of the status message; none means the status has no message.
         parts: Vec<Value>,
         /// `metadata` of the status message.
@@ -72,7 +51,7 @@ pub(crate) enum Update {
 
 impl Update {
     /// A status with a single text message.
-    pub(crate) fn say(state: &'static str, text: impl Into<String>) -> Update {
+    pub(crate) fn say(state: TaskState, text: impl Into<String>) -> Update {
         Update::Status {
             state,
             parts: vec![text_part(text)],
@@ -82,7 +61,7 @@ impl Update {
     }
 
     /// A status whose message holds `parts`.
-    pub(crate) fn parts(state: &'static str, parts: Vec<Value>) -> Update {
+    pub(crate) fn parts(state: TaskState, parts: Vec<Value>) -> Update {
         Update::Status {
             state,
             parts,

@@ -15,7 +15,7 @@ use serde_json::Value;
 use super::client::{Gateway, MAX_RESPONSE_BYTES};
 use super::endpoint::Endpoint;
 use super::error::GatewayError;
-use super::sse::{SseParser, decode_event};
+use super::sse::{SseParser, decode_event_for};
 use super::{jsonrpc, rest};
 
 /// The 1.0 extension activation header (§A.8).
@@ -85,27 +85,28 @@ impl Gateway {
             }?;
             return Ok(futures::stream::iter([Ok(result)]).boxed());
         }
-        Ok(self.events(response))
+        Ok(self.events(response, rpc_id))
     }
 
-    fn events(&self, response: Response) -> EventStream {
+    /// The events of an open stream; over JSON-RPC (`rpc_id` set) each must carry the id.
+    fn events(&self, response: Response, rpc_id: Option<String>) -> EventStream {
         let chunks = self.capped_chunks(response, MAX_RESPONSE_BYTES).boxed();
-        let state = (chunks, SseParser::new(), false);
-        futures::stream::unfold(state, |(mut chunks, mut parser, done)| async move {
+        let state = (chunks, SseParser::new(), rpc_id, false);
+        futures::stream::unfold(state, |(mut chunks, mut parser, rpc_id, done)| async move {
             if done {
                 return None;
             }
             loop {
                 while let Some(event) = parser.next_event() {
-                    match decode_event(&event.data) {
-                        Ok(Some(value)) => return Some((Ok(value), (chunks, parser, false))),
+                    match decode_event_for(&event.data, rpc_id.as_deref()) {
+                        Ok(Some(value)) => return Some((Ok(value), (chunks, parser, rpc_id, false))),
                         Ok(None) => {}
-                        Err(e) => return Some((Err(e), (chunks, parser, true))),
+                        Err(e) => return Some((Err(e), (chunks, parser, rpc_id, true))),
                     }
                 }
                 match chunks.next().await? {
                     Ok(chunk) => parser.feed(&chunk),
-                    Err(e) => return Some((Err(e), (chunks, parser, true))),
+                    Err(e) => return Some((Err(e), (chunks, parser, rpc_id, true))),
                 }
             }
         })
@@ -148,7 +149,7 @@ impl Gateway {
                     HttpMethod::Post => reqwest::Method::POST,
                     HttpMethod::Delete => reqwest::Method::DELETE,
                 };
-                let mut request = self.request(method, built.url)?;
+                let mut request = self.request_with_query(method, built.url, built.query.as_deref())?;
                 if let Some(body) = built.body {
                     let content_type = match endpoint.version {
                         ProtocolVersion::V1_0 => "application/a2a+json",

@@ -79,7 +79,20 @@ impl Gateway {
     /// Starts a request to `url` after the admission check (scheme, credentials, allowlist,
     /// literal addresses). Host names are checked again by the resolver at connect time.
     pub(crate) fn request(&self, method: reqwest::Method, url: Url) -> Result<RequestBuilder, GatewayError> {
+        self.request_with_query(method, url, None)
+    }
+
+    /// [`Gateway::request`] with a query string the gateway built itself (already
+    /// form-encoded), attached after admission: admission refuses any query in `url`, so one
+    /// can only come from here.
+    pub(crate) fn request_with_query(
+        &self,
+        method: reqwest::Method,
+        mut url: Url,
+        query: Option<&str>,
+    ) -> Result<RequestBuilder, GatewayError> {
         admit(&url, self.allow_private_networks, &self.allowed_origins)?;
+        url.set_query(query);
         Ok(self.http.request(method, url))
     }
 

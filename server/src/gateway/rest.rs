@@ -14,7 +14,12 @@ use super::error::GatewayError;
 #[derive(Debug, PartialEq)]
 pub(crate) struct RestRequest {
     pub method: HttpMethod,
+    /// The endpoint URL with the route's path; any query or fragment the endpoint carried is
+    /// kept so that admission refuses it.
     pub url: Url,
+    /// The form-encoded query of a GET/DELETE (the params left after the path params are
+    /// taken out), attached after admission.
+    pub query: Option<String>,
     /// The JSON body of a POST (the params left after the path params are taken out).
     pub body: Option<Value>,
 }
@@ -47,6 +52,9 @@ pub(crate) fn build(
     let names = operation.route_param_names(endpoint.version);
     let task_id = take_path_param(&mut params, names.task_id, operation)?;
     let config_id = take_path_param(&mut params, names.config_id, operation)?;
+    for segment in [&task_id, &config_id, &tenant] {
+        refuse_dot_segment(segment, operation)?;
+    }
     let route = operation.rest_route(
         endpoint.version,
         &RouteParams {
@@ -62,24 +70,39 @@ pub(crate) fn build(
         endpoint.url.path().trim_end_matches('/'),
         route.path
     ));
-    url.set_query(None);
-    let body = match route.method {
-        HttpMethod::Post => Some(Value::Object(params)),
+    let (query, body) = match route.method {
+        HttpMethod::Post => (None, Some(Value::Object(params))),
+        HttpMethod::Get | HttpMethod::Delete if params.is_empty() => (None, None),
         HttpMethod::Get | HttpMethod::Delete => {
-            if !params.is_empty() {
-                let mut query = url.query_pairs_mut();
-                for (key, value) in &params {
-                    append_query(&mut query, key, value);
-                }
+            let mut query = url::form_urlencoded::Serializer::new(String::new());
+            for (key, value) in &params {
+                append_query(&mut query, key, value);
             }
-            None
+            (Some(query.finish()), None)
         }
     };
     Ok(RestRequest {
         method: route.method,
         url,
+        query,
         body,
     })
+}
+
+/// Refuses a path param that is a dot segment: `Url::set_path` would resolve `.` or `..`
+/// (and their `%2e` spellings, WHATWG URL §4.1) and send the request to another resource,
+/// e.g. a config id `..` turning a config delete into `DELETE /tasks/{id}`. Percent-encoding
+/// cannot help since `%2e` is a dot segment too. Other values are percent-encoded by the
+/// route (a literal `%` becomes `%25`), so only these two spellings reach the path as-is.
+fn refuse_dot_segment(segment: &str, operation: Operation) -> Result<(), GatewayError> {
+    let decoded = segment.to_ascii_lowercase().replace("%2e", ".");
+    if matches!(segment, "." | "..") || matches!(decoded.as_str(), "." | "..") {
+        return Err(GatewayError::InvalidParams(format!(
+            "{} over HTTP+JSON cannot use \"{segment}\" as a task, config or tenant id.",
+            operation.name()
+        )));
+    }
+    Ok(())
 }
 
 /// Removes the path param `name` (when the route has one) from `params`; it must be a
@@ -104,11 +127,7 @@ fn take_path_param(
 
 /// ProtoJSON query mapping: scalars as `key=value`, lists as repeated keys, nested objects
 /// with dotted names, nulls left out.
-fn append_query(
-    query: &mut url::form_urlencoded::Serializer<'_, url::UrlQuery<'_>>,
-    key: &str,
-    value: &Value,
-) {
+fn append_query(query: &mut url::form_urlencoded::Serializer<'_, String>, key: &str, value: &Value) {
     match value {
         Value::Null => {}
         Value::String(s) => {
@@ -182,10 +201,8 @@ mod tests {
         )
         .unwrap();
         assert_eq!(req.method, HttpMethod::Get);
-        assert_eq!(
-            req.url.as_str(),
-            "http://agent.example/a2a/rest/tasks/t%2F1%20x?historyLength=2"
-        );
+        assert_eq!(req.url.as_str(), "http://agent.example/a2a/rest/tasks/t%2F1%20x");
+        assert_eq!(req.query.as_deref(), Some("historyLength=2"));
         assert_eq!(req.body, None);
     }
 
@@ -198,7 +215,11 @@ mod tests {
         )
         .unwrap();
         assert_eq!(req.url.path(), "/a2a/rest/tasks");
-        let mut pairs: Vec<_> = req.url.query_pairs().into_owned().collect();
+        assert_eq!(req.url.query(), None, "the query is attached after admission");
+        let query = req.query.unwrap();
+        let mut pairs: Vec<_> = url::form_urlencoded::parse(query.as_bytes())
+            .into_owned()
+            .collect();
         pairs.sort();
         let expected = [
             ("contextId", "c1"),
@@ -283,6 +304,48 @@ mod tests {
         let old = endpoint("http://agent.example/", ProtocolVersion::V0_3, Some("acme"));
         let req = build(&old, Operation::SendMessage, json!({"message": {}})).unwrap();
         assert_eq!(req.url.path(), "/v1/message:send");
+    }
+
+    #[test]
+    fn dot_segment_ids_are_refused_not_resolved() {
+        for dots in [".", "..", "%2e", "%2E%2e", ".%2E", "%2e."] {
+            let del = build(
+                &v1(),
+                Operation::DeleteTaskPushNotificationConfig,
+                json!({"taskId": "t1", "id": dots}),
+            );
+            assert!(
+                matches!(del, Err(GatewayError::InvalidParams(_))),
+                "config id {dots:?} gave {del:?}"
+            );
+            let get = build(&v1(), Operation::GetTask, json!({"id": dots}));
+            assert!(matches!(get, Err(GatewayError::InvalidParams(_))), "{dots:?}");
+            let tenanted = endpoint("http://agent.example/api", ProtocolVersion::V1_0, Some(dots));
+            let get = build(&tenanted, Operation::GetTask, json!({"id": "t1"}));
+            assert!(matches!(get, Err(GatewayError::InvalidParams(_))), "{dots:?}");
+        }
+        // Dots inside a longer id are ordinary characters.
+        let del = build(
+            &v1(),
+            Operation::DeleteTaskPushNotificationConfig,
+            json!({"taskId": "t1", "id": "...c.1"}),
+        )
+        .unwrap();
+        assert_eq!(
+            (del.method, del.url.path()),
+            (
+                HttpMethod::Delete,
+                "/a2a/rest/tasks/t1/pushNotificationConfigs/...c.1"
+            )
+        );
+    }
+
+    #[test]
+    fn an_endpoint_query_is_kept_for_admission_to_refuse() {
+        let odd = endpoint("http://agent.example/a2a?x=1", ProtocolVersion::V1_0, None);
+        let req = build(&odd, Operation::ListTasks, json!({"pageSize": 5})).unwrap();
+        assert_eq!(req.url.query(), Some("x=1"));
+        assert_eq!(req.query.as_deref(), Some("pageSize=5"));
     }
 
     #[test]

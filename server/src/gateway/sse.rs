@@ -6,7 +6,7 @@
 
 use std::collections::VecDeque;
 
-use app::a2a::{JsonRpcResponse, RestError, is_jsonrpc_envelope};
+use app::a2a::{JsonRpcResponse, RequestId, RestError, is_jsonrpc_envelope};
 use serde_json::Value;
 
 use super::error::GatewayError;
@@ -142,6 +142,13 @@ impl SseParser {
 /// becomes [`GatewayError::JsonRpc`]), read by the wire model's decoder; over HTTP+JSON it is
 /// the bare stream response, returned as is. `Ok(None)` for an empty keep-alive event.
 pub fn decode_event(data: &str) -> Result<Option<Value>, GatewayError> {
+    decode_event_for(data, None)
+}
+
+/// [`decode_event`] on a JSON-RPC stream opened with request id `expected_id`: an envelope
+/// must carry that id, as a unary answer must, except that an error may carry a null id (the
+/// agent could not tell which request failed). `None` skips the check (HTTP+JSON streams).
+pub(crate) fn decode_event_for(data: &str, expected_id: Option<&str>) -> Result<Option<Value>, GatewayError> {
     if data.trim().is_empty() {
         return Ok(None);
     }
@@ -153,6 +160,17 @@ pub fn decode_event(data: &str) -> Result<Option<Value>, GatewayError> {
     if is_jsonrpc_envelope(object) {
         let response = JsonRpcResponse::decode(&value)
             .map_err(|e| GatewayError::Decode(format!("JSON-RPC stream event: {e}")))?;
+        if let Some(expected) = expected_id {
+            match &response.id {
+                Some(RequestId::String(id)) if id == expected => {}
+                None if response.outcome.is_err() => {}
+                other => {
+                    return Err(GatewayError::Decode(format!(
+                        "JSON-RPC stream event id {other:?} does not match the request"
+                    )));
+                }
+            }
+        }
         return response.outcome.map(Some).map_err(GatewayError::JsonRpc);
     }
     // A REST stream can end with a google.rpc.Status error object instead of an event.
@@ -301,6 +319,33 @@ mod tests {
             chunks.push(&SAMPLE[start..]);
             prop_assert_eq!(parse_chunks(&chunks), parse_chunks(&[SAMPLE]));
         }
+
+        /// Arbitrary bytes (weighted toward the ones the grammar cares about: line ends, the
+        /// colon, field names, the byte-order mark and split UTF-8) never panic the parser, and
+        /// any chunking gives the events of the one-chunk parse.
+        #[test]
+        fn arbitrary_bytes_in_arbitrary_chunks(
+            bytes in proptest::collection::vec(
+                prop_oneof![
+                    3 => any::<u8>(),
+                    2 => proptest::sample::select(b"\r\n: \xEF\xBB\xBF\xC3\xA9".to_vec()),
+                    1 => proptest::sample::select(b"dataideventry".to_vec()),
+                ],
+                0..400,
+            ),
+            cuts in proptest::collection::vec(any::<proptest::sample::Index>(), 0..16),
+        ) {
+            let mut cuts: Vec<usize> = cuts.iter().map(|i| i.index(bytes.len() + 1)).collect();
+            cuts.sort_unstable();
+            let mut chunks = Vec::new();
+            let mut start = 0;
+            for cut in cuts {
+                chunks.push(&bytes[start..cut]);
+                start = cut;
+            }
+            chunks.push(&bytes[start..]);
+            prop_assert_eq!(parse_chunks(&chunks), parse_chunks(&[&bytes]));
+        }
     }
 
     #[test]
@@ -361,6 +406,33 @@ mod tests {
         assert!(matches!(
             decode_event(r#"{"jsonrpc":"2.0","id":1}"#),
             Err(GatewayError::Decode(_))
+        ));
+    }
+
+    #[test]
+    fn json_rpc_stream_events_must_carry_the_request_id() {
+        let ok = r#"{"jsonrpc":"2.0","id":"r1","result":{"statusUpdate":{"taskId":"t"}}}"#;
+        assert!(decode_event_for(ok, Some("r1")).unwrap().is_some());
+        for wrong in [
+            r#"{"jsonrpc":"2.0","id":"r2","result":{"statusUpdate":{"taskId":"t"}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"statusUpdate":{"taskId":"t"}}}"#,
+            r#"{"jsonrpc":"2.0","id":null,"result":{"statusUpdate":{"taskId":"t"}}}"#,
+            r#"{"jsonrpc":"2.0","id":"r2","error":{"code":-32001,"message":"Task not found"}}"#,
+        ] {
+            assert!(
+                matches!(decode_event_for(wrong, Some("r1")), Err(GatewayError::Decode(_))),
+                "{wrong}"
+            );
+        }
+        let null_error = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32001,"message":"Task not found"}}"#;
+        assert!(matches!(
+            decode_event_for(null_error, Some("r1")),
+            Err(GatewayError::JsonRpc(_))
+        ));
+        let same_error = r#"{"jsonrpc":"2.0","id":"r1","error":{"code":-32001,"message":"Task not found"}}"#;
+        assert!(matches!(
+            decode_event_for(same_error, Some("r1")),
+            Err(GatewayError::JsonRpc(_))
         ));
     }
 }

@@ -24,8 +24,8 @@ pub enum Rule {
     UniqueLocal,
     /// 169.254.0.0/16, `fe80::/10`: always blocked.
     LinkLocal,
-    /// Cloud instance metadata services (169.254.169.254, `fd00:ec2::254`, 168.63.129.16,
-    /// 100.100.100.200): always blocked.
+    /// Cloud instance metadata services (169.254.169.254, `fd00:ec2::254`, `fd20:ce::254`,
+    /// 168.63.129.16, 100.100.100.200): always blocked.
     CloudMetadata,
     /// 224.0.0.0/4, `ff00::/8`: always blocked.
     Multicast,
@@ -153,7 +153,14 @@ fn classify_v6(ip: Ipv6Addr) -> Option<Rule> {
         let v4 = Ipv4Addr::new(octets[12], octets[13], octets[14], octets[15]);
         return classify_v4(v4);
     }
-    if ip == Ipv6Addr::new(0xfd00, 0xec2, 0, 0, 0, 0, 0, 0x254) {
+    // Exact metadata endpoints first: both sit inside fc00::/7, which private networks lift.
+    const METADATA: [Ipv6Addr; 2] = [
+        // AWS (IMDS over IPv6).
+        Ipv6Addr::new(0xfd00, 0xec2, 0, 0, 0, 0, 0, 0x254),
+        // Google Cloud.
+        Ipv6Addr::new(0xfd20, 0xce, 0, 0, 0, 0, 0, 0x254),
+    ];
+    if METADATA.contains(&ip) {
         return Some(Rule::CloudMetadata);
     }
     let table: &[(Ipv6Addr, u32, Rule)] = &[
@@ -202,9 +209,10 @@ pub fn origin_allowed(url: &Url, allowed_origins: &[String]) -> bool {
     allowed_origins.contains(&origin)
 }
 
-/// Admission check run before every outbound request: http(s) only, no credentials or
+/// Admission check run before every outbound request: http(s) only, no credentials, query or
 /// fragment, origin allowlisted, and a literal IP host checked here because literal
-/// addresses never reach the resolver.
+/// addresses never reach the resolver. A query the gateway adds itself (the REST binding's
+/// ListTasks filters) is attached after admission, never part of the URL admitted.
 pub fn admit(
     url: &Url,
     allow_private_networks: bool,
@@ -215,9 +223,14 @@ pub fn admit(
             "Agent URLs must use http or https.".into(),
         ));
     }
-    if !url.username().is_empty() || url.password().is_some() || url.fragment().is_some() {
+    if !url.username().is_empty() || url.password().is_some() {
         return Err(GatewayError::InvalidUrl(
-            "Agent URLs must not contain credentials or fragments.".into(),
+            "Agent URLs must not contain credentials.".into(),
+        ));
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(GatewayError::InvalidUrl(
+            "Agent URLs must not contain a query or fragment.".into(),
         ));
     }
     if !origin_allowed(url, allowed_origins) {
@@ -269,6 +282,17 @@ type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 async fn resolve_checked(host: String, allow_private_networks: bool) -> Result<Addrs, BoxError> {
     let addrs: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+    let addrs = check_answer(host, addrs, allow_private_networks)?;
+    Ok(Box::new(addrs.into_iter()))
+}
+
+/// The policy half of the resolver, apart from the lookup so it can be tested with any
+/// answer: the addresses `host` resolved to, all of them, or the first refused one.
+fn check_answer(
+    host: String,
+    addrs: Vec<SocketAddr>,
+    allow_private_networks: bool,
+) -> Result<Vec<SocketAddr>, BoxError> {
     if addrs.is_empty() {
         return Err(format!("{host} did not resolve to any address").into());
     }
@@ -282,7 +306,7 @@ async fn resolve_checked(host: String, allow_private_networks: bool) -> Result<A
     if let Some((ip, rule)) = refused {
         return Err(Box::new(RefusedAddress { host, ip, rule }));
     }
-    Ok(Box::new(addrs.into_iter()))
+    Ok(addrs)
 }
 
 #[cfg(test)]
@@ -327,6 +351,7 @@ mod tests {
             ("fc00::1", Rule::UniqueLocal),
             ("fd12:3456::1", Rule::UniqueLocal),
             ("fd00:ec2::254", Rule::CloudMetadata),
+            ("fd20:ce::254", Rule::CloudMetadata),
             ("ff02::1", Rule::Multicast),
             ("::ffff:169.254.169.254", Rule::CloudMetadata),
             ("::ffff:127.0.0.1", Rule::Loopback),
@@ -383,6 +408,7 @@ mod tests {
             ("169.254.10.10", Rule::LinkLocal),
             ("fe80::1", Rule::LinkLocal),
             ("fd00:ec2::254", Rule::CloudMetadata),
+            ("fd20:ce::254", Rule::CloudMetadata),
             ("::ffff:169.254.169.254", Rule::CloudMetadata),
             ("100.64.0.1", Rule::SharedAddressSpace),
             ("224.0.0.1", Rule::Multicast),
@@ -473,6 +499,10 @@ mod tests {
             Some(Rule::CloudMetadata)
         );
         assert_eq!(refused("http://[fe80::1]/", true, &[]), Some(Rule::LinkLocal));
+        assert_eq!(
+            refused("http://[fd20:ce::254]/", true, &[]),
+            Some(Rule::CloudMetadata)
+        );
         assert_eq!(refused("https://agent.example/", false, &[]), None);
         let allowed = vec!["https://agent.example".to_owned()];
         assert_eq!(
@@ -488,12 +518,52 @@ mod tests {
             "ftp://agent.example/",
             "http://user:pw@agent.example/",
             "http://agent.example/#x",
+            "http://agent.example/a2a?x=1",
+            "http://agent.example/a2a?",
         ] {
             assert!(
                 matches!(admit(&url(u), true, &[]), Err(GatewayError::InvalidUrl(_))),
                 "{u}"
             );
         }
+        match admit(&url("https://agent.example/card?x=1"), false, &[]) {
+            Err(GatewayError::InvalidUrl(message)) => assert!(message.contains("query"), "{message}"),
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    fn answer(addrs: &[&str]) -> Vec<SocketAddr> {
+        addrs.iter().map(|a| SocketAddr::new(ip(a), 0)).collect()
+    }
+
+    #[test]
+    fn a_mixed_answer_is_refused_whole() {
+        let err = check_answer(
+            "mixed.example".into(),
+            answer(&["93.184.216.34", "10.0.0.5", "2606:4700:4700::1111"]),
+            false,
+        )
+        .unwrap_err();
+        let refused = err.downcast_ref::<RefusedAddress>().expect("a RefusedAddress");
+        assert_eq!(refused.ip, ip("10.0.0.5"));
+        assert_eq!(refused.rule, Rule::PrivateNetwork);
+        assert_eq!(refused.host, "mixed.example");
+        let err =
+            check_answer("meta.example".into(), answer(&["8.8.8.8", "fd20:ce::254"]), true).unwrap_err();
+        assert_eq!(
+            err.downcast_ref::<RefusedAddress>().unwrap().rule,
+            Rule::CloudMetadata
+        );
+    }
+
+    #[test]
+    fn an_all_public_answer_passes_unchanged() {
+        let addrs = answer(&["93.184.216.34", "8.8.8.8", "2606:4700:4700::1111"]);
+        assert_eq!(
+            check_answer("public.example".into(), addrs.clone(), false).unwrap(),
+            addrs
+        );
+        assert!(check_answer("empty.example".into(), Vec::new(), true).is_err());
     }
 
     #[tokio::test]

@@ -49,6 +49,16 @@ fn configuration_reference_documents_every_variable() {
 }
 
 #[test]
+fn the_run_script_waits_for_every_demo_variant() {
+    let script = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/run")).unwrap();
+    let expected = format!("variants={}", server::demo_agent::VARIANTS.len());
+    assert!(
+        script.contains(&expected),
+        "scripts/run must wait for {expected} card URLs"
+    );
+}
+
+#[test]
 fn a_bad_variable_stops_the_process_with_one_line_naming_it() {
     let output = binary()
         .env("A2A_ALLOW_PRIVATE_NETWORKS", "maybe")

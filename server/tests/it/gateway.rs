@@ -4,6 +4,7 @@
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -156,12 +157,20 @@ async fn a_redirect_is_refused_and_its_target_never_contacted() {
 }
 
 #[tokio::test]
-async fn a_26_mib_chunked_response_is_aborted_with_too_large() {
-    let agent = FakeAgent::start(|_| {
+async fn a_96_mib_chunked_response_is_aborted_soon_after_the_cap() {
+    // Well past the 25 MiB cap, so a client that read on would be seen pulling all of it.
+    const CHUNKS: usize = 96;
+    // How many 1 MiB chunks the server's body stream handed to hyper: it asks for the next
+    // one only once the previous one is written, so this bounds what reached the socket.
+    let pulled = Arc::new(AtomicUsize::new(0));
+    let counter = pulled.clone();
+    let agent = FakeAgent::start(move |_| {
         let chunk = Bytes::from(vec![b' '; 1 << 20]);
-        let body = Body::from_stream(futures::stream::iter(
-            (0..26).map(move |_| Ok::<_, Infallible>(chunk.clone())),
-        ));
+        let counter = counter.clone();
+        let body = Body::from_stream(futures::stream::iter(0..CHUNKS).map(move |_| {
+            counter.fetch_add(1, Ordering::SeqCst);
+            Ok::<_, Infallible>(chunk.clone())
+        }));
         ([(header::CONTENT_TYPE, "application/json")], body).into_response()
     })
     .await;
@@ -173,6 +182,17 @@ async fn a_26_mib_chunked_response_is_aborted_with_too_large() {
     assert!(
         matches!(err, GatewayError::TooLarge { limit } if limit == MAX_RESPONSE_BYTES),
         "{err:?}"
+    );
+    // Give the server time to notice the hang-up (and to keep writing, were it not cut).
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let pulled = pulled.load(Ordering::SeqCst);
+    // The client stops on the 26th chunk, the one that passes the cap; after that only what
+    // fits in the loopback socket buffers (autotuned up to ~10 MiB each way, 13 MiB seen
+    // under load) and hyper's chunk in flight is written.
+    let cap_chunks = MAX_RESPONSE_BYTES / (1 << 20) + 1;
+    assert!(
+        (cap_chunks..=cap_chunks + 24).contains(&pulled),
+        "{pulled} of {CHUNKS} chunks sent; the client should hang up after {cap_chunks}"
     );
 }
 
@@ -460,6 +480,9 @@ async fn every_operation_reaches_its_method_or_route() {
         ]
     );
     assert_eq!(hits[1].header("content-type"), Some("application/a2a+json"));
+    // The ListTasks query is added by the gateway after admission, which refuses queries.
+    assert_eq!(hits[7].path, "/rest/acme/tasks");
+    assert_eq!(hits[7].query.as_deref(), Some("pageSize=25"));
 
     // 0.3: the old names and the /v1 prefix; ListTasks does not exist over 0.3 JSON-RPC.
     let before = agent.hits().len();
@@ -721,4 +744,49 @@ async fn a_slow_agent_times_out() {
         matches!(err, GatewayError::Timeout { seconds: 1 }),
         "idle stream: {err:?}"
     );
+}
+
+#[tokio::test]
+async fn a_dot_segment_config_id_never_reaches_another_route() {
+    let agent = FakeAgent::start(|_| json_response(json!({}))).await;
+    let gw = local_gateway();
+    let rest = agent.endpoint("/rest", Transport::HttpJson, ProtocolVersion::V1_0);
+    for id in ["..", ".", "%2E%2e"] {
+        let err = gw
+            .delete_push_config(&rest, json!({"taskId": "t1", "id": id}), &[])
+            .await
+            .unwrap_err();
+        assert!(matches!(err, GatewayError::InvalidParams(_)), "{id}: {err:?}");
+    }
+    assert!(
+        agent.hits().is_empty(),
+        "no DELETE /tasks/t1: {:?}",
+        agent.paths()
+    );
+}
+
+#[tokio::test]
+async fn urls_with_a_query_are_refused_before_any_request() {
+    let agent = FakeAgent::start(|hit| rpc_result(hit, json!({}))).await;
+    let gw = local_gateway();
+    let err = gw
+        .fetch_card(Url::parse(&agent.url("/card.json?x=1")).unwrap())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, GatewayError::InvalidUrl(m) if m.contains("query")),
+        "{err:?}"
+    );
+    for transport in [Transport::JsonRpc, Transport::HttpJson] {
+        let endpoint = agent.endpoint("/a2a?x=1", transport, ProtocolVersion::V1_0);
+        let err = gw
+            .list_tasks(&endpoint, json!({"pageSize": 5}), &[])
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(err, GatewayError::InvalidUrl(_)),
+            "{transport:?}: {err:?}"
+        );
+    }
+    assert!(agent.hits().is_empty(), "{:?}", agent.paths());
 }

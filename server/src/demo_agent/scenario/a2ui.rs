@@ -1,10 +1,11 @@
 //! The A2UI v0.9 "deploy" surface (`reference.md` §1.4, product.md §6) and its action reply.
 //! The surface deliberately carries hostile content the console must neutralise.
 
+use app::a2a::TaskState;
 use serde_json::{Value, json};
 
 use crate::demo_agent::extension::{A2UI_BASIC_CATALOG, A2UI_MEDIA_TYPE};
-use crate::demo_agent::wire::{COMPLETED, INPUT_REQUIRED, Update, data_part, text_part};
+use crate::demo_agent::wire::{Update, data_part, text_part};
 
 /// The surface id.
 const SURFACE: &str = "deploy";
@@ -48,7 +49,7 @@ pub(crate) fn surface() -> Value {
 /// INPUT_REQUIRED "Please confirm the deployment." with the surface.
 pub(crate) fn prompt() -> Update {
     Update::parts(
-        INPUT_REQUIRED,
+        TaskState::InputRequired,
         vec![
             text_part("Please confirm the deployment."),
             data_part(surface(), A2UI_MEDIA_TYPE),
@@ -71,7 +72,7 @@ pub(crate) fn reply(action: &Value) -> Update {
     };
     let notify = context["notify"].as_bool().unwrap_or(false);
     Update::say(
-        COMPLETED,
+        TaskState::Completed,
         format!("Deploy confirmed: {reason} ({env}) notify={notify}"),
     )
 }

@@ -1,10 +1,11 @@
 //! Approval request payloads (`reference.md` §1.2) and the reply to an approved action.
 
+use app::a2a::TaskState;
 use serde_json::{Value, json};
 
 use super::forms;
 use crate::demo_agent::extension::APPROVAL_MEDIA_TYPE;
-use crate::demo_agent::wire::{COMPLETED, INPUT_REQUIRED, Incoming, Update, data_part, text_part};
+use crate::demo_agent::wire::{Incoming, Update, data_part, text_part};
 
 /// A `send_message` approval: "Delete the staging cluster", high risk, quoting `user_text`.
 pub(crate) fn send_message_request(user_text: &str) -> Value {
@@ -49,7 +50,7 @@ pub(crate) fn malformed_request() -> Value {
 pub(crate) fn prompt(request: Value) -> Update {
     let title = request["title"].as_str().unwrap_or("an action").trim().to_owned();
     Update::parts(
-        INPUT_REQUIRED,
+        TaskState::InputRequired,
         vec![
             text_part(format!("Approval needed: {title}.")),
             data_part(request, APPROVAL_MEDIA_TYPE),
@@ -69,7 +70,7 @@ pub(crate) fn reply(incoming: &Incoming) -> Option<Update> {
     };
     Some(
         Update::say(
-            COMPLETED,
+            TaskState::Completed,
             format!("Approved action carried out: {what} (revision {revision}, revisionDigest {digest})."),
         )
         .with_message_metadata(json!({"approval": approval, "revisionDigest": digest})),

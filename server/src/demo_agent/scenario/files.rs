@@ -1,12 +1,13 @@
 //! `files`: one answer with every kind of file a console must show or offer for download:
 //! markdown, JSON data, CSV, a PNG, a PDF and an opaque binary (inline `raw` base64 parts).
 
+use app::a2a::TaskState;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::{Value, json};
 
 use crate::demo_agent::runner::Step;
-use crate::demo_agent::wire::{COMPLETED, Incoming, Update, WORKING};
+use crate::demo_agent::wire::{Incoming, Update};
 
 /// A 4×4 teal PNG (valid signature, IHDR, IDAT and IEND chunks with correct CRCs).
 pub(crate) const PNG_BASE64: &str =
@@ -64,10 +65,10 @@ pub(crate) fn plan(_incoming: &Incoming) -> Vec<Step> {
                    "filename": "sample.bin"}),
         ),
     ];
-    let mut steps = vec![Step::Do(Update::say(WORKING, "Collecting the files."))];
+    let mut steps = vec![Step::Do(Update::say(TaskState::Working, "Collecting the files."))];
     steps.extend(artifacts.into_iter().map(|a| Step::Do(Update::artifact(a))));
     steps.push(Step::Do(Update::say(
-        COMPLETED,
+        TaskState::Completed,
         "Here are six files: markdown, JSON, CSV, PNG, PDF and a binary.",
     )));
     steps

@@ -3,13 +3,14 @@
 
 use std::time::Duration;
 
+use app::a2a::TaskState;
 use serde_json::{Value, json};
 
 use super::{a2ui, approvals, forms};
 use crate::demo_agent::extension::{A2UI_MEDIA_TYPE, APPROVAL_MEDIA_TYPE, FORM_MEDIA_TYPE};
 use crate::demo_agent::runner::Step;
 use crate::demo_agent::variant::Variant;
-use crate::demo_agent::wire::{COMPLETED, INPUT_REQUIRED, Incoming, Update, WORKING, data_part, text_part};
+use crate::demo_agent::wire::{Incoming, Update, data_part, text_part};
 
 /// The script of one of the fixture variants.
 pub(crate) fn plan(variant: Variant, incoming: &Incoming) -> Vec<Step> {
@@ -52,7 +53,7 @@ fn reply(incoming: &Incoming) -> Option<Update> {
     }
     incoming.text.trim().is_empty().then(|| {
         Update::say(
-            COMPLETED,
+            TaskState::Completed,
             format!("Received data: {}", Value::Object(data.clone())),
         )
     })
@@ -61,7 +62,7 @@ fn reply(incoming: &Incoming) -> Option<Update> {
 /// The `unknown` variant's message: form, A2UI and approval parts at once.
 fn everything(user_text: &str) -> Update {
     Update::parts(
-        INPUT_REQUIRED,
+        TaskState::InputRequired,
         vec![
             text_part(
                 "Here is a form, an interface and an approval request; reply in plain text if none shows.",
@@ -76,13 +77,16 @@ fn everything(user_text: &str) -> Update {
 /// `legacy`: a short working phase, an echo artifact, then COMPLETED.
 fn echo(user_text: &str) -> Vec<Step> {
     vec![
-        Step::Do(Update::say(WORKING, "Working on it (A2A 0.3).")),
+        Step::Do(Update::say(TaskState::Working, "Working on it (A2A 0.3).")),
         Step::Sleep(Duration::from_millis(100)),
         Step::Do(Update::artifact(json!({
             "artifactId": "echo",
             "name": "echo.txt",
             "parts": [text_part(user_text)],
         }))),
-        Step::Do(Update::say(COMPLETED, format!("You said: {user_text}"))),
+        Step::Do(Update::say(
+            TaskState::Completed,
+            format!("You said: {user_text}"),
+        )),
     ]
 }

@@ -2,10 +2,11 @@
 //! message text (`rate=200 count=1000`) or from `rate`/`count` in message or request metadata.
 //! Every event carries `metadata.emittedAtMs` (stamped by the store) and `seq`.
 
+use app::a2a::TaskState;
 use serde_json::{Value, json};
 
 use crate::demo_agent::runner::Step;
-use crate::demo_agent::wire::{COMPLETED, Incoming, Update, WORKING};
+use crate::demo_agent::wire::{Incoming, Update};
 
 /// Defaults when the message says nothing.
 const DEFAULT_RATE: u32 = 100;
@@ -45,13 +46,16 @@ pub(crate) fn plan(incoming: &Incoming) -> Vec<Step> {
     let (rate, count) = parameters(incoming);
     vec![
         Step::Do(
-            Update::say(WORKING, format!("Emitting {count} events at {rate} per second."))
-                .with_message_metadata(json!({"rate": rate, "count": count})),
+            Update::say(
+                TaskState::Working,
+                format!("Emitting {count} events at {rate} per second."),
+            )
+            .with_message_metadata(json!({"rate": rate, "count": count})),
         ),
         Step::Flood { rate, count },
         Step::Do(
             Update::say(
-                COMPLETED,
+                TaskState::Completed,
                 format!("Flood finished: {count} events at {rate} per second."),
             )
             .with_message_metadata(json!({"rate": rate, "count": count})),

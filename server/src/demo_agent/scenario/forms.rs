@@ -1,9 +1,10 @@
 //! Structured form definitions (`reference.md` §1.1) and the replies to their submissions.
 
+use app::a2a::TaskState;
 use serde_json::{Map, Value, json};
 
 use crate::demo_agent::extension::FORM_MEDIA_TYPE;
-use crate::demo_agent::wire::{COMPLETED, INPUT_REQUIRED, Update, data_part, text_part};
+use crate::demo_agent::wire::{Update, data_part, text_part};
 
 /// The "Deploy request" form the `form`, `showcase`, `plain` and `unknown` variants ask with.
 pub(crate) fn deploy_form() -> Value {
@@ -60,7 +61,7 @@ pub(crate) fn nested_form() -> Value {
 /// INPUT_REQUIRED "Where should I deploy?" with `form` as a form part.
 pub(crate) fn prompt(form: Value) -> Update {
     Update::parts(
-        INPUT_REQUIRED,
+        TaskState::InputRequired,
         vec![
             text_part("Where should I deploy?"),
             data_part(form, FORM_MEDIA_TYPE),
@@ -79,7 +80,7 @@ pub(crate) fn deploy_reply(data: &Map<String, Value>) -> Option<Update> {
         .unwrap_or("staging");
     let replicas = data.get("replicas").map_or_else(|| "2".to_owned(), number_text);
     Some(Update::say(
-        COMPLETED,
+        TaskState::Completed,
         format!("Deploying {replicas} replica(s) to {env}."),
     ))
 }
@@ -89,7 +90,7 @@ pub(crate) fn start_reply(data: &Map<String, Value>) -> Option<Update> {
     let service = data.get("service").and_then(Value::as_str)?;
     let priority = data.get("priority").and_then(Value::as_str).unwrap_or("low");
     Some(Update::say(
-        COMPLETED,
+        TaskState::Completed,
         format!("Started {service} at {priority} priority."),
     ))
 }

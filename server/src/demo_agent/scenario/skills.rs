@@ -3,11 +3,12 @@
 
 use std::time::Duration;
 
+use app::a2a::TaskState;
 use serde_json::{Value, json};
 
 use crate::demo_agent::extension::SKILL_ROUTING_URI;
 use crate::demo_agent::runner::Step;
-use crate::demo_agent::wire::{COMPLETED, Incoming, REJECTED, Update, WORKING};
+use crate::demo_agent::wire::{Incoming, Update};
 
 /// One skill the variant advertises.
 pub(crate) struct Skill {
@@ -65,7 +66,7 @@ fn requested_skill(incoming: &Incoming) -> Option<String> {
 pub(crate) fn plan(incoming: &Incoming) -> Vec<Step> {
     let Some(skill_id) = requested_skill(incoming) else {
         return vec![Step::Do(Update::say(
-            COMPLETED,
+            TaskState::Completed,
             format!(
                 "No skill was requested, so I answered generally: {}",
                 incoming.text.trim()
@@ -74,19 +75,19 @@ pub(crate) fn plan(incoming: &Incoming) -> Vec<Step> {
     };
     let Some(skill) = SKILLS.iter().find(|skill| skill.id == skill_id) else {
         return vec![Step::Do(Update::say(
-            REJECTED,
+            TaskState::Rejected,
             format!("This agent has no skill \"{skill_id}\"."),
         ))];
     };
     let metadata = json!({ SKILL_ROUTING_URI: {"skillId": skill.id} });
     vec![
         Step::Do(Update::say(
-            WORKING,
+            TaskState::Working,
             format!("Working within the skill \"{}\".", skill.name),
         )),
         Step::Sleep(Duration::from_millis(100)),
         Step::Do(
-            Update::say(COMPLETED, format!("[{}] {}", skill.name, skill.answer))
+            Update::say(TaskState::Completed, format!("[{}] {}", skill.name, skill.answer))
                 .with_message_metadata(metadata),
         ),
     ]

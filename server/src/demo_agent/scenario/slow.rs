@@ -3,10 +3,11 @@
 
 use std::time::Duration;
 
+use app::a2a::TaskState;
 use serde_json::json;
 
 use crate::demo_agent::runner::Step;
-use crate::demo_agent::wire::{COMPLETED, Incoming, Update, WORKING, text_part};
+use crate::demo_agent::wire::{Incoming, Update, text_part};
 
 /// Chunks in the report.
 const CHUNKS: u32 = 20;
@@ -16,7 +17,7 @@ const CHUNK_PAUSE: Duration = Duration::from_millis(500);
 /// The script: one artifact `report.txt` appended chunk by chunk, then COMPLETED.
 pub(crate) fn plan(incoming: &Incoming) -> Vec<Step> {
     let mut steps = vec![Step::Do(Update::say(
-        WORKING,
+        TaskState::Working,
         format!("Writing a long report about \"{}\".", incoming.text.trim()),
     ))];
     for n in 1..=CHUNKS {
@@ -31,6 +32,6 @@ pub(crate) fn plan(incoming: &Incoming) -> Vec<Step> {
             last_chunk: n == CHUNKS,
         }));
     }
-    steps.push(Step::Do(Update::say(COMPLETED, "Report finished.")));
+    steps.push(Step::Do(Update::say(TaskState::Completed, "Report finished.")));
     steps
 }

@@ -4,11 +4,12 @@
 
 use std::time::Duration;
 
+use app::a2a::TaskState;
 use serde_json::{Value, json};
 
 use crate::demo_agent::extension::{SIDEBAND_URI, TRACE_URI};
 use crate::demo_agent::runner::Step;
-use crate::demo_agent::wire::{self, COMPLETED, FAILED, Incoming, Update, WORKING, data_part, text_part};
+use crate::demo_agent::wire::{self, Incoming, Update, data_part, text_part};
 
 /// Pause between trace steps, so a stream shows them arriving one by one.
 const STEP_PAUSE: Duration = Duration::from_millis(150);
@@ -64,7 +65,7 @@ pub(crate) fn plan(incoming: &Incoming) -> Vec<Step> {
             json!({"state": "error", "error": "Endpoint probe failed"}),
         ));
         steps.push(Step::Do(Update::say(
-            FAILED,
+            TaskState::Failed,
             "Health check failed: an endpoint did not answer.",
         )));
         return steps;
@@ -75,14 +76,17 @@ pub(crate) fn plan(incoming: &Incoming) -> Vec<Step> {
         "name": "report",
         "parts": [text_part("Staging is healthy: 3/3 pods ready, p99 180 ms.")],
     }))));
-    steps.push(Step::Do(Update::say(COMPLETED, "Health check finished.")));
+    steps.push(Step::Do(Update::say(
+        TaskState::Completed,
+        "Health check finished.",
+    )));
     steps
 }
 
 /// A WORKING status whose message metadata carries sideband events.
 fn progress(text: &str, metadata: Value) -> Vec<Step> {
     vec![Step::Do(
-        Update::say(WORKING, text).with_message_metadata(metadata),
+        Update::say(TaskState::Working, text).with_message_metadata(metadata),
     )]
 }
 
