@@ -2,6 +2,8 @@
 //! (feature `hydrate`).
 //!
 //! - [`a2a`]: the A2A wire model (1.0 and 0.3), normalisation and card compliance; no I/O.
+//! - [`api`]: server functions and the ssr-only backend traits the server implements.
+//! - [`error`]: [`error::AppError`], the error type of every server function.
 //! - [`root`]: the HTML shell and the [`App`] component with its routes.
 //! - [`theme`]: the light / dark / system theme choice and where it is persisted.
 //! - [`browser`]: the few browser calls the app makes (no-ops when rendering on the server).
@@ -11,8 +13,10 @@
 //! Nothing in this crate performs server I/O: server-only crates are optional and enabled by `ssr`.
 
 pub mod a2a;
+pub mod api;
 pub mod browser;
 pub mod components;
+pub mod error;
 pub mod pages;
 mod root;
 pub mod theme;

@@ -1,6 +1,7 @@
 //! The `agent-taskbay` server: everything that runs on the operator's machine or the team's
 //! hosts. The browser-facing application itself lives in the `app` crate.
 //!
+//! - [`backend`]: the server's implementation of the app's backend traits (server functions).
 //! - [`cli`]: the command line (`serve`, `migrate`) and its help text.
 //! - [`config`]: the `A2A_*` environment, read and validated once at start.
 //! - [`telemetry`]: structured logs with `tracing`.
@@ -13,6 +14,7 @@
 //! - [`http`]: the axum router: the Leptos app, health, readiness and metrics.
 //! - [`serve`]: binding, serving and graceful shutdown.
 
+pub mod backend;
 pub mod cli;
 pub mod config;
 pub mod db;

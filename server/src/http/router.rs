@@ -40,10 +40,20 @@ pub fn build_router(state: AppState) -> Router {
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))
         .route("/metrics", get(metrics::render))
-        .leptos_routes(&state, routes, {
-            let options = options.clone();
-            move || app::shell(options.clone())
-        })
+        // Server functions and SSR both get the backend; leptos_routes_with_context registers the
+        // server-function endpoints with the same context.
+        .leptos_routes_with_context(
+            &state,
+            routes,
+            {
+                let backend = crate::backend::backend(&state);
+                move || leptos::prelude::provide_context(backend.clone())
+            },
+            {
+                let options = options.clone();
+                move || app::shell(options.clone())
+            },
+        )
         // Routing has happened inside a route layer, so the metrics see the route template.
         .route_layer(from_fn_with_state(state.clone(), metrics::record))
         .fallback(

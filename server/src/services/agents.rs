@@ -1,15 +1,16 @@
 //! Agents: preview a card, discover and record it as a snapshot, and find the endpoint to call.
 
 use app::a2a::{self, AgentCard, ComplianceReport, InterfaceError, InterfacePin};
+use app::api::agents::AgentSummary;
 use chrono::Utc;
 use serde_json::Value;
 
 use crate::db::Db;
 use crate::db::entity::agent;
 use crate::gateway::{Endpoint, Gateway, GatewayError};
-use crate::store::StoreError;
 use crate::store::agents::{self as agent_store, DiscoveryOutcome};
 use crate::store::card_snapshots::{self, NewSnapshot};
+use crate::store::{StoreError, organizations};
 
 /// Signature status of every card until card signatures are verified (later issue).
 const UNSIGNED: &str = "unsigned";
@@ -117,6 +118,54 @@ pub async fn endpoint(db: &Db, agent: &agent::Model) -> Result<Endpoint, AgentSe
     };
     let chosen = a2a::choose_interface(&card.interfaces, &pin)?;
     Ok(Endpoint::try_from(&chosen)?)
+}
+
+/// Every agent of the `local` organization with a fresh discovery of its card, in list
+/// order. Discoveries run concurrently; a failed one is reported on its row, not as an error.
+pub async fn list_summaries(db: &Db, gateway: &Gateway) -> Result<Vec<AgentSummary>, StoreError> {
+    let organization = organizations::local(db).await?;
+    let agents = agent_store::list(db, &organization.id).await?;
+    let discoveries = agents.iter().map(|agent| discover(db, gateway, agent));
+    let outcomes = futures::future::join_all(discoveries).await;
+    let mut rows = Vec::with_capacity(agents.len());
+    for (agent, outcome) in agents.into_iter().zip(outcomes) {
+        rows.push(summary(agent, outcome)?);
+    }
+    Ok(rows)
+}
+
+fn summary(
+    agent: agent::Model,
+    outcome: Result<CardPreview, AgentServiceError>,
+) -> Result<AgentSummary, StoreError> {
+    let removable = agent.source != agent_store::AgentSource::Env.as_str();
+    let mut row = AgentSummary {
+        id: agent.id,
+        card_url: agent.card_url,
+        removable,
+        name: None,
+        description: None,
+        protocol_version: None,
+        card_version: None,
+        skills: Vec::new(),
+        auth: None,
+        error: None,
+    };
+    match outcome {
+        Ok(preview) => {
+            let card = preview.card;
+            row.name = non_empty(&card.name);
+            row.description = non_empty(&card.description);
+            row.protocol_version = card.protocol_versions.first().cloned();
+            row.card_version = non_empty(&card.version);
+            row.skills = card.skills.iter().map(|skill| skill.name.clone()).collect();
+            row.auth = card.security_schemes.keys().next().cloned();
+        }
+        // A database failure while recording is a real error; anything else is the agent's.
+        Err(AgentServiceError::Store(error)) => return Err(error),
+        Err(error) => row.error = Some(error.to_string()),
+    }
+    Ok(row)
 }
 
 fn to_json(value: &impl serde::Serialize) -> Result<Value, AgentServiceError> {

@@ -9,7 +9,7 @@ use server::services::agents::{self, AgentServiceError};
 use server::store::agents::{self as agent_store, AgentSource};
 use server::store::{card_snapshots, organizations};
 
-use crate::support;
+use crate::support::{self, get, send, text};
 
 /// Serves the demo agent on an ephemeral loopback port; returns its origin.
 async fn demo() -> String {
@@ -185,4 +185,79 @@ async fn a_failed_discovery_is_recorded_on_the_agent() {
         "no snapshot for a failure"
     );
     db.close().await;
+}
+
+#[tokio::test]
+async fn the_agents_screen_lists_agents_with_live_reachability() {
+    let origin = demo().await;
+    let (state, _db) = support::app_with(&[("A2A_ALLOW_PRIVATE_NETWORKS", "true")]).await;
+    let org = organizations::local(&state.db).await.unwrap().id;
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    agent_store::register(
+        &state.db,
+        &org,
+        &format!("{origin}/form/card.json"),
+        AgentSource::Managed,
+    )
+    .await
+    .unwrap();
+    agent_store::register(
+        &state.db,
+        &org,
+        &format!("http://127.0.0.1:{port}/gone/card.json"),
+        AgentSource::Env,
+    )
+    .await
+    .unwrap();
+
+    // Server-rendered page: both rows, one reachable, one with the discovery error.
+    let html = text(get(&state, "/agents").await).await;
+    assert!(
+        html.contains(r#"<p class="agent-name">Form fixture (form)</p>"#),
+        "{html}"
+    );
+    assert!(html.contains("v1.0.0 · A2A 1.0 · no auth"), "{html}");
+    assert!(
+        html.contains("Unreachable agent") && html.contains("Agent Card discovery failed."),
+        "{html}"
+    );
+
+    // The server function the hydrated page calls returns the same rows as JSON.
+    let request = axum::http::Request::post("/api/fn/list_agents")
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(axum::body::Body::empty())
+        .unwrap();
+    let response = send(&state, request).await;
+    assert_eq!(response.status(), 200);
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&text(response).await).unwrap();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(
+        (rows[0]["name"].as_str(), rows[0]["removable"].as_bool()),
+        (Some("Form fixture (form)"), Some(true))
+    );
+    assert_eq!(
+        (rows[1]["name"].as_str(), rows[1]["removable"].as_bool()),
+        (None, Some(false))
+    );
+    assert!(
+        rows[1]["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("Agent Card discovery failed.")
+    );
+
+    // Each listing records a snapshot for the reachable agent.
+    let agent = agent_store::find_by_url(&state.db, &org, &format!("{origin}/form/card.json"))
+        .await
+        .unwrap();
+    assert!(
+        card_snapshots::latest(&state.db, &agent.id)
+            .await
+            .unwrap()
+            .is_some()
+    );
 }

@@ -114,7 +114,20 @@ pub fn leptos_options() -> LeptosOptions {
 
 /// An application over a migrated SQLite database.
 pub async fn app() -> (AppState, TestDb) {
-    let test_db = sqlite();
+    app_with(&[]).await
+}
+
+/// An application over a migrated SQLite database, with extra configuration variables.
+pub async fn app_with(vars: &[(&str, &str)]) -> (AppState, TestDb) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut all = vec![("A2A_DATA_DIR", dir.path().to_str().expect("utf-8 temp path"))];
+    all.extend_from_slice(vars);
+    let test_db = TestDb {
+        name: "sqlite",
+        config: config_from(&all),
+        _dir: dir,
+        postgres: None,
+    };
     let db = test_db.migrated().await;
     (
         AppState::new(leptos_options(), test_db.config.clone(), db).unwrap(),

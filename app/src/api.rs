@@ -1,0 +1,23 @@
+//! Server functions: the browser's way in. Thin: each reads the backend from context, calls
+//! it, and returns a type named for what the screen shows. The logic lives in `server`,
+//! behind the ssr-only traits declared here.
+
+pub mod agents;
+
+/// A boxed future, for the object-safe backend traits (server side only).
+#[cfg(feature = "ssr")]
+pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
+
+/// The server's implementations of the backend traits, provided as Leptos context by the
+/// server for rendering and for server-function requests alike.
+#[cfg(feature = "ssr")]
+#[derive(Clone)]
+pub struct Backend {
+    pub agents: std::sync::Arc<dyn agents::AgentsBackend>,
+}
+
+/// The [`Backend`] from context; its absence is a server wiring fault.
+#[cfg(feature = "ssr")]
+pub fn backend() -> Result<Backend, crate::error::AppError> {
+    leptos::prelude::use_context::<Backend>().ok_or(crate::error::AppError::Internal)
+}
