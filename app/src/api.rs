@@ -21,3 +21,16 @@ pub struct Backend {
 pub fn backend() -> Result<Backend, crate::error::AppError> {
     leptos::prelude::use_context::<Backend>().ok_or(crate::error::AppError::Internal)
 }
+
+/// Sets the HTTP status of a failed server-function call from its [`AppError`], so clients
+/// and logs see 400 / 404 / 409 / 503 instead of a blanket 500.
+#[cfg(feature = "ssr")]
+pub fn respond<T>(result: Result<T, crate::error::AppError>) -> Result<T, crate::error::AppError> {
+    if let Err(error) = &result
+        && let Some(response) = leptos::prelude::use_context::<leptos_axum::ResponseOptions>()
+        && let Ok(status) = http::StatusCode::from_u16(error.status_code())
+    {
+        response.set_status(status);
+    }
+    result
+}

@@ -31,3 +31,39 @@ test("navigating to the agents screen on the client fetches the list through the
   await answered;
   await expect(page.getByRole("list", { name: "Registered agents" }).getByRole("listitem")).toHaveCount(2);
 });
+
+test("add an agent: preview its card with the compliance report, connect, then remove it", async ({ page, problems }) => {
+  const demo = process.env.DEMO_ORIGIN ?? "http://127.0.0.1:4092";
+  await openHydrated(page, "/agents");
+  const list = page.getByRole("list", { name: "Registered agents" });
+  // Env-seeded agents offer no Remove button.
+  await expect(list.getByRole("listitem").filter({ hasText: "Form fixture (form)" }).getByRole("button")).toHaveCount(0);
+
+  await page.getByRole("button", { name: "Add agent" }).click();
+  const panel = page.getByRole("region", { name: "Add agent" });
+  const url = panel.getByLabel("Agent Card URL");
+  await url.fill("ftp://example.com/card.json");
+  await url.press("Enter");
+  // The browser's own URL validation accepts ftp:, so the server answers.
+  await expect(panel.getByRole("alert")).toHaveText("Agent Card URL must be http(s).");
+  // The refused preview is a 400 answer, which Chromium logs; that one is expected.
+  expect(problems).toEqual([expect.stringContaining("status of 400 (Bad Request)")]);
+  problems.length = 0;
+
+  await url.fill(`${demo}/showcase/card.json`);
+  await panel.getByRole("button", { name: "Fetch Agent Card" }).click();
+  const preview = panel.getByRole("article", { name: "Agent Card preview" });
+  await expect(preview.getByRole("heading", { name: "Form fixture (showcase)" })).toBeVisible();
+  await expect(preview).toContainText("A2A 1.0");
+  await expect(preview).toContainText(/compliance \d+\/100/);
+  await preview.getByRole("button", { name: "Connect" }).click();
+
+  const added = list.getByRole("listitem").filter({ hasText: "Form fixture (showcase)" });
+  await expect(added).toContainText("Reachable");
+  await expect(list.getByRole("listitem")).toHaveCount(3);
+
+  await added.getByRole("button", { name: "Remove" }).click();
+  await added.getByRole("group", { name: "Confirm removal" }).getByRole("button", { name: "Remove agent" }).click();
+  await expect(list.getByRole("listitem")).toHaveCount(2);
+  await expect(list.getByRole("listitem").filter({ hasText: "Form fixture (showcase)" })).toHaveCount(0);
+});

@@ -3,13 +3,16 @@
 
 use std::sync::Arc;
 
-use app::api::agents::{AgentSummary, AgentsBackend};
+use app::api::agents::{AgentPreview, AgentSummary, AgentsBackend};
 use app::api::{Backend, BoxFuture};
 use app::error::AppError;
 
-use crate::services::agents as agent_services;
+use crate::config::validate_card_url;
+use crate::services::agents::{self as agent_services, AgentServiceError, CardPreview};
 use crate::state::AppState;
 use crate::store::StoreError;
+use crate::store::agents::{self as agent_store, AgentSource};
+use crate::store::organizations;
 
 /// The backend handed to the app for one state.
 pub fn backend(state: &AppState) -> Backend {
@@ -27,6 +30,73 @@ impl AgentsBackend for Agents {
                 .await
                 .map_err(store_error)
         })
+    }
+
+    fn preview_agent(&self, card_url: String) -> BoxFuture<'_, Result<AgentPreview, AppError>> {
+        Box::pin(async move {
+            let url = validate_card_url(&card_url).map_err(invalid_card_url)?;
+            let preview = agent_services::preview_card(&self.0.gateway, url.as_str())
+                .await
+                .map_err(service_error)?;
+            Ok(preview_view(url.as_str(), preview))
+        })
+    }
+
+    fn register_agent(&self, card_url: String) -> BoxFuture<'_, Result<String, AppError>> {
+        Box::pin(async move {
+            let url = validate_card_url(&card_url).map_err(invalid_card_url)?;
+            let organization = organizations::local(&self.0.db).await.map_err(store_error)?;
+            let agent =
+                agent_store::register(&self.0.db, &organization.id, url.as_str(), AgentSource::Managed)
+                    .await
+                    .map_err(store_error)?;
+            // The card is fetched now so the list shows it; a failure is recorded on the agent.
+            if let Err(error) = agent_services::discover(&self.0.db, &self.0.gateway, &agent).await {
+                tracing::info!(agent = %agent.id, %error, "registered agent is not reachable yet");
+            }
+            Ok(agent.id)
+        })
+    }
+
+    fn remove_agent(&self, agent_id: String) -> BoxFuture<'_, Result<(), AppError>> {
+        Box::pin(async move {
+            let organization = organizations::local(&self.0.db).await.map_err(store_error)?;
+            agent_store::remove(&self.0.db, &organization.id, &agent_id)
+                .await
+                .map_err(store_error)
+        })
+    }
+}
+
+fn invalid_card_url(message: String) -> AppError {
+    AppError::Invalid {
+        field: "cardUrl".into(),
+        message,
+    }
+}
+
+/// Agent-side failures are shown as the reason the card could not be used.
+fn service_error(error: AgentServiceError) -> AppError {
+    match error {
+        AgentServiceError::Store(error) => store_error(error),
+        other => invalid_card_url(other.to_string()),
+    }
+}
+
+fn preview_view(card_url: &str, preview: CardPreview) -> AgentPreview {
+    AgentPreview {
+        card_url: card_url.to_owned(),
+        resolved_url: preview.resolved_url,
+        skills: preview
+            .card
+            .skills
+            .iter()
+            .map(|skill| skill.name.clone())
+            .collect(),
+        name: preview.card.name,
+        description: preview.card.description,
+        card_version: preview.card.version,
+        report: preview.report,
     }
 }
 

@@ -308,23 +308,27 @@ fn parse_origins(value: Option<String>) -> Result<Vec<String>, ConfigError> {
     Ok(origins)
 }
 
-/// Validates an agent card URL: http(s), at most [`MAX_CARD_URL_LEN`] characters, no
-/// credentials, query or fragment.
+/// Validates an agent card URL: present, http(s), at most [`MAX_CARD_URL_LEN`] characters, no
+/// credentials, query or fragment. The messages are the original console's
+/// (`shared/spec/reference.md` §4.3).
 pub fn validate_card_url(raw: &str) -> Result<Url, String> {
-    if raw.len() > MAX_CARD_URL_LEN {
-        return Err(format!(
-            "Agent card URLs must be at most {MAX_CARD_URL_LEN} characters."
-        ));
+    let raw = raw.trim();
+    if raw.is_empty() {
+        return Err("cardUrl is required.".into());
     }
-    let url = Url::parse(raw).map_err(|_| format!("\"{raw}\" is not a valid URL."))?;
-    if !matches!(url.scheme(), "http" | "https") {
-        return Err("Agent card URLs must use http or https.".into());
+    if raw.chars().count() > MAX_CARD_URL_LEN {
+        return Err(format!("Agent Card URL exceeds {MAX_CARD_URL_LEN} characters."));
     }
-    if !url.username().is_empty() || url.password().is_some() {
-        return Err("Agent card URLs must not contain credentials.".into());
+    let url = Url::parse(raw).map_err(|_| "Agent Card URL must be http(s).".to_owned())?;
+    if !matches!(url.scheme(), "http" | "https") || url.host().is_none() {
+        return Err("Agent Card URL must be http(s).".into());
     }
-    if url.query().is_some() || url.fragment().is_some() {
-        return Err("Agent card URLs must not contain a query or fragment.".into());
+    if !url.username().is_empty()
+        || url.password().is_some()
+        || url.query().is_some()
+        || url.fragment().is_some()
+    {
+        return Err("Agent Card URL must not contain credentials, query strings or fragments.".into());
     }
     Ok(url)
 }
@@ -499,6 +503,38 @@ mod tests {
             let err = config(&[("A2A_REGISTERED_AGENTS", bad)]).unwrap_err();
             assert_eq!(err.variable, "A2A_REGISTERED_AGENTS", "{bad}");
         }
+    }
+
+    #[test]
+    fn card_url_errors_are_the_originals() {
+        assert_eq!(validate_card_url(" ").unwrap_err(), "cardUrl is required.");
+        assert_eq!(
+            validate_card_url("ftp://x.example/card.json").unwrap_err(),
+            "Agent Card URL must be http(s)."
+        );
+        assert_eq!(
+            validate_card_url("not a url").unwrap_err(),
+            "Agent Card URL must be http(s)."
+        );
+        let hidden = "Agent Card URL must not contain credentials, query strings or fragments.";
+        for bad in [
+            "https://u:p@x.example/c.json",
+            "https://x.example/c.json?a=1",
+            "https://x.example/c.json#f",
+        ] {
+            assert_eq!(validate_card_url(bad).unwrap_err(), hidden, "{bad}");
+        }
+        let long = format!("https://x.example/{}", "é".repeat(MAX_CARD_URL_LEN));
+        assert_eq!(
+            validate_card_url(&long).unwrap_err(),
+            "Agent Card URL exceeds 1024 characters."
+        );
+        assert_eq!(
+            validate_card_url("http://127.0.0.1:4010/form/card.json")
+                .unwrap()
+                .port(),
+            Some(4010)
+        );
     }
 
     #[test]

@@ -3,6 +3,7 @@
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::a2a::ComplianceReport;
 use crate::error::AppError;
 
 /// One row of the agent list.
@@ -47,17 +48,54 @@ impl AgentSummary {
     }
 }
 
+/// What the "Add agent" flow shows before connecting: the card and its compliance report.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgentPreview {
+    pub card_url: String,
+    /// The URL the card was found at (after the discovery fallbacks).
+    pub resolved_url: String,
+    pub name: String,
+    pub description: String,
+    pub card_version: String,
+    pub skills: Vec<String>,
+    pub report: ComplianceReport,
+}
+
 /// What the Agents screen needs from the server.
 #[cfg(feature = "ssr")]
 pub trait AgentsBackend: Send + Sync {
     /// Every registered agent, each with a fresh discovery of its card.
     fn list_agents(&self) -> crate::api::BoxFuture<'_, Result<Vec<AgentSummary>, AppError>>;
+    /// Fetches and checks a card without registering anything.
+    fn preview_agent(&self, card_url: String) -> crate::api::BoxFuture<'_, Result<AgentPreview, AppError>>;
+    /// Registers a card URL (the same URL twice is one agent) and returns the agent id.
+    fn register_agent(&self, card_url: String) -> crate::api::BoxFuture<'_, Result<String, AppError>>;
+    /// Removes a managed agent from the list; its history stays.
+    fn remove_agent(&self, agent_id: String) -> crate::api::BoxFuture<'_, Result<(), AppError>>;
 }
 
 /// The registered agents, discovered now (the list shows live reachability).
 #[server(prefix = "/api/fn", endpoint = "list_agents")]
 pub async fn list_agents() -> Result<Vec<AgentSummary>, AppError> {
-    crate::api::backend()?.agents.list_agents().await
+    crate::api::respond(async { crate::api::backend()?.agents.list_agents().await }.await)
+}
+
+/// Fetches the card at `card_url` and reports on it; nothing is stored.
+#[server(prefix = "/api/fn", endpoint = "preview_agent")]
+pub async fn preview_agent(card_url: String) -> Result<AgentPreview, AppError> {
+    crate::api::respond(async { crate::api::backend()?.agents.preview_agent(card_url).await }.await)
+}
+
+/// Registers the agent whose card is at `card_url`.
+#[server(prefix = "/api/fn", endpoint = "register_agent")]
+pub async fn register_agent(card_url: String) -> Result<String, AppError> {
+    crate::api::respond(async { crate::api::backend()?.agents.register_agent(card_url).await }.await)
+}
+
+/// Removes a managed agent (agents from `A2A_REGISTERED_AGENTS` answer `Conflict`).
+#[server(prefix = "/api/fn", endpoint = "remove_agent")]
+pub async fn remove_agent(agent_id: String) -> Result<(), AppError> {
+    crate::api::respond(async { crate::api::backend()?.agents.remove_agent(agent_id).await }.await)
 }
 
 #[cfg(test)]

@@ -3,13 +3,24 @@
 use leptos::prelude::*;
 use leptos_meta::Title;
 
-use crate::api::agents::{AgentSummary, list_agents};
+use crate::a2a::{ComplianceReport, Severity};
+use crate::api::agents::{AgentPreview, AgentSummary, PreviewAgent, RegisterAgent, RemoveAgent, list_agents};
 
-/// The agent list; the page owns the resource and the search text.
+/// The agent list; the page owns the resource, the actions that change it and the search text.
 #[component]
 pub fn AgentsPage() -> impl IntoView {
-    let agents = Resource::new(|| (), |_| list_agents());
+    let register = ServerAction::<RegisterAgent>::new();
+    let remove = ServerAction::<RemoveAgent>::new();
+    // Refetch after every registration or removal.
+    let agents = Resource::new(
+        move || (register.version().get(), remove.version().get()),
+        |_| list_agents(),
+    );
     let (query, set_query) = signal(String::new());
+    let action_error = move || {
+        let failed = |value: Option<Result<_, crate::error::AppError>>| value.and_then(Result::err);
+        failed(register.value().get().map(|r| r.map(|_| ()))).or_else(|| failed(remove.value().get()))
+    };
     view! {
         <Title text="Agents"/>
         <header class="page-header">
@@ -17,6 +28,7 @@ pub fn AgentsPage() -> impl IntoView {
             <p class="lede">"Registered A2A agents, checked live: each card is fetched again when this list loads."</p>
         </header>
         <div class="toolbar">
+            <AddAgent register/>
             <label class="search">
                 <span class="visually-hidden">"Search agents"</span>
                 <input
@@ -27,6 +39,7 @@ pub fn AgentsPage() -> impl IntoView {
                 />
             </label>
         </div>
+        {move || action_error().map(|error| view! { <p role="alert" class="error">{error.to_string()}</p> })}
         <Transition fallback=|| view! { <p class="muted" aria-busy="true">"Discovering agents…"</p> }>
             <ErrorBoundary fallback=|errors| {
                 view! {
@@ -36,25 +49,25 @@ pub fn AgentsPage() -> impl IntoView {
                 }
             }>
                 {move || Suspend::new(async move {
-                    agents.await.map(|list| view! { <AgentList agents=list query=query/> })
+                    agents.await.map(|list| view! { <AgentList agents=list query=query remove/> })
                 })}
             </ErrorBoundary>
         </Transition>
-        <p class="hint">
-            "Adding and removing agents from this screen arrives with the console issue (#4). Until then, list card URLs in "
-            <code>"A2A_REGISTERED_AGENTS"</code> "."
-        </p>
     }
 }
 
 /// The filtered list, or an empty state.
 #[component]
-fn AgentList(agents: Vec<AgentSummary>, #[prop(into)] query: Signal<String>) -> impl IntoView {
+fn AgentList(
+    agents: Vec<AgentSummary>,
+    #[prop(into)] query: Signal<String>,
+    remove: ServerAction<RemoveAgent>,
+) -> impl IntoView {
     if agents.is_empty() {
         return view! {
             <section class="empty-state">
                 <h2>"No agents yet"</h2>
-                <p>"Register agents by listing their card URLs in A2A_REGISTERED_AGENTS (scripts/run registers the demo agent)."</p>
+                <p>"Add one with its Agent Card URL, or list card URLs in A2A_REGISTERED_AGENTS."</p>
             </section>
         }
         .into_any();
@@ -71,7 +84,7 @@ fn AgentList(agents: Vec<AgentSummary>, #[prop(into)] query: Signal<String>) -> 
     };
     view! {
         <ul class="agent-list" aria-label="Registered agents">
-            <For each=visible key=|agent| agent.id.clone() children=|agent| view! { <AgentRow agent/> }/>
+            <For each=visible key=|agent| agent.id.clone() children=move |agent| view! { <AgentRow agent remove/> }/>
         </ul>
         <Show when=move || visible().is_empty()>
             <p class="muted">"No agent matches this search."</p>
@@ -82,7 +95,9 @@ fn AgentList(agents: Vec<AgentSummary>, #[prop(into)] query: Signal<String>) -> 
 
 /// One agent: name, card version, A2A version and auth (or the discovery error), card URL, status.
 #[component]
-fn AgentRow(agent: AgentSummary) -> impl IntoView {
+fn AgentRow(agent: AgentSummary, remove: ServerAction<RemoveAgent>) -> impl IntoView {
+    let id = StoredValue::new(agent.id.clone());
+    let removable = agent.removable;
     let reachable = agent.reachable();
     let meta = match &agent.error {
         None => {
@@ -107,6 +122,138 @@ fn AgentRow(agent: AgentSummary) -> impl IntoView {
                 <p class="agent-url">{agent.card_url.clone()}</p>
             </div>
             <span class="status-label">{if reachable { "Reachable" } else { "Discovery failed" }}</span>
+            <Show when=move || removable>
+                <RemoveControl id remove/>
+            </Show>
         </li>
+    }
+    .into_any()
+}
+
+/// "Remove", then an inline confirmation (history is kept); type-erased to keep row types small.
+#[component]
+fn RemoveControl(id: StoredValue<String>, remove: ServerAction<RemoveAgent>) -> impl IntoView {
+    let (confirming, set_confirming) = signal(false);
+    view! {
+        <Show
+            when=move || confirming.get()
+            fallback=move || view! {
+                <button type="button" class="button subtle" on:click=move |_| set_confirming.set(true)>"Remove"</button>
+            }
+        >
+            <span class="confirm" role="group" aria-label="Confirm removal">
+                "Remove this agent? Its history is kept."
+                <button
+                    type="button"
+                    class="button danger"
+                    on:click=move |_| {
+                        remove.dispatch(RemoveAgent { agent_id: id.get_value() });
+                    }
+                >
+                    "Remove agent"
+                </button>
+                <button type="button" class="button subtle" on:click=move |_| set_confirming.set(false)>"Cancel"</button>
+            </span>
+        </Show>
+    }
+    .into_any()
+}
+
+/// The "Add agent" flow: card URL → preview with the compliance report → connect.
+#[component]
+fn AddAgent(register: ServerAction<RegisterAgent>) -> impl IntoView {
+    let (open, set_open) = signal(false);
+    let preview = ServerAction::<PreviewAgent>::new();
+    let close = Callback::new(move |()| set_open.set(false));
+    view! {
+        <button
+            type="button"
+            class="button primary"
+            aria-expanded=move || open.get().to_string()
+            on:click=move |_| set_open.update(|open| *open = !*open)
+        >
+            "Add agent"
+        </button>
+        <Show when=move || open.get()>
+            <section class="panel" aria-label="Add agent">
+                <ActionForm action=preview attr:class="add-agent-form">
+                    <label for="card-url">"Agent Card URL"</label>
+                    <input
+                        id="card-url"
+                        name="card_url"
+                        type="url"
+                        required
+                        autofocus
+                        placeholder="https://agent.example/.well-known/agent-card.json"
+                    />
+                    <button type="submit" class="button" disabled=move || preview.pending().get()>
+                        {move || if preview.pending().get() { "Fetching…" } else { "Fetch Agent Card" }}
+                    </button>
+                </ActionForm>
+                {move || {
+                    preview.value().get().map(|result| match result {
+                        Ok(card) => view! { <PreviewCard card register close/> }.into_any(),
+                        Err(error) => view! { <p role="alert" class="error">{error.to_string()}</p> }.into_any(),
+                    })
+                }}
+            </section>
+        </Show>
+    }
+}
+
+/// The fetched card, its compliance report and the Connect button.
+#[component]
+fn PreviewCard(
+    card: AgentPreview,
+    register: ServerAction<RegisterAgent>,
+    close: Callback<()>,
+) -> impl IntoView {
+    let url = card.card_url.clone();
+    let ComplianceReport {
+        version,
+        score,
+        issues,
+    } = card.report;
+    view! {
+        <article class="preview" aria-label="Agent Card preview">
+            <h2>{card.name}</h2>
+            <p class="muted">{card.description}</p>
+            <p class="agent-meta">
+                {format!("v{} · A2A {} · compliance {score}/100 · found at {}", card.card_version, version.as_str(), card.resolved_url)}
+            </p>
+            {(!issues.is_empty()).then(|| view! {
+                <ul class="issues" aria-label="Compliance issues">
+                    {issues
+                        .into_iter()
+                        .map(|issue| {
+                            let severity = severity_label(issue.severity);
+                            view! {
+                                <li class=format!("issue {severity}")>
+                                    <strong>{severity}</strong> " " <code>{issue.path}</code> " " {issue.message}
+                                </li>
+                            }
+                        })
+                        .collect_view()}
+                </ul>
+            })}
+            <button
+                type="button"
+                class="button primary"
+                on:click=move |_| {
+                    register.dispatch(RegisterAgent { card_url: url.clone() });
+                    close.run(());
+                }
+            >
+                "Connect"
+            </button>
+        </article>
+    }
+}
+
+fn severity_label(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "info",
     }
 }

@@ -108,7 +108,7 @@ pub async fn remove(db: &Db, organization_id: &str, agent_id: &str) -> Result<()
         .ok_or(StoreError::NotFound)?;
     if found.source == AgentSource::Env.as_str() {
         return Err(StoreError::Conflict(
-            "This agent is registered by A2A_REGISTERED_AGENTS and cannot be removed.",
+            "This agent comes from A2A_REGISTERED_AGENTS and can't be removed from the UI.",
         ));
     }
     let now = Utc::now();

@@ -261,3 +261,101 @@ async fn the_agents_screen_lists_agents_with_live_reachability() {
             .is_some()
     );
 }
+
+async fn call(state: &server::AppState, function: &str, form: &str) -> (u16, serde_json::Value) {
+    let request = axum::http::Request::post(format!("/api/fn/{function}"))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(axum::body::Body::from(form.to_owned()))
+        .unwrap();
+    let response = send(state, request).await;
+    let status = response.status().as_u16();
+    let body = text(response).await;
+    (
+        status,
+        serde_json::from_str(&body).unwrap_or(serde_json::Value::String(body)),
+    )
+}
+
+fn form_url(url: &str) -> String {
+    format!(
+        "card_url={}",
+        url::form_urlencoded::byte_serialize(url.as_bytes()).collect::<String>()
+    )
+}
+
+#[tokio::test]
+async fn add_agent_previews_then_registers_and_remove_keeps_env_agents() {
+    let origin = demo().await;
+    let showcase = format!("{origin}/showcase/card.json");
+    let seeded = format!("{origin}/form/card.json");
+    let (state, _db) = support::app_with(&[("A2A_ALLOW_PRIVATE_NETWORKS", "true")]).await;
+    let org = organizations::local(&state.db).await.unwrap().id;
+    let env_agent = agent_store::register(&state.db, &org, &seeded, AgentSource::Env)
+        .await
+        .unwrap();
+
+    // Hostile or malformed URLs are refused with the original messages, before any request.
+    let (status, body) = call(&state, "preview_agent", &form_url("ftp://example.com/card.json")).await;
+    assert_eq!(status, 400);
+    assert_eq!(
+        body["Invalid"]["message"], "Agent Card URL must be http(s).",
+        "{body}"
+    );
+    let (_, body) = call(
+        &state,
+        "preview_agent",
+        &form_url("http://u:p@127.0.0.1/card.json"),
+    )
+    .await;
+    assert_eq!(
+        body["Invalid"]["message"],
+        "Agent Card URL must not contain credentials, query strings or fragments."
+    );
+    let (_, body) = call(&state, "preview_agent", "card_url=").await;
+    assert_eq!(body["Invalid"]["message"], "cardUrl is required.");
+
+    // The preview reports the card and its compliance without registering it.
+    let (status, preview) = call(&state, "preview_agent", &form_url(&showcase)).await;
+    assert_eq!(status, 200, "{preview}");
+    assert_eq!(preview["name"], "Form fixture (showcase)");
+    assert_eq!(preview["report"]["version"], "1.0");
+    assert!(preview["report"]["score"].as_u64().unwrap() <= 100);
+    assert_eq!(
+        agent_store::list(&state.db, &org).await.unwrap().len(),
+        1,
+        "a preview registers nothing"
+    );
+
+    // Connect registers it once, however often it is sent.
+    let (status, id) = call(&state, "register_agent", &form_url(&showcase)).await;
+    assert_eq!(status, 200, "{id}");
+    let (_, again) = call(&state, "register_agent", &form_url(&showcase)).await;
+    assert_eq!(id, again);
+    let agent = agent_store::find_by_url(&state.db, &org, &showcase)
+        .await
+        .unwrap();
+    assert_eq!(
+        agent.display_name.as_deref(),
+        Some("Form fixture (showcase)"),
+        "discovered on registration"
+    );
+
+    // Env-seeded agents cannot be removed; managed ones leave the list.
+    let (status, body) = call(&state, "remove_agent", &format!("agent_id={}", env_agent.id)).await;
+    assert_eq!(status, 409);
+    assert_eq!(
+        body["Conflict"],
+        "This agent comes from A2A_REGISTERED_AGENTS and can't be removed from the UI."
+    );
+    let (status, _) = call(&state, "remove_agent", &format!("agent_id={}", agent.id)).await;
+    assert_eq!(status, 200);
+    let listed: Vec<_> = agent_store::list(&state.db, &org)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|a| a.card_url)
+        .collect();
+    assert_eq!(listed, vec![seeded]);
+    let (status, body) = call(&state, "remove_agent", "agent_id=no-such-agent").await;
+    assert_eq!((status, body), (404, serde_json::json!("NotFound")));
+}

@@ -136,7 +136,7 @@ async fn env_seeded_agents_cannot_be_removed() {
             Err(StoreError::Conflict(message)) => {
                 assert_eq!(
                     message,
-                    "This agent is registered by A2A_REGISTERED_AGENTS and cannot be removed."
+                    "This agent comes from A2A_REGISTERED_AGENTS and can't be removed from the UI."
                 )
             }
             other => panic!("{}: expected a conflict, got {other:?}", test_db.name),
