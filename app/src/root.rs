@@ -57,6 +57,7 @@ pub fn App() -> impl IntoView {
                 <main class="main" id="main">
                     <Routes fallback=pages::not_found::NotFound>
                         <Route path=path!("/agents") view=pages::agents::AgentsPage/>
+                        <Route path=path!("/agents/:id") view=pages::agent_detail::AgentDetailPage/>
                         <Route path=path!("/chat") view=pages::chat::ChatPage/>
                         <Route path=path!("/inbox") view=pages::inbox::InboxPage/>
                         <Route path=path!("/tasks") view=pages::tasks::TasksPage/>

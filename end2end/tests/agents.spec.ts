@@ -67,3 +67,18 @@ test("add an agent: preview its card with the compliance report, connect, then r
   await expect(list.getByRole("listitem")).toHaveCount(2);
   await expect(list.getByRole("listitem").filter({ hasText: "Form fixture (showcase)" })).toHaveCount(0);
 });
+
+test("an agent's page shows its card: capabilities, interfaces, skills and security", async ({ page }) => {
+  await openHydrated(page, "/agents");
+  await page.getByRole("link", { name: "Form fixture (form)" }).click();
+  await expect(page).toHaveURL(/\/agents\/[0-9a-f-]+$/);
+  await expect(page.getByRole("heading", { level: 1, name: "Form fixture (form)" })).toBeVisible();
+  await expect(page.getByRole("region", { name: "Capabilities" })).toContainText("Streaming");
+  await expect(page.getByRole("region", { name: "Capabilities" })).toContainText("structured-form/v1");
+  await expect(page.getByRole("region", { name: "Interfaces" })).toContainText("JSONRPC");
+  await expect(page.getByRole("region", { name: "Interfaces" })).toContainText("HTTP+JSON");
+  await expect(page.getByRole("region", { name: "Security" })).toContainText("None advertised");
+  await expect(page.getByRole("region", { name: "Security" })).toContainText("text/plain");
+  await page.getByRole("link", { name: "← Agents" }).click();
+  await expect(page).toHaveURL("/agents");
+});

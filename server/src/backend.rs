@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use app::api::agents::{AgentPreview, AgentSummary, AgentsBackend};
+use app::api::agents::{AgentDetail, AgentPreview, AgentSummary, AgentsBackend};
 use app::api::{Backend, BoxFuture};
 use app::error::AppError;
 
@@ -55,6 +55,18 @@ impl AgentsBackend for Agents {
                 tracing::info!(agent = %agent.id, %error, "registered agent is not reachable yet");
             }
             Ok(agent.id)
+        })
+    }
+
+    fn get_agent(&self, agent_id: String) -> BoxFuture<'_, Result<AgentDetail, AppError>> {
+        Box::pin(async move {
+            let organization = organizations::local(&self.0.db).await.map_err(store_error)?;
+            let agent = agent_store::find(&self.0.db, &organization.id, &agent_id)
+                .await
+                .map_err(store_error)?;
+            agent_services::detail(&self.0.db, &self.0.gateway, agent)
+                .await
+                .map_err(store_error)
         })
     }
 

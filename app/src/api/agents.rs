@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::a2a::ComplianceReport;
+use crate::a2a::{AgentCard, ComplianceReport};
 use crate::error::AppError;
 
 /// One row of the agent list.
@@ -61,6 +61,20 @@ pub struct AgentPreview {
     pub report: ComplianceReport,
 }
 
+/// One agent with its card, for the agent detail page.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AgentDetail {
+    pub id: String,
+    pub card_url: String,
+    pub removable: bool,
+    /// Why fetching the card failed just now; the card shown is then the last stored one.
+    pub error: Option<String>,
+    /// The card (fresh, or the latest snapshot when the agent is unreachable).
+    pub card: Option<AgentCard>,
+    pub report: Option<ComplianceReport>,
+    pub resolved_url: Option<String>,
+}
+
 /// What the Agents screen needs from the server.
 #[cfg(feature = "ssr")]
 pub trait AgentsBackend: Send + Sync {
@@ -70,6 +84,8 @@ pub trait AgentsBackend: Send + Sync {
     fn preview_agent(&self, card_url: String) -> crate::api::BoxFuture<'_, Result<AgentPreview, AppError>>;
     /// Registers a card URL (the same URL twice is one agent) and returns the agent id.
     fn register_agent(&self, card_url: String) -> crate::api::BoxFuture<'_, Result<String, AppError>>;
+    /// One agent with a fresh discovery of its card (the latest snapshot if that fails).
+    fn get_agent(&self, agent_id: String) -> crate::api::BoxFuture<'_, Result<AgentDetail, AppError>>;
     /// Removes a managed agent from the list; its history stays.
     fn remove_agent(&self, agent_id: String) -> crate::api::BoxFuture<'_, Result<(), AppError>>;
 }
@@ -90,6 +106,12 @@ pub async fn preview_agent(card_url: String) -> Result<AgentPreview, AppError> {
 #[server(prefix = "/api/fn", endpoint = "register_agent")]
 pub async fn register_agent(card_url: String) -> Result<String, AppError> {
     crate::api::respond(async { crate::api::backend()?.agents.register_agent(card_url).await }.await)
+}
+
+/// One agent and its card, fetched again now.
+#[server(prefix = "/api/fn", endpoint = "get_agent")]
+pub async fn get_agent(agent_id: String) -> Result<AgentDetail, AppError> {
+    crate::api::respond(async { crate::api::backend()?.agents.get_agent(agent_id).await }.await)
 }
 
 /// Removes a managed agent (agents from `A2A_REGISTERED_AGENTS` answer `Conflict`).

@@ -117,7 +117,11 @@ fn AgentRow(agent: AgentSummary, remove: ServerAction<RemoveAgent>) -> impl Into
         <li class="agent-row" data-reachable=reachable.to_string()>
             <span class="status-dot" class:ok=reachable aria-hidden="true"></span>
             <div class="agent-main">
-                <p class="agent-name">{agent.name.clone().unwrap_or_else(|| "Unreachable agent".into())}</p>
+                <p class="agent-name">
+                    <a href=format!("/agents/{}", agent.id)>
+                        {agent.name.clone().unwrap_or_else(|| "Unreachable agent".into())}
+                    </a>
+                </p>
                 <p class="agent-meta" class:error=!reachable>{meta}</p>
                 <p class="agent-url">{agent.card_url.clone()}</p>
             </div>

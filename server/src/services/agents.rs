@@ -1,7 +1,7 @@
 //! Agents: preview a card, discover and record it as a snapshot, and find the endpoint to call.
 
 use app::a2a::{self, AgentCard, ComplianceReport, InterfaceError, InterfacePin};
-use app::api::agents::AgentSummary;
+use app::api::agents::{AgentDetail, AgentSummary};
 use chrono::Utc;
 use serde_json::Value;
 
@@ -132,6 +132,38 @@ pub async fn list_summaries(db: &Db, gateway: &Gateway) -> Result<Vec<AgentSumma
         rows.push(summary(agent, outcome)?);
     }
     Ok(rows)
+}
+
+/// One agent with a fresh discovery of its card; when the agent cannot be reached, the latest
+/// stored card is shown beside the reason.
+pub async fn detail(db: &Db, gateway: &Gateway, agent: agent::Model) -> Result<AgentDetail, StoreError> {
+    let removable = agent.source != agent_store::AgentSource::Env.as_str();
+    let mut detail = AgentDetail {
+        id: agent.id.clone(),
+        card_url: agent.card_url.clone(),
+        removable,
+        error: None,
+        card: None,
+        report: None,
+        resolved_url: None,
+    };
+    match discover(db, gateway, &agent).await {
+        Ok(preview) => {
+            detail.card = Some(preview.card);
+            detail.report = Some(preview.report);
+            detail.resolved_url = Some(preview.resolved_url);
+        }
+        Err(AgentServiceError::Store(error)) => return Err(error),
+        Err(error) => {
+            detail.error = Some(error.to_string());
+            if let Some(snapshot) = card_snapshots::latest(db, &agent.id).await? {
+                detail.card = AgentCard::decode(&snapshot.raw_card_json).ok();
+                detail.report = serde_json::from_value(snapshot.compliance_json).ok();
+                detail.resolved_url = Some(snapshot.resolved_card_url);
+            }
+        }
+    }
+    Ok(detail)
 }
 
 fn summary(

@@ -87,6 +87,16 @@ pub async fn find_by_url(db: &Db, organization_id: &str, card_url: &str) -> Resu
         .ok_or(StoreError::NotFound)
 }
 
+/// A listed (not removed) agent of the organization.
+pub async fn find(db: &Db, organization_id: &str, agent_id: &str) -> Result<agent::Model, StoreError> {
+    agent::Entity::find_by_id(agent_id.to_owned())
+        .filter(agent::Column::OrganizationId.eq(organization_id))
+        .filter(agent::Column::RemovedAt.is_null())
+        .one(&db.read)
+        .await?
+        .ok_or(StoreError::NotFound)
+}
+
 /// Agents that have not been removed, oldest first.
 pub async fn list(db: &Db, organization_id: &str) -> Result<Vec<agent::Model>, StoreError> {
     Ok(agent::Entity::find()

@@ -216,10 +216,7 @@ async fn the_agents_screen_lists_agents_with_live_reachability() {
 
     // Server-rendered page: both rows, one reachable, one with the discovery error.
     let html = text(get(&state, "/agents").await).await;
-    assert!(
-        html.contains(r#"<p class="agent-name">Form fixture (form)</p>"#),
-        "{html}"
-    );
+    assert!(html.contains("Form fixture (form)</a></p>"), "{html}");
     assert!(html.contains("v1.0.0 · A2A 1.0 · no auth"), "{html}");
     assert!(
         html.contains("Unreachable agent") && html.contains("Agent Card discovery failed."),
@@ -358,4 +355,63 @@ async fn add_agent_previews_then_registers_and_remove_keeps_env_agents() {
     assert_eq!(listed, vec![seeded]);
     let (status, body) = call(&state, "remove_agent", "agent_id=no-such-agent").await;
     assert_eq!((status, body), (404, serde_json::json!("NotFound")));
+}
+
+#[tokio::test]
+async fn the_agent_page_shows_the_card_and_falls_back_to_the_last_snapshot() {
+    let origin = demo().await;
+    let (state, _db) = support::app_with(&[("A2A_ALLOW_PRIVATE_NETWORKS", "true")]).await;
+    let org = organizations::local(&state.db).await.unwrap().id;
+    let agent = agent_store::register(
+        &state.db,
+        &org,
+        &format!("{origin}/showcase/card.json"),
+        AgentSource::Managed,
+    )
+    .await
+    .unwrap();
+
+    let response = get(&state, &format!("/agents/{}", agent.id)).await;
+    assert_eq!(response.status(), 200);
+    let html = text(response).await;
+    assert!(html.contains("<h1>Form fixture (showcase)</h1>"), "{html}");
+    for section in ["Capabilities", "Interfaces", "Skills", "Security"] {
+        assert!(html.contains(&format!("<h2>{section}</h2>")), "{section} missing");
+    }
+    assert!(
+        html.contains("https://extensions.allsrc.dev/agent-taskbay/structured-form/v1"),
+        "{html}"
+    );
+    assert!(
+        html.contains(&format!("<code>{origin}/showcase/a2a</code>")),
+        "{html}"
+    );
+
+    // The agent goes away: the page shows why, with the card stored last time.
+    let gone = format!("http://127.0.0.1:{}/gone/card.json", {
+        std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port()
+    });
+    let (status, detail) = call(&state, "get_agent", &format!("agent_id={}", agent.id)).await;
+    assert_eq!(status, 200);
+    assert_eq!(detail["card"]["name"], "Form fixture (showcase)");
+    let offline = agent_store::register(&state.db, &org, &gone, AgentSource::Managed)
+        .await
+        .unwrap();
+    let (_, detail) = call(&state, "get_agent", &format!("agent_id={}", offline.id)).await;
+    assert!(
+        detail["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("Agent Card discovery failed."),
+        "{detail}"
+    );
+    assert!(detail["card"].is_null());
+
+    let response = get(&state, "/agents/no-such-agent").await;
+    assert_eq!(response.status(), 404);
+    assert!(text(response).await.contains("Not found."));
 }

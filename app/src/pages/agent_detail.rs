@@ -1,0 +1,156 @@
+//! The agent detail page (`/agents/:id`): capabilities, interfaces, skills, security and
+//! modes of one agent's card, fetched again when the page opens.
+
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::hooks::use_params_map;
+
+use crate::a2a::{AgentCard, SecurityScheme};
+use crate::api::agents::{AgentDetail, get_agent};
+
+/// Reads the agent id from the route and shows its card.
+#[component]
+pub fn AgentDetailPage() -> impl IntoView {
+    let params = use_params_map();
+    let id = move || params.read().get("id").unwrap_or_default();
+    // Blocking: the title and the HTTP status (404 for an unknown agent) come from the data.
+    let agent = Resource::new_blocking(id, get_agent);
+    view! {
+        <p><a href="/agents">"← Agents"</a></p>
+        <Transition fallback=|| view! { <p class="muted" aria-busy="true">"Fetching the Agent Card…"</p> }>
+            <ErrorBoundary fallback=|errors| {
+                view! {
+                    <Title text="Agent"/>
+                    <h1>"Agent"</h1>
+                    <p role="alert" class="error">
+                        {move || errors.get().into_iter().map(|(_, e)| e.to_string()).collect::<Vec<_>>().join(" ")}
+                    </p>
+                }
+            }>
+                {move || Suspend::new(async move { agent.await.map(|detail| view! { <AgentView detail/> }) })}
+            </ErrorBoundary>
+        </Transition>
+    }
+}
+
+/// The header and the four cards.
+#[component]
+fn AgentView(detail: AgentDetail) -> impl IntoView {
+    let title = detail
+        .card
+        .as_ref()
+        .map(|c| c.name.clone())
+        .unwrap_or_else(|| "Unreachable agent".into());
+    view! {
+        <Title text=title.clone()/>
+        <header class="page-header">
+            <h1>{title}</h1>
+            <p class="lede">{detail.card.as_ref().map(|c| c.description.clone())}</p>
+            <p class="agent-url">{detail.card_url.clone()}</p>
+        </header>
+        {detail.error.clone().map(|error| view! {
+            <p role="alert" class="error">{format!("The card could not be fetched just now: {error}")}</p>
+        })}
+        {match detail.card {
+            Some(card) => {
+                let report = detail.report.map(|r| format!("compliance {}/100 · A2A {}", r.score, r.version.as_str()));
+                view! {
+                    <p class="agent-meta">
+                        {format!("Agent Card v{}", card.version)} {report.map(|r| format!(" · {r}"))}
+                    </p>
+                    <CardSections card/>
+                }
+                .into_any()
+            }
+            None => view! { <p class="muted">"No card has been fetched for this agent yet."</p> }.into_any(),
+        }}
+    }
+}
+
+/// Capabilities, interfaces, skills and security.
+#[component]
+fn CardSections(card: AgentCard) -> impl IntoView {
+    let yes_no = |on: bool| if on { "Yes" } else { "No" };
+    let caps = card.capabilities;
+    view! {
+        <div class="card-grid">
+            <section class="panel" aria-label="Capabilities">
+                <h2>"Capabilities"</h2>
+                <dl class="facts">
+                    <dt>"Streaming"</dt><dd>{yes_no(caps.streaming)}</dd>
+                    <dt>"Push notifications"</dt><dd>{yes_no(caps.push_notifications)}</dd>
+                    <dt>"Extended card"</dt><dd>{yes_no(caps.extended_agent_card)}</dd>
+                </dl>
+                <h3>"Extensions"</h3>
+                {if caps.extensions.is_empty() {
+                    view! { <p class="muted">"None advertised"</p> }.into_any()
+                } else {
+                    view! {
+                        <ul class="plain-list">
+                            {caps.extensions.into_iter().map(|ext| view! {
+                                <li><code>{ext.uri}</code>{ext.required.then_some(" (required)")}</li>
+                            }).collect_view()}
+                        </ul>
+                    }.into_any()
+                }}
+            </section>
+            <section class="panel" aria-label="Interfaces">
+                <h2>"Interfaces"</h2>
+                <ul class="plain-list">
+                    {card.interfaces.into_iter().map(|i| view! {
+                        <li>
+                            <span class="chip">{i.binding.as_str().to_owned()}</span>
+                            <span class="chip">{format!("A2A {}", i.protocol_version)}</span>
+                            <code>{i.url}</code>
+                            {i.tenant.map(|t| format!(" · tenant {t}"))}
+                        </li>
+                    }).collect_view()}
+                </ul>
+            </section>
+            <section class="panel" aria-label="Skills">
+                <h2>"Skills"</h2>
+                {if card.skills.is_empty() {
+                    view! { <p class="muted">"None advertised"</p> }.into_any()
+                } else {
+                    view! {
+                        <ul class="plain-list">
+                            {card.skills.into_iter().map(|skill| view! {
+                                <li><strong>{skill.name}</strong><br/><span class="muted">{skill.description}</span></li>
+                            }).collect_view()}
+                        </ul>
+                    }.into_any()
+                }}
+            </section>
+            <section class="panel" aria-label="Security">
+                <h2>"Security"</h2>
+                {if card.security_schemes.is_empty() {
+                    view! { <p class="muted">"None advertised"</p> }.into_any()
+                } else {
+                    view! {
+                        <ul class="plain-list">
+                            {card.security_schemes.iter().map(|(name, scheme)| view! {
+                                <li><strong>{name.clone()}</strong>" · "{scheme_kind(scheme)}</li>
+                            }).collect_view()}
+                        </ul>
+                    }.into_any()
+                }}
+                <dl class="facts">
+                    <dt>"Input modes"</dt><dd>{card.default_input_modes.join(", ")}</dd>
+                    <dt>"Output modes"</dt><dd>{card.default_output_modes.join(", ")}</dd>
+                </dl>
+            </section>
+        </div>
+    }
+    .into_any()
+}
+
+fn scheme_kind(scheme: &SecurityScheme) -> &'static str {
+    match scheme {
+        SecurityScheme::ApiKey { .. } => "API key",
+        SecurityScheme::Http { .. } => "HTTP authentication",
+        SecurityScheme::OAuth2 { .. } => "OAuth 2.0",
+        SecurityScheme::OpenIdConnect { .. } => "OpenID Connect",
+        SecurityScheme::MutualTls { .. } => "Mutual TLS",
+        SecurityScheme::Unknown { .. } => "Unrecognised scheme",
+    }
+}
