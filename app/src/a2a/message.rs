@@ -4,8 +4,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::error::DecodeError;
-use super::lenient::{array, as_object, index, join, opt_object, opt_str, req_str, str_list};
-use super::part::Part;
+use super::lenient::{as_object, opt_object, opt_str, req_str, str_list};
+use super::part::{Part, decode_parts};
 
 /// Who sent a message. `ROLE_USER` / `user` is the user; anything else is the agent
 /// (reference §8).
@@ -95,12 +95,7 @@ impl Message {
     pub(crate) fn decode_at(value: &Value, path: &str) -> Result<Self, DecodeError> {
         let obj = as_object(value, path)?;
         let message_id = req_str(obj, "messageId", path)?;
-        let parts_path = join(path, "parts");
-        let parts = array(obj, "parts")
-            .iter()
-            .enumerate()
-            .map(|(i, p)| Part::decode_at(p, &index(&parts_path, i)))
-            .collect::<Result<Vec<_>, _>>()?;
+        let parts = decode_parts(obj, path)?;
         Ok(Message {
             message_id,
             role: Role::parse(obj.get("role").and_then(Value::as_str)),

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::error::DecodeError;
-use super::lenient::{as_object, join, opt_object, opt_str, present};
+use super::lenient::{array, as_object, index, join, opt_object, opt_str, present};
 
 /// The content of a part; exactly one kind per part (spec A.3 `oneof content`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -36,6 +36,17 @@ pub struct Part {
     /// Part metadata; extension data is usually keyed by extension URI.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Map<String, Value>>,
+}
+
+/// Decodes the `parts` array of a message or artifact object at `path`; the first bad part
+/// fails the whole list with its index in the path.
+pub(crate) fn decode_parts(obj: &Map<String, Value>, path: &str) -> Result<Vec<Part>, DecodeError> {
+    let parts_path = join(path, "parts");
+    array(obj, "parts")
+        .iter()
+        .enumerate()
+        .map(|(i, p)| Part::decode_at(p, &index(&parts_path, i)))
+        .collect()
 }
 
 impl Part {

@@ -88,7 +88,7 @@ impl PushConfig {
     pub fn encode(&self, version: ProtocolVersion) -> Value {
         match version {
             ProtocolVersion::V1_0 => {
-                let mut obj = self.inner_v1();
+                let mut obj = self.inner(ProtocolVersion::V1_0);
                 if let Some(task_id) = &self.task_id {
                     obj.insert("taskId".into(), json!(task_id));
                 }
@@ -114,31 +114,12 @@ impl PushConfig {
     /// The config as passed inline in SendMessage `configuration` (1.0
     /// `taskPushNotificationConfig`, 0.3 `pushNotificationConfig`).
     pub fn encode_inline(&self, version: ProtocolVersion) -> Value {
-        match version {
-            ProtocolVersion::V1_0 => Value::Object(self.inner_v1()),
-            ProtocolVersion::V0_3 => {
-                let mut obj = Map::new();
-                if let Some(id) = &self.id {
-                    obj.insert("id".into(), json!(id));
-                }
-                obj.insert("url".into(), json!(self.url));
-                if let Some(token) = &self.token {
-                    obj.insert("token".into(), json!(token));
-                }
-                if let Some(auth) = &self.authentication {
-                    let mut a = Map::new();
-                    a.insert("schemes".into(), json!([auth.scheme]));
-                    if let Some(c) = &auth.credentials {
-                        a.insert("credentials".into(), json!(c));
-                    }
-                    obj.insert("authentication".into(), Value::Object(a));
-                }
-                Value::Object(obj)
-            }
-        }
+        Value::Object(self.inner(version))
     }
 
-    fn inner_v1(&self) -> Map<String, Value> {
+    /// The config object itself; only the authentication shape differs between versions
+    /// (1.0 `scheme`, 0.3 `schemes: [...]`).
+    fn inner(&self, version: ProtocolVersion) -> Map<String, Value> {
         let mut obj = Map::new();
         if let Some(id) = &self.id {
             obj.insert("id".into(), json!(id));
@@ -149,7 +130,10 @@ impl PushConfig {
         }
         if let Some(auth) = &self.authentication {
             let mut a = Map::new();
-            a.insert("scheme".into(), json!(auth.scheme));
+            match version {
+                ProtocolVersion::V1_0 => a.insert("scheme".into(), json!(auth.scheme)),
+                ProtocolVersion::V0_3 => a.insert("schemes".into(), json!([auth.scheme])),
+            };
             if let Some(c) = &auth.credentials {
                 a.insert("credentials".into(), json!(c));
             }
