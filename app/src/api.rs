@@ -3,6 +3,7 @@
 //! behind the ssr-only traits declared here.
 
 pub mod agents;
+pub mod tasks;
 
 /// A boxed future, for the object-safe backend traits (server side only).
 #[cfg(feature = "ssr")]
@@ -14,6 +15,7 @@ pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T
 #[derive(Clone)]
 pub struct Backend {
     pub agents: std::sync::Arc<dyn agents::AgentsBackend>,
+    pub tasks: std::sync::Arc<dyn tasks::TasksBackend>,
 }
 
 /// The [`Backend`] from context; its absence is a server wiring fault.

@@ -1,0 +1,287 @@
+//! Server functions of the Chat and Tasks screens: sends, cancels and queries. Every send is
+//! stored as a command before anything leaves (`shared/spec/security-and-durability.md` §3.4);
+//! the views come from committed projections, and live changes arrive over the ledger stream
+//! (`/api/live/…`, decoded in the browser with [`crate::projection`]).
+
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::AppError;
+use crate::projection::{TaskKind, TaskView};
+
+/// Rows per page of the task list.
+pub const TASK_PAGE_SIZE: u64 = 50;
+
+/// The task list filters (`GET /api/tasks?filter=`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TaskFilter {
+    #[default]
+    All,
+    /// Submitted or working.
+    Active,
+    /// Input or auth required ("Needs you").
+    NeedsInput,
+    /// Completed, failed, canceled or rejected (and direct message replies).
+    Done,
+}
+
+impl TaskFilter {
+    /// Every filter, in the order the chips show.
+    pub const ALL: [TaskFilter; 4] = [
+        TaskFilter::All,
+        TaskFilter::Active,
+        TaskFilter::NeedsInput,
+        TaskFilter::Done,
+    ];
+
+    /// The query value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskFilter::All => "all",
+            TaskFilter::Active => "active",
+            TaskFilter::NeedsInput => "needs-input",
+            TaskFilter::Done => "done",
+        }
+    }
+
+    /// The chip label.
+    pub fn label(self) -> &'static str {
+        match self {
+            TaskFilter::All => "All",
+            TaskFilter::Active => "Active",
+            TaskFilter::NeedsInput => "Needs you",
+            TaskFilter::Done => "Done",
+        }
+    }
+
+    /// Parses a query value; `None` for anything else (`400 Invalid task filter.`).
+    pub fn parse(value: &str) -> Option<TaskFilter> {
+        TaskFilter::ALL.into_iter().find(|f| f.as_str() == value)
+    }
+}
+
+/// One row of the task list.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskSummary {
+    pub local_id: String,
+    pub kind: TaskKind,
+    pub agent_id: String,
+    pub agent_name: Option<String>,
+    pub conversation_id: String,
+    pub remote_task_id: Option<String>,
+    pub remote_context_id: Option<String>,
+    pub tenant: String,
+    pub state: String,
+    pub title: String,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+/// One page of the task list, newest first.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskPage {
+    pub tasks: Vec<TaskSummary>,
+    pub offset: u64,
+    pub has_more: bool,
+}
+
+/// A recent conversation on the Chat landing.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConversationSummary {
+    pub conversation_id: String,
+    pub agent_id: String,
+    pub agent_name: Option<String>,
+    pub title: String,
+    pub task_count: u64,
+    /// The state of its newest task.
+    pub state: String,
+    pub updated_at: String,
+}
+
+/// A stored send or cancel and how its dispatch went.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CommandView {
+    pub id: String,
+    pub agent_id: String,
+    /// `send` or `cancelTask`.
+    pub action: String,
+    /// The A2A `messageId`, fixed when the command was accepted.
+    pub message_id: String,
+    /// `pending`, `dispatching`, `succeeded`, `failed` or `uncertain`.
+    pub status: String,
+    pub error: Option<String>,
+    /// The local task the outcome landed in, once known.
+    pub task_id: Option<String>,
+    pub conversation_id: Option<String>,
+    /// The text of the message, shown as the pending bubble.
+    pub text: String,
+    pub created_at: String,
+}
+
+impl CommandView {
+    /// Still on its way (not yet succeeded, failed or uncertain).
+    pub fn in_flight(&self) -> bool {
+        matches!(self.status.as_str(), "pending" | "dispatching")
+    }
+}
+
+/// One conversation (a chat): one context, many tasks, plus sends not yet settled.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConversationView {
+    pub conversation_id: String,
+    pub agent_id: String,
+    pub agent_name: Option<String>,
+    pub remote_context_id: Option<String>,
+    /// Oldest first.
+    pub tasks: Vec<TaskView>,
+    /// Commands of this conversation that have no task yet or did not succeed.
+    pub commands: Vec<CommandView>,
+    /// The highest ledger sequence included; the live stream resumes after it.
+    pub last_sequence: i64,
+}
+
+/// Per-request options of a send (the chat's Options panel).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SendOptions {
+    #[serde(default)]
+    pub return_immediately: Option<bool>,
+    #[serde(default)]
+    pub history_length: Option<u64>,
+    #[serde(default)]
+    pub accepted_output_modes: Vec<String>,
+    #[serde(default)]
+    pub reference_task_ids: Vec<String>,
+}
+
+/// A send from the chat composer.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SendInput {
+    pub agent_id: String,
+    /// The conversation to send in; `None` starts a new one.
+    pub conversation_id: Option<String>,
+    /// The local task to continue (reply to a waiting task, follow up on a running one);
+    /// `None` starts a new task in the conversation's context.
+    pub task_id: Option<String>,
+    pub text: String,
+    /// Further A2A 1.0 part JSON objects (files, data) after the text.
+    pub parts: Vec<Value>,
+    pub options: SendOptions,
+}
+
+/// One committed ledger event, as the live stream sends it (`data:` of an SSE frame whose
+/// `id:` is the sequence).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LedgerEvent {
+    pub sequence: i64,
+    /// The local task id.
+    pub task_id: String,
+    pub conversation_id: String,
+    /// `command_response`, `stream`, `reconcile`, `command`.
+    pub source: String,
+    /// The stored A2A event (a stream response object; inline bytes replaced by archive URLs).
+    pub payload: Value,
+    /// Extension URIs negotiated for the exchange that produced it.
+    pub extensions: Vec<String>,
+    pub received_at: String,
+}
+
+/// What the Chat and Tasks screens need from the server.
+#[cfg(feature = "ssr")]
+pub trait TasksBackend: Send + Sync {
+    fn list_tasks(
+        &self,
+        filter: TaskFilter,
+        offset: u64,
+    ) -> crate::api::BoxFuture<'_, Result<TaskPage, AppError>>;
+    fn get_task(&self, task_id: String) -> crate::api::BoxFuture<'_, Result<TaskView, AppError>>;
+    fn list_conversations(&self) -> crate::api::BoxFuture<'_, Result<Vec<ConversationSummary>, AppError>>;
+    fn get_conversation(
+        &self,
+        conversation_id: String,
+    ) -> crate::api::BoxFuture<'_, Result<ConversationView, AppError>>;
+    fn send(&self, input: SendInput) -> crate::api::BoxFuture<'_, Result<CommandView, AppError>>;
+    fn cancel(&self, task_id: String) -> crate::api::BoxFuture<'_, Result<CommandView, AppError>>;
+    fn subscribe(&self, task_id: String) -> crate::api::BoxFuture<'_, Result<(), AppError>>;
+}
+
+/// A page of the task list.
+#[server(prefix = "/api/fn", endpoint = "list_tasks")]
+pub async fn list_tasks(filter: TaskFilter, offset: u64) -> Result<TaskPage, AppError> {
+    crate::api::respond(async { crate::api::backend()?.tasks.list_tasks(filter, offset).await }.await)
+}
+
+/// One task with its timeline, history and artifacts.
+#[server(prefix = "/api/fn", endpoint = "get_task")]
+pub async fn get_task(task_id: String) -> Result<TaskView, AppError> {
+    crate::api::respond(async { crate::api::backend()?.tasks.get_task(task_id).await }.await)
+}
+
+/// Recent conversations, newest first.
+#[server(prefix = "/api/fn", endpoint = "list_conversations")]
+pub async fn list_conversations() -> Result<Vec<ConversationSummary>, AppError> {
+    crate::api::respond(async { crate::api::backend()?.tasks.list_conversations().await }.await)
+}
+
+/// One conversation with its tasks and unsettled sends.
+#[server(prefix = "/api/fn", endpoint = "get_conversation")]
+pub async fn get_conversation(conversation_id: String) -> Result<ConversationView, AppError> {
+    crate::api::respond(
+        async {
+            crate::api::backend()?
+                .tasks
+                .get_conversation(conversation_id)
+                .await
+        }
+        .await,
+    )
+}
+
+/// Stores a send (and its dispatch intent) and returns the command; the agent is called by a
+/// worker, not by this request.
+// JSON input: the parts are arbitrary A2A JSON, which the default URL encoding cannot carry.
+#[server(prefix = "/api/fn", endpoint = "send_message", input = leptos::server_fn::codec::Json)]
+pub async fn send_message(input: SendInput) -> Result<CommandView, AppError> {
+    crate::api::respond(async { crate::api::backend()?.tasks.send(input).await }.await)
+}
+
+/// Stores a CancelTask for the task.
+#[server(prefix = "/api/fn", endpoint = "cancel_task")]
+pub async fn cancel_task(task_id: String) -> Result<CommandView, AppError> {
+    crate::api::respond(async { crate::api::backend()?.tasks.cancel(task_id).await }.await)
+}
+
+/// Asks the workers to follow the task again (SubscribeToTask, or GetTask polling).
+#[server(prefix = "/api/fn", endpoint = "subscribe_task")]
+pub async fn subscribe_task(task_id: String) -> Result<(), AppError> {
+    crate::api::respond(async { crate::api::backend()?.tasks.subscribe(task_id).await }.await)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn filters_round_trip_and_reject_unknown_values() {
+        for filter in TaskFilter::ALL {
+            assert_eq!(TaskFilter::parse(filter.as_str()), Some(filter));
+        }
+        assert_eq!(TaskFilter::parse("mine"), None);
+        assert_eq!(TaskFilter::parse(""), None);
+    }
+
+    #[test]
+    fn send_options_refuse_unknown_keys() {
+        let err =
+            serde_json::from_value::<SendOptions>(serde_json::json!({"returnImmediately": true, "x": 1}));
+        assert!(err.is_err());
+    }
+}

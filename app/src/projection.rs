@@ -1,0 +1,387 @@
+//! The task projection: what a task looks like after folding its ledger events, and the fold
+//! itself. The browser folds the committed events it receives live with exactly this code; the
+//! server keeps the same projection in tables and uses the same rules
+//! (`shared/spec/security-and-durability.md` §3.3):
+//!
+//! - untimestamped observations are ordered by the ledger sequence;
+//! - remote timestamps reject stale snapshots and stale status, including their content;
+//! - a terminal state never goes back to a non-terminal one;
+//! - messages de-duplicate by their remote id;
+//! - an artifact replacement resets its assembly; append chunks extend it (`append`,
+//!   `lastChunk`), adjacent text of the same media type joining into one part.
+
+pub mod time;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::a2a::{Artifact, Message, Part, PartContent, Role, StreamEvent, TaskState, TaskStatus};
+
+/// Longest stored title (first user text), in characters.
+pub const MAX_TITLE_CHARS: usize = 500;
+
+/// A task row: an A2A task, or a direct Message reply kept as its own row (never a fake task).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum TaskKind {
+    #[default]
+    Task,
+    Message,
+}
+
+impl TaskKind {
+    /// The stored value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskKind::Task => "task",
+            TaskKind::Message => "message",
+        }
+    }
+
+    /// Parses the stored value (anything unknown is a task).
+    pub fn parse(value: &str) -> TaskKind {
+        if value == "message" {
+            TaskKind::Message
+        } else {
+            TaskKind::Task
+        }
+    }
+}
+
+/// One message of a task's timeline.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MessageView {
+    pub message_id: String,
+    pub role: Role,
+    pub parts: Vec<Part>,
+    /// Carried by a status update (the agent's prompt or progress line).
+    pub from_status: bool,
+    /// The task state the status carried, for prompts (`TASK_STATE_INPUT_REQUIRED`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timestamp: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Map<String, Value>>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extensions: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reference_task_ids: Vec<String>,
+    /// The ledger sequence that added it.
+    pub sequence: i64,
+}
+
+/// One artifact, assembled from its chunks.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ArtifactView {
+    pub artifact_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    pub parts: Vec<Part>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Map<String, Value>>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extensions: Vec<String>,
+    /// Its latest update did not say `lastChunk`: shown as growing while the task is active.
+    pub streaming: bool,
+    /// How many updates built it since its last replacement.
+    pub chunks: u32,
+    /// The ledger sequence of its latest update.
+    pub sequence: i64,
+}
+
+/// One step of the status timeline.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Transition {
+    pub state: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timestamp: Option<String>,
+    pub sequence: i64,
+}
+
+/// Everything the console shows about one task.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskView {
+    pub local_id: String,
+    pub kind: TaskKind,
+    pub agent_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_name: Option<String>,
+    /// The local conversation (chat) this task belongs to.
+    pub conversation_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remote_task_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remote_context_id: Option<String>,
+    pub tenant: String,
+    /// `TASK_STATE_*`.
+    pub state: String,
+    /// The remote timestamp of the state, when the agent sent one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state_timestamp: Option<String>,
+    pub title: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skill_id: Option<String>,
+    pub created_at: String,
+    pub updated_at: String,
+    /// Bumped by every projection change.
+    pub version: i64,
+    /// The highest ledger sequence folded in; live events at or below it are already shown.
+    pub last_sequence: i64,
+    pub messages: Vec<MessageView>,
+    pub artifacts: Vec<ArtifactView>,
+    pub transitions: Vec<Transition>,
+}
+
+/// What a status observation may do to the projection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StatusVerdict {
+    /// A new state: record it and its content.
+    Apply,
+    /// The same state again: its content still counts.
+    Same,
+    /// Older than what is shown (by remote timestamp): ignored with its content.
+    Stale,
+    /// The task is finished and this would reopen it: ignored with its content.
+    Final,
+}
+
+impl StatusVerdict {
+    /// Whether the observation's content (messages, artifacts) is folded in.
+    pub fn takes_content(self) -> bool {
+        matches!(self, StatusVerdict::Apply | StatusVerdict::Same)
+    }
+}
+
+/// The rule for a status observation against the current state.
+pub fn status_verdict(
+    current: &TaskState,
+    current_timestamp: Option<&str>,
+    incoming: &TaskState,
+    incoming_timestamp: Option<&str>,
+) -> StatusVerdict {
+    if time::is_older(incoming_timestamp, current_timestamp) {
+        return StatusVerdict::Stale;
+    }
+    if current == incoming {
+        return StatusVerdict::Same;
+    }
+    if current.is_terminal() {
+        return StatusVerdict::Final;
+    }
+    StatusVerdict::Apply
+}
+
+/// Appends `chunk` to `parts`: text joining text of the same media type (and no metadata)
+/// into one part, everything else added after.
+pub fn append_parts(parts: &mut Vec<Part>, chunk: &[Part]) {
+    for part in chunk {
+        if let (Some(last), PartContent::Text(more)) = (parts.last_mut(), &part.content)
+            && let PartContent::Text(text) = &mut last.content
+            && last.media_type == part.media_type
+            && last.metadata.is_none()
+            && part.metadata.is_none()
+            && last.filename.is_none()
+        {
+            text.push_str(more);
+            continue;
+        }
+        parts.push(part.clone());
+    }
+}
+
+/// The title of a task: its first user text, trimmed, at most [`MAX_TITLE_CHARS`].
+pub fn title_of(message: &Message) -> Option<String> {
+    let text = message.text();
+    let text = text.trim();
+    (!text.is_empty()).then(|| text.chars().take(MAX_TITLE_CHARS).collect())
+}
+
+impl MessageView {
+    /// The view of a message added at `sequence`.
+    pub fn from_message(message: &Message, sequence: i64, status: Option<&TaskStatus>) -> MessageView {
+        MessageView {
+            message_id: message.message_id.clone(),
+            role: message.role,
+            parts: message.parts.clone(),
+            from_status: status.is_some(),
+            state: status.map(|s| s.state.as_v1_str().to_owned()),
+            timestamp: status.and_then(|s| s.timestamp.clone()),
+            metadata: message.metadata.clone(),
+            extensions: message.extensions.clone(),
+            reference_task_ids: message.reference_task_ids.clone(),
+            sequence,
+        }
+    }
+}
+
+impl ArtifactView {
+    /// A fresh artifact (a replacement or the first chunk).
+    pub fn from_artifact(artifact: &Artifact, sequence: i64, streaming: bool) -> ArtifactView {
+        let mut parts = Vec::new();
+        append_parts(&mut parts, &artifact.parts);
+        ArtifactView {
+            artifact_id: artifact.artifact_id.clone(),
+            name: artifact.name.clone(),
+            description: artifact.description.clone(),
+            parts,
+            metadata: artifact.metadata.clone(),
+            extensions: artifact.extensions.clone(),
+            streaming,
+            chunks: 1,
+            sequence,
+        }
+    }
+
+    /// Adds an append chunk.
+    pub fn append(&mut self, artifact: &Artifact, sequence: i64, last_chunk: bool) {
+        append_parts(&mut self.parts, &artifact.parts);
+        if artifact.name.is_some() {
+            self.name.clone_from(&artifact.name);
+        }
+        if artifact.description.is_some() {
+            self.description.clone_from(&artifact.description);
+        }
+        self.streaming = !last_chunk;
+        self.chunks += 1;
+        self.sequence = sequence;
+    }
+}
+
+impl TaskView {
+    /// The task state, parsed.
+    pub fn task_state(&self) -> TaskState {
+        TaskState::parse(&self.state)
+    }
+
+    /// Folds one committed ledger event in. Events at or below [`TaskView::last_sequence`]
+    /// were folded already and change nothing (a reconnect may deliver them again).
+    /// Returns whether the view changed.
+    pub fn apply(&mut self, sequence: i64, event: &StreamEvent) -> bool {
+        if sequence <= self.last_sequence {
+            return false;
+        }
+        self.last_sequence = sequence;
+        let before = (self.version, self.state.clone());
+        match event {
+            StreamEvent::Task(task) => {
+                self.note_context(task.context_id.as_deref());
+                if self.remote_task_id.is_none() && self.kind == TaskKind::Task {
+                    self.remote_task_id = Some(task.id.clone());
+                }
+                if self.apply_status(sequence, &task.status).takes_content() {
+                    for message in &task.history {
+                        self.add_message(sequence, message, None);
+                    }
+                    for artifact in &task.artifacts {
+                        self.put_artifact(ArtifactView::from_artifact(artifact, sequence, false));
+                    }
+                }
+            }
+            StreamEvent::StatusUpdate(update) => {
+                self.note_context(update.context_id.as_deref());
+                self.apply_status(sequence, &update.status);
+            }
+            StreamEvent::ArtifactUpdate(update) => {
+                self.note_context(update.context_id.as_deref());
+                if !self.task_state().is_terminal() {
+                    self.fold_artifact(sequence, &update.artifact, update.append, update.last_chunk);
+                }
+            }
+            StreamEvent::Message(message) => {
+                self.note_context(message.context_id.as_deref());
+                self.add_message(sequence, message, None);
+            }
+        }
+        before != (self.version, self.state.clone())
+    }
+
+    fn note_context(&mut self, context_id: Option<&str>) {
+        if self.remote_context_id.is_none()
+            && let Some(context) = context_id.filter(|c| !c.is_empty())
+        {
+            self.remote_context_id = Some(context.to_owned());
+        }
+    }
+
+    fn apply_status(&mut self, sequence: i64, status: &TaskStatus) -> StatusVerdict {
+        let verdict = status_verdict(
+            &self.task_state(),
+            self.state_timestamp.as_deref(),
+            &status.state,
+            status.timestamp.as_deref(),
+        );
+        match verdict {
+            StatusVerdict::Apply => {
+                self.state = status.state.as_v1_str().to_owned();
+                self.transitions.push(Transition {
+                    state: self.state.clone(),
+                    timestamp: status.timestamp.clone(),
+                    sequence,
+                });
+                self.version += 1;
+            }
+            StatusVerdict::Same => {}
+            StatusVerdict::Stale | StatusVerdict::Final => return verdict,
+        }
+        if status.timestamp.is_some() {
+            self.state_timestamp.clone_from(&status.timestamp);
+        }
+        if let Some(message) = &status.message {
+            self.add_message(sequence, message, Some(status));
+        }
+        verdict
+    }
+
+    fn add_message(&mut self, sequence: i64, message: &Message, status: Option<&TaskStatus>) {
+        let known = !message.message_id.is_empty()
+            && self.messages.iter().any(|m| m.message_id == message.message_id);
+        if known {
+            return;
+        }
+        if self.title.is_empty()
+            && message.role == Role::User
+            && let Some(title) = title_of(message)
+        {
+            self.title = title;
+        }
+        self.messages
+            .push(MessageView::from_message(message, sequence, status));
+        self.version += 1;
+    }
+
+    fn fold_artifact(&mut self, sequence: i64, artifact: &Artifact, append: bool, last_chunk: bool) {
+        match self
+            .artifacts
+            .iter_mut()
+            .find(|a| a.artifact_id == artifact.artifact_id)
+        {
+            Some(existing) if append => {
+                existing.append(artifact, sequence, last_chunk);
+                self.version += 1;
+            }
+            _ => self.put_artifact(ArtifactView::from_artifact(artifact, sequence, !last_chunk)),
+        }
+    }
+
+    fn put_artifact(&mut self, view: ArtifactView) {
+        match self
+            .artifacts
+            .iter_mut()
+            .find(|a| a.artifact_id == view.artifact_id)
+        {
+            Some(existing) => *existing = view,
+            None => self.artifacts.push(view),
+        }
+        self.version += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests;
