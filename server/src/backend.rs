@@ -14,10 +14,13 @@ use crate::store::StoreError;
 use crate::store::agents::{self as agent_store, AgentSource};
 use crate::store::organizations;
 
+mod tasks;
+
 /// The backend handed to the app for one state.
 pub fn backend(state: &AppState) -> Backend {
     Backend {
         agents: Arc::new(Agents(state.clone())),
+        tasks: Arc::new(tasks::Tasks(state.clone())),
     }
 }
 
@@ -70,6 +73,40 @@ impl AgentsBackend for Agents {
         })
     }
 
+    fn set_interface_pin(
+        &self,
+        agent_id: String,
+        pin: Option<app::a2a::InterfacePin>,
+    ) -> BoxFuture<'_, Result<(), AppError>> {
+        Box::pin(async move {
+            let organization = organizations::local(&self.0.db).await.map_err(store_error)?;
+            let agent = agent_store::find(&self.0.db, &organization.id, &agent_id)
+                .await
+                .map_err(store_error)?;
+            let value = match pin {
+                Some(pin) => {
+                    // The pin must select an interface of the latest card the console can speak.
+                    let snapshot = crate::store::card_snapshots::latest(&self.0.db, &agent.id)
+                        .await
+                        .map_err(store_error)?
+                        .ok_or_else(|| {
+                            invalid_interface("The agent's card has not been fetched yet.".into())
+                        })?;
+                    let card = app::a2a::AgentCard::decode(&snapshot.raw_card_json)
+                        .map_err(|e| invalid_interface(e.to_string()))?;
+                    app::a2a::choose_interface(&card.interfaces, &pin)
+                        .map_err(|e| invalid_interface(e.to_string()))?;
+                    Some(serde_json::to_value(&pin).map_err(|_| AppError::Internal)?)
+                }
+                None => None,
+            };
+            agent_store::set_interface_pin(&self.0.db, &organization.id, &agent.id, value)
+                .await
+                .map_err(store_error)?;
+            Ok(())
+        })
+    }
+
     fn remove_agent(&self, agent_id: String) -> BoxFuture<'_, Result<(), AppError>> {
         Box::pin(async move {
             let organization = organizations::local(&self.0.db).await.map_err(store_error)?;
@@ -77,6 +114,13 @@ impl AgentsBackend for Agents {
                 .await
                 .map_err(store_error)
         })
+    }
+}
+
+fn invalid_interface(message: String) -> AppError {
+    AppError::Invalid {
+        field: "interface".into(),
+        message,
     }
 }
 

@@ -9,9 +9,11 @@
 //! - [`gateway`]: the only code that talks to agents (discovery, bindings, SSE, SSRF guard).
 //! - [`demo_agent`]: the demo A2A agent served by `agent-taskbay demo-agent`.
 //! - [`store`]: the repository functions every other layer uses to read and write rows.
+//! - [`ingest`]: the single ingestion path (ledger + projections in one transaction) and the bus.
 //! - [`services`]: the application layer both the HTTP API and server functions call.
 //! - [`state`]: [`AppState`], built once in `main` (or per test) and injected everywhere.
 //! - [`http`]: the axum router: the Leptos app, health, readiness and metrics.
+//! - [`workers`]: command dispatch and stream subscriptions, with leases.
 //! - [`serve`]: binding, serving and graceful shutdown.
 
 pub mod backend;
@@ -21,11 +23,13 @@ pub mod db;
 pub mod demo_agent;
 pub mod gateway;
 pub mod http;
+pub mod ingest;
 pub mod serve;
 pub mod services;
 pub mod state;
 pub mod store;
 pub mod telemetry;
+pub mod workers;
 
 pub use http::router::build_router;
 pub use state::AppState;

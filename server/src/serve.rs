@@ -74,18 +74,32 @@ pub async fn seed_registered_agents(state: &AppState) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Serves `state` on `listener` until `shutdown` resolves, then lets in-flight requests finish.
+/// Serves `state` on `listener` with the background workers until `shutdown` resolves; then
+/// the workers stop, live streams end, and in-flight requests finish.
 pub async fn run(
     listener: TcpListener,
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
     let db = state.db.clone();
+    let stop = state.shutdown.clone();
+    let tracker = tokio_util::task::TaskTracker::new();
+    crate::workers::start(state.worker_deps(), &tracker, stop.clone());
     let router = crate::build_router(state);
+    let signal = {
+        let stop = stop.clone();
+        async move {
+            shutdown.await;
+            stop.cancel();
+        }
+    };
     axum::serve(listener, router.into_make_service())
-        .with_graceful_shutdown(shutdown)
+        .with_graceful_shutdown(signal)
         .await
         .context("serving HTTP")?;
+    stop.cancel();
+    tracker.close();
+    tracker.wait().await;
     db.close().await;
     tracing::info!("stopped");
     Ok(())

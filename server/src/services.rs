@@ -1,5 +1,7 @@
 //! The application layer: what the HTTP API and the server functions call. Each function
 //! takes the parts of [`AppState`](crate::AppState) it needs, validates, and combines the store
-//! and the gateway. No SQL and no HTTP here; those live in `store` and `gateway`.
+//! and the gateway. No HTTP here (that is `gateway`); queries live in `store`, except the
+//! command acceptance transaction, which `commands` owns whole.
 
 pub mod agents;
+pub mod commands;

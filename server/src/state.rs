@@ -10,6 +10,10 @@ use crate::config::Config;
 use crate::db::Db;
 use crate::gateway::{Gateway, GatewayError};
 use crate::http::metrics::Metrics;
+use crate::ingest::Ingestor;
+use crate::ingest::archive::ArtifactStore;
+use crate::ingest::bus::Bus;
+use crate::workers::WorkerDeps;
 
 /// Shared application state; cheap to clone.
 #[derive(Clone, Debug, FromRef)]
@@ -22,18 +26,43 @@ pub struct AppState {
     pub gateway: Gateway,
     /// When this process started serving, for uptime in `/metrics`.
     pub started: Instant,
+    /// The in-process bus of committed changes.
+    pub bus: Bus,
+    /// The single ingestion path.
+    pub ingestor: Ingestor,
+    /// Cancelled at shutdown: workers stop and live streams end so connections can drain.
+    pub shutdown: tokio_util::sync::CancellationToken,
 }
 
 impl AppState {
     /// Builds the state from its parts; fails only if the HTTP client cannot be built.
     pub fn new(leptos_options: LeptosOptions, config: Config, db: Db) -> Result<AppState, GatewayError> {
+        let bus = Bus::default();
+        let ingestor = Ingestor {
+            db: db.clone(),
+            store: ArtifactStore::new(config.artifact_dir.clone()),
+            bus: bus.clone(),
+        };
         Ok(AppState {
             gateway: Gateway::new(&config.outbound)?,
+            bus,
+            ingestor,
+            shutdown: tokio_util::sync::CancellationToken::new(),
             leptos_options,
             config: Arc::new(config),
             db,
             metrics: Arc::new(Metrics::default()),
             started: Instant::now(),
         })
+    }
+
+    /// What the background workers need.
+    pub fn worker_deps(&self) -> WorkerDeps {
+        WorkerDeps {
+            db: self.db.clone(),
+            gateway: self.gateway.clone(),
+            ingestor: self.ingestor.clone(),
+            bus: self.bus.clone(),
+        }
     }
 }

@@ -5,6 +5,8 @@
 pub mod agents;
 pub mod card_snapshots;
 pub mod organizations;
+pub mod subscriptions;
+pub mod tasks;
 
 /// Errors callers act on; anything else is a database fault.
 #[derive(Debug, thiserror::Error)]

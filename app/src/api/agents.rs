@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::a2a::{AgentCard, ComplianceReport};
+use crate::a2a::{AgentCard, ComplianceReport, InterfacePin};
 use crate::error::AppError;
 
 /// One row of the agent list.
@@ -73,6 +73,8 @@ pub struct AgentDetail {
     pub card: Option<AgentCard>,
     pub report: Option<ComplianceReport>,
     pub resolved_url: Option<String>,
+    /// The interface the operator pinned the agent to; `None` uses the first one the console speaks.
+    pub pin: Option<InterfacePin>,
 }
 
 /// What the Agents screen needs from the server.
@@ -88,6 +90,12 @@ pub trait AgentsBackend: Send + Sync {
     fn get_agent(&self, agent_id: String) -> crate::api::BoxFuture<'_, Result<AgentDetail, AppError>>;
     /// Removes a managed agent from the list; its history stays.
     fn remove_agent(&self, agent_id: String) -> crate::api::BoxFuture<'_, Result<(), AppError>>;
+    /// Pins the agent to one interface of its latest card, or unpins it with `None`.
+    fn set_interface_pin(
+        &self,
+        agent_id: String,
+        pin: Option<InterfacePin>,
+    ) -> crate::api::BoxFuture<'_, Result<(), AppError>>;
 }
 
 /// The registered agents, discovered now (the list shows live reachability).
@@ -118,6 +126,20 @@ pub async fn get_agent(agent_id: String) -> Result<AgentDetail, AppError> {
 #[server(prefix = "/api/fn", endpoint = "remove_agent")]
 pub async fn remove_agent(agent_id: String) -> Result<(), AppError> {
     crate::api::respond(async { crate::api::backend()?.agents.remove_agent(agent_id).await }.await)
+}
+
+/// "Connection setup": pins the agent to an interface of its card (`None` = automatic).
+#[server(prefix = "/api/fn", endpoint = "set_interface_pin", input = leptos::server_fn::codec::Json)]
+pub async fn set_interface_pin(agent_id: String, pin: Option<InterfacePin>) -> Result<(), AppError> {
+    crate::api::respond(
+        async {
+            crate::api::backend()?
+                .agents
+                .set_interface_pin(agent_id, pin)
+                .await
+        }
+        .await,
+    )
 }
 
 #[cfg(test)]

@@ -3,4 +3,15 @@
 
 pub mod agent;
 pub mod agent_card_snapshot;
+pub mod artifact_access;
+pub mod ledger_counter;
 pub mod organization;
+pub mod outbox_message;
+pub mod task;
+pub mod task_artifact;
+pub mod task_artifact_chunk;
+pub mod task_command;
+pub mod task_event;
+pub mod task_message;
+pub mod task_subscription;
+pub mod task_transition;

@@ -9,7 +9,7 @@ use axum::routing::get;
 use leptos_axum::{LeptosRoutes, generate_route_list};
 use tower_http::set_header::SetResponseHeaderLayer;
 
-use super::{health, metrics};
+use super::{api, health, live, metrics};
 use crate::state::AppState;
 
 /// Security headers sent with every response (`shared/spec/security-and-durability.md` §6.7).
@@ -40,6 +40,10 @@ pub fn build_router(state: AppState) -> Router {
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))
         .route("/metrics", get(metrics::render))
+        .route("/api/live/tasks/{id}", get(live::task_stream))
+        .route("/api/live/conversations/{id}", get(live::conversation_stream))
+        .route("/api/tasks/events", get(live::freshness))
+        .merge(api::routes())
         // Server functions and SSR both get the backend; leptos_routes_with_context registers the
         // server-function endpoints with the same context.
         .leptos_routes_with_context(

@@ -146,6 +146,10 @@ pub async fn detail(db: &Db, gateway: &Gateway, agent: agent::Model) -> Result<A
         card: None,
         report: None,
         resolved_url: None,
+        pin: agent
+            .interface_pin_json
+            .clone()
+            .and_then(|pin| serde_json::from_value(pin).ok()),
     };
     match discover(db, gateway, &agent).await {
         Ok(preview) => {

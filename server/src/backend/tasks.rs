@@ -1,0 +1,231 @@
+//! The Chat and Tasks screens' backend: queries from the projections, sends and cancels as
+//! durable commands.
+
+use app::api::BoxFuture;
+use app::api::tasks::{
+    CommandView, ConversationSummary, ConversationView, SendInput, TASK_PAGE_SIZE, TaskFilter, TaskPage,
+    TasksBackend,
+};
+use app::error::AppError;
+use app::projection::{TaskKind, TaskView};
+use serde_json::{Map, Value};
+
+use super::store_error;
+use crate::services::commands::{self, CommandBody, CommandConfig, CommandError, NewCommand};
+use crate::state::AppState;
+use crate::store::agents as agent_store;
+use crate::store::tasks as task_store;
+use crate::store::{new_id, organizations, subscriptions};
+
+/// Conversations on the Chat landing.
+pub const RECENT_CONVERSATIONS: u64 = 50;
+
+pub(super) struct Tasks(pub AppState);
+
+fn command_error(error: CommandError) -> AppError {
+    match error {
+        CommandError::Invalid(message) => AppError::Invalid {
+            field: "message".into(),
+            message,
+        },
+        CommandError::Conflict(message) => AppError::Conflict(message.to_owned()),
+        CommandError::UnknownAgent => AppError::NotFound,
+        CommandError::Store(error) => store_error(error),
+    }
+}
+
+impl Tasks {
+    async fn organization(&self) -> Result<String, AppError> {
+        Ok(organizations::local(&self.0.db).await.map_err(store_error)?.id)
+    }
+
+    async fn conversation(&self, conversation_id: String) -> Result<ConversationView, AppError> {
+        let org = self.organization().await?;
+        if uuid::Uuid::parse_str(&conversation_id).is_err() {
+            return Err(AppError::NotFound);
+        }
+        let tasks = task_store::conversation_tasks(&self.0.db.read, &org, &conversation_id)
+            .await
+            .map_err(store_error)?;
+        let commands: Vec<CommandView> = commands::of_conversation(&self.0.db, &org, &conversation_id)
+            .await
+            .map_err(store_error)?
+            .iter()
+            .map(commands::view)
+            .filter(|c| c.task_id.is_none() || c.status != "succeeded")
+            .collect();
+        let agent_id = tasks
+            .first()
+            .map(|t| t.agent_id.clone())
+            .or_else(|| commands.first().map(|c| c.agent_id.clone()))
+            .ok_or(AppError::NotFound)?;
+        let agent_name = match tasks.first() {
+            Some(task) => task.agent_name.clone(),
+            None => agent_store::find(&self.0.db, &org, &agent_id)
+                .await
+                .ok()
+                .and_then(|a| a.display_name),
+        };
+        Ok(ConversationView {
+            conversation_id,
+            agent_id,
+            agent_name,
+            remote_context_id: tasks.iter().rev().find_map(|t| t.remote_context_id.clone()),
+            last_sequence: tasks.iter().map(|t| t.last_sequence).max().unwrap_or(0),
+            tasks,
+            commands,
+        })
+    }
+
+    async fn accept(
+        &self,
+        org: String,
+        agent_id: &str,
+        body: CommandBody,
+        conversation_id: String,
+    ) -> Result<CommandView, AppError> {
+        let agent = agent_store::find(&self.0.db, &org, agent_id)
+            .await
+            .map_err(store_error)?;
+        let body = commands::validate(body).map_err(|message| AppError::Invalid {
+            field: "message".into(),
+            message,
+        })?;
+        let (command, _) = commands::accept(
+            &self.0.db,
+            &self.0.bus,
+            NewCommand {
+                organization_id: org,
+                agent,
+                body,
+                idempotency_key: new_id(),
+                conversation_id: Some(conversation_id),
+            },
+        )
+        .await
+        .map_err(command_error)?;
+        Ok(commands::view(&command))
+    }
+}
+
+fn non_empty(list: &[String]) -> Option<Vec<String>> {
+    let list: Vec<String> = list
+        .iter()
+        .map(|s| s.trim().to_owned())
+        .filter(|s| !s.is_empty())
+        .collect();
+    (!list.is_empty()).then_some(list)
+}
+
+impl TasksBackend for Tasks {
+    fn list_tasks(&self, filter: TaskFilter, offset: u64) -> BoxFuture<'_, Result<TaskPage, AppError>> {
+        Box::pin(async move {
+            let org = self.organization().await?;
+            task_store::list(&self.0.db.read, &org, filter, offset, TASK_PAGE_SIZE)
+                .await
+                .map_err(store_error)
+        })
+    }
+
+    fn get_task(&self, task_id: String) -> BoxFuture<'_, Result<TaskView, AppError>> {
+        Box::pin(async move {
+            let org = self.organization().await?;
+            task_store::view(&self.0.db.read, &org, &task_id)
+                .await
+                .map_err(store_error)
+        })
+    }
+
+    fn list_conversations(&self) -> BoxFuture<'_, Result<Vec<ConversationSummary>, AppError>> {
+        Box::pin(async move {
+            let org = self.organization().await?;
+            task_store::conversations(&self.0.db.read, &org, RECENT_CONVERSATIONS)
+                .await
+                .map_err(store_error)
+        })
+    }
+
+    fn get_conversation(&self, conversation_id: String) -> BoxFuture<'_, Result<ConversationView, AppError>> {
+        Box::pin(self.conversation(conversation_id))
+    }
+
+    fn send(&self, input: SendInput) -> BoxFuture<'_, Result<CommandView, AppError>> {
+        Box::pin(async move {
+            let org = self.organization().await?;
+            let conversation_id = match input.conversation_id.filter(|c| !c.is_empty()) {
+                Some(id) if uuid::Uuid::parse_str(&id).is_ok() => id,
+                Some(_) => return Err(AppError::NotFound),
+                None => new_id(),
+            };
+            let task_id = match input.task_id.filter(|t| !t.is_empty()) {
+                Some(local) => {
+                    let task = task_store::find(&self.0.db.read, &org, &local)
+                        .await
+                        .map_err(store_error)?;
+                    if task.conversation_id != conversation_id || task.kind == TaskKind::Message.as_str() {
+                        return Err(AppError::Invalid {
+                            field: "sendTo".into(),
+                            message: "That task is not part of this conversation.".into(),
+                        });
+                    }
+                    task.remote_task_id
+                }
+                None => None,
+            };
+            let options = input.options;
+            let config = CommandConfig {
+                return_immediately: options.return_immediately,
+                history_length: options.history_length,
+                accepted_output_modes: non_empty(&options.accepted_output_modes),
+                reference_task_ids: non_empty(&options.reference_task_ids),
+                extensions: None,
+                metadata: None,
+                request_metadata: None::<Map<String, Value>>,
+            };
+            let body = CommandBody {
+                text: Some(input.text).filter(|t| !t.trim().is_empty()),
+                parts: Some(input.parts).filter(|p| !p.is_empty()),
+                task_id,
+                config: Some(config),
+                ..CommandBody::default()
+            };
+            self.accept(org, &input.agent_id, body, conversation_id).await
+        })
+    }
+
+    fn cancel(&self, task_id: String) -> BoxFuture<'_, Result<CommandView, AppError>> {
+        Box::pin(async move {
+            let org = self.organization().await?;
+            let task = task_store::find(&self.0.db.read, &org, &task_id)
+                .await
+                .map_err(store_error)?;
+            let Some(remote) = task.remote_task_id.clone() else {
+                return Err(AppError::Conflict(
+                    "A direct message reply has no task to cancel.".into(),
+                ));
+            };
+            let body = CommandBody {
+                action: Some("cancelTask".into()),
+                task_id: Some(remote),
+                tenant: Some(task.tenant.clone()).filter(|t| !t.is_empty()),
+                ..CommandBody::default()
+            };
+            self.accept(org, &task.agent_id, body, task.conversation_id).await
+        })
+    }
+
+    fn subscribe(&self, task_id: String) -> BoxFuture<'_, Result<(), AppError>> {
+        Box::pin(async move {
+            let org = self.organization().await?;
+            let task = task_store::find(&self.0.db.read, &org, &task_id)
+                .await
+                .map_err(store_error)?;
+            if task.remote_task_id.is_none() || app::a2a::TaskState::parse(&task.state).is_terminal() {
+                return Err(AppError::Conflict(
+                    "The task is finished; there is nothing to follow.".into(),
+                ));
+            }
+            subscriptions::rearm(&self.0.db, &task).await.map_err(store_error)
+        })
+    }
+}

@@ -1,0 +1,228 @@
+//! Live routes: committed state pushed to browsers over SSE.
+//!
+//! - `GET /api/live/tasks/{id}` and `GET /api/live/conversations/{id}`: the scope's ledger
+//!   events in sequence order, each frame `id: <sequence>` / `event: ledger` / `data:`
+//!   [`LedgerEvent`]. Resumable: the browser's `Last-Event-ID` (or `?after=` on the first
+//!   connection) says where to continue, so a dropped connection or a server restart loses and
+//!   duplicates nothing. Conversation streams also send `command` frames (a send changed
+//!   status) and `task` frames (a task joined the conversation).
+//! - `GET /api/tasks/events`: the app-wide "something changed" signal (`ready`, `freshness`,
+//!   `resync` after 15 s of silence; closed after 55 s; `retry: 1000`; no task data), as in
+//!   `shared/spec/reference.md` §4.6.
+//!
+//! Each stream wakes on the in-process bus and also re-reads every second, which is how
+//! commits made by another replica reach it.
+
+use std::convert::Infallible;
+use std::time::Duration;
+
+use app::api::tasks::LedgerEvent;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, HeaderValue, header};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::mpsc;
+
+use super::api::error::ApiError;
+use crate::ingest::bus::Notice;
+use crate::services::commands;
+use crate::state::AppState;
+use crate::store::organizations;
+use crate::store::tasks::{self as task_store, EventScope};
+
+/// How often a live stream re-reads without a wake-up.
+pub const REREAD: Duration = Duration::from_secs(1);
+/// Silence after which the freshness stream sends `resync`.
+pub const RESYNC_AFTER: Duration = Duration::from_secs(15);
+/// The freshness stream closes after this long; the browser reconnects.
+pub const FRESHNESS_LIFETIME: Duration = Duration::from_secs(55);
+
+#[derive(Debug, Default, Deserialize)]
+pub struct After {
+    after: Option<i64>,
+}
+
+fn resume_point(headers: &HeaderMap, query: &After) -> i64 {
+    headers
+        .get("last-event-id")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<i64>().ok())
+        .or(query.after)
+        .unwrap_or(0)
+        .max(0)
+}
+
+/// `GET /api/live/tasks/{id}`.
+pub async fn task_stream(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Query(query): Query<After>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let organization = organizations::local(&state.db).await?;
+    let task = task_store::find(&state.db.read, &organization.id, &id).await?;
+    let after = resume_point(&headers, &query);
+    Ok(ledger_stream(
+        state,
+        organization.id,
+        EventScope::Task(task.id),
+        after,
+    ))
+}
+
+/// `GET /api/live/conversations/{id}`.
+pub async fn conversation_stream(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Query(query): Query<After>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    if uuid::Uuid::parse_str(&id).is_err() {
+        return Err(ApiError::not_found("Conversation not found."));
+    }
+    let organization = organizations::local(&state.db).await?;
+    let after = resume_point(&headers, &query);
+    Ok(ledger_stream(
+        state,
+        organization.id,
+        EventScope::Conversation(id),
+        after,
+    ))
+}
+
+fn sse(events: mpsc::Receiver<Event>) -> Response {
+    let stream = futures::stream::unfold(events, |mut rx| async move {
+        rx.recv().await.map(|event| (Ok::<_, Infallible>(event), rx))
+    });
+    let mut response = Sse::new(stream).keep_alive(KeepAlive::default()).into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("no-store, no-transform"),
+    );
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response
+}
+
+fn ledger_frame(event: &LedgerEvent) -> Event {
+    Event::default()
+        .id(event.sequence.to_string())
+        .event("ledger")
+        .json_data(event)
+        .unwrap_or_else(|_| Event::default().comment("unserialisable event"))
+}
+
+fn ledger_stream(state: AppState, organization_id: String, scope: EventScope, mut after: i64) -> Response {
+    let (tx, rx) = mpsc::channel::<Event>(64);
+    tokio::spawn(async move {
+        let mut notices = state.bus.subscribe();
+        loop {
+            match task_store::events_after(&state.db.read, &organization_id, &scope, after).await {
+                Ok(events) => {
+                    let full = events.len() as u64 >= task_store::EVENTS_PER_READ;
+                    for event in &events {
+                        if tx.send(ledger_frame(event)).await.is_err() {
+                            return;
+                        }
+                        after = event.sequence;
+                    }
+                    if full {
+                        continue;
+                    }
+                }
+                Err(error) => {
+                    tracing::warn!(%error, "live stream read failed");
+                }
+            }
+            // Wait for something relevant, a re-read tick, or shutdown.
+            let deadline = tokio::time::sleep(REREAD);
+            tokio::pin!(deadline);
+            loop {
+                tokio::select! {
+                    () = state.shutdown.cancelled() => return,
+                    () = &mut deadline => break,
+                    () = tx.closed() => return,
+                    notice = notices.recv() => match notice {
+                        Ok(Notice::Ledger { task_id, conversation_id, new_task, .. }) => {
+                            let relevant = match &scope {
+                                EventScope::Task(id) => *id == task_id,
+                                EventScope::Conversation(id) => *id == conversation_id,
+                            };
+                            if relevant {
+                                if new_task && matches!(scope, EventScope::Conversation(_)) {
+                                    let frame = Event::default().event("task")
+                                        .data(serde_json::json!({ "taskId": task_id }).to_string());
+                                    if tx.send(frame).await.is_err() {
+                                        return;
+                                    }
+                                }
+                                break;
+                            }
+                        }
+                        Ok(Notice::Command { command_id, conversation_id, .. }) => {
+                            if let EventScope::Conversation(id) = &scope
+                                && conversation_id.as_deref() == Some(id.as_str())
+                                && let Ok(command) = commands::find(&state.db, &organization_id, &command_id).await
+                            {
+                                let view = commands::view(&command);
+                                let frame = Event::default().event("command").json_data(&view);
+                                if let Ok(frame) = frame && tx.send(frame).await.is_err() {
+                                    return;
+                                }
+                            }
+                        }
+                        Err(RecvError::Lagged(_)) => break,
+                        Err(RecvError::Closed) => return,
+                    },
+                }
+            }
+        }
+    });
+    sse(rx)
+}
+
+/// `GET /api/tasks/events`: content-free change signals for lists.
+pub async fn freshness(State(state): State<AppState>) -> Result<Response, ApiError> {
+    // Read once before answering so a database failure is an ordinary HTTP error.
+    organizations::local(&state.db).await?;
+    let (tx, rx) = mpsc::channel::<Event>(8);
+    tokio::spawn(async move {
+        let frame = |name: &str| {
+            Event::default()
+                .event(name)
+                .retry(Duration::from_millis(1000))
+                .data("{}")
+        };
+        let mut notices = state.bus.subscribe();
+        if tx.send(frame("ready")).await.is_err() {
+            return;
+        }
+        let end = tokio::time::sleep(FRESHNESS_LIFETIME);
+        tokio::pin!(end);
+        loop {
+            let silence = tokio::time::sleep(RESYNC_AFTER);
+            tokio::pin!(silence);
+            let name = tokio::select! {
+                () = state.shutdown.cancelled() => return,
+                () = &mut end => return,
+                () = tx.closed() => return,
+                () = &mut silence => "resync",
+                notice = notices.recv() => match notice {
+                    Ok(_) | Err(RecvError::Lagged(_)) => "freshness",
+                    Err(RecvError::Closed) => return,
+                },
+            };
+            if name == "freshness" {
+                // Coalesce a burst into one signal.
+                tokio::time::sleep(Duration::from_millis(250)).await;
+                while notices.try_recv().is_ok() {}
+            }
+            if tx.send(frame(name)).await.is_err() {
+                return;
+            }
+        }
+    });
+    Ok(sse(rx))
+}

@@ -1,0 +1,519 @@
+//! The single ingestion path (`shared/spec/security-and-durability.md` §3.1–§3.2): every
+//! observation of a task — a send's response, a stream event, a poll — is validated,
+//! de-duplicated, appended to the ledger and folded into the projections in one transaction,
+//! then published on the [`bus`].
+//!
+//! Inside the transaction: lock the task row (create it on first sight), check the task
+//! identity and the caller's lease, de-duplicate on `(task, source, source_key)`, allocate the
+//! next ledger sequence of the organization (under the counter's row lock, so sequences
+//! commit in order and a reader following them never skips one), append, fold, bump the
+//! task's version, and record the intent to keep following an active task.
+
+pub mod archive;
+pub mod bus;
+mod fold;
+
+use app::a2a::{DecodedEvent, StreamEvent, TaskState, decode_stream_event};
+use app::projection::TaskKind;
+use chrono::Utc;
+use sea_orm::sea_query::OnConflict;
+use sea_orm::{
+    ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseBackend, DatabaseTransaction, DbErr, EntityTrait,
+    QueryFilter, QuerySelect, Statement, TransactionTrait,
+};
+use serde_json::Value;
+
+use self::archive::{Archived, ArtifactStore, digest};
+use self::bus::{Bus, Notice};
+use crate::db::Db;
+use crate::db::entity::{artifact_access, task, task_event, task_subscription};
+use crate::store::new_id;
+
+pub(crate) use fold::chunks_of;
+
+/// Where an observation came from (`task_events.source`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// The result of a SendMessage / CancelTask the console dispatched.
+    CommandResponse,
+    /// The user's own message, recorded when its send succeeds.
+    Command,
+    /// SendStreamingMessage / SubscribeToTask events.
+    Stream,
+    /// GetTask polling.
+    Reconcile,
+}
+
+impl Source {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::CommandResponse => "command_response",
+            Source::Command => "command",
+            Source::Stream => "stream",
+            Source::Reconcile => "reconcile",
+        }
+    }
+}
+
+/// A lease the caller must still hold for its observation to commit (`fenced` writes, §3.5).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Fence {
+    Subscription { id: String, owner: String },
+}
+
+/// One observation to ingest.
+#[derive(Clone, Debug)]
+pub struct Observation {
+    pub organization_id: String,
+    pub agent_id: String,
+    pub tenant: String,
+    /// The conversation a newly seen task joins.
+    pub conversation_id: String,
+    /// The local task when the caller knows it (a follow-up, a subscription).
+    pub local_task_id: Option<String>,
+    pub source: Source,
+    /// The source's own identity of the event; `None` uses the payload's canonical digest.
+    pub source_key: Option<String>,
+    /// The stream response as received (1.0 wrapper or 0.3 `kind` object).
+    pub payload: Value,
+    /// Extension URIs negotiated for the exchange.
+    pub extensions: Vec<String>,
+    pub protocol_version: Option<String>,
+    pub skill_id: Option<String>,
+    pub fence: Option<Fence>,
+    /// Re-arm the task's subscription when this leaves it active (a new command did).
+    pub rearm: bool,
+}
+
+/// What ingestion did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ingested {
+    pub organization_id: String,
+    pub task_id: String,
+    pub conversation_id: String,
+    pub kind: TaskKind,
+    pub remote_task_id: Option<String>,
+    pub remote_context_id: Option<String>,
+    /// The new ledger sequence; `None` when the event was a duplicate and changed nothing.
+    pub sequence: Option<i64>,
+    pub new_task: bool,
+    pub state: String,
+}
+
+/// Why an observation was not ingested.
+#[derive(Debug, thiserror::Error)]
+pub enum IngestError {
+    #[error("Invalid A2A event: {0}")]
+    Invalid(String),
+    #[error("{0}")]
+    Identity(&'static str),
+    #[error("Read lease lost.")]
+    LeaseLost,
+    #[error("Artifact store unavailable: {0}")]
+    Archive(#[from] std::io::Error),
+    #[error(transparent)]
+    Db(#[from] DbErr),
+}
+
+/// The ingestion service: the database, the artifact store and the bus.
+#[derive(Clone, Debug)]
+pub struct Ingestor {
+    pub db: Db,
+    pub store: ArtifactStore,
+    pub bus: Bus,
+}
+
+/// An observation checked and with its bytes archived, ready for the transaction.
+pub struct Prepared {
+    event: StreamEvent,
+    payload: Value,
+    digest: String,
+    archived: Vec<Archived>,
+}
+
+impl Ingestor {
+    /// Ingests one observation in its own transaction and publishes it.
+    pub async fn ingest(&self, observation: &Observation) -> Result<Ingested, IngestError> {
+        let prepared = self.prepare(observation)?;
+        let tx = self.db.write.begin().await?;
+        let ingested = self.apply(&tx, observation, prepared).await?;
+        tx.commit().await?;
+        self.publish(&ingested);
+        Ok(ingested)
+    }
+
+    /// Decodes the payload and archives its inline bytes (before any transaction: files are
+    /// written before the database commits).
+    pub fn prepare(&self, observation: &Observation) -> Result<Prepared, IngestError> {
+        let DecodedEvent { event, .. } =
+            decode_stream_event(&observation.payload).map_err(|e| IngestError::Invalid(e.to_string()))?;
+        let digest = digest(canonical(&observation.payload).as_bytes());
+        let (payload, archived) = self
+            .store
+            .archive_parts(&observation.organization_id, &observation.payload)?;
+        // The stored event is the rewritten one; decode it again so projections hold references.
+        let event = if archived.is_empty() {
+            event
+        } else {
+            decode_stream_event(&payload)
+                .map_err(|e| IngestError::Invalid(e.to_string()))?
+                .event
+        };
+        Ok(Prepared {
+            event,
+            payload,
+            digest,
+            archived,
+        })
+    }
+
+    /// Publishes what a committed [`Ingestor::apply`] did.
+    pub fn publish(&self, ingested: &Ingested) {
+        if let Some(sequence) = ingested.sequence {
+            self.bus.publish(Notice::Ledger {
+                organization_id: ingested.organization_id.clone(),
+                task_id: ingested.task_id.clone(),
+                conversation_id: ingested.conversation_id.clone(),
+                sequence,
+                new_task: ingested.new_task,
+            });
+        }
+    }
+
+    /// The ingestion steps inside the caller's transaction (the dispatch worker commits the
+    /// command's outcome in the same one).
+    pub async fn apply(
+        &self,
+        tx: &DatabaseTransaction,
+        observation: &Observation,
+        prepared: Prepared,
+    ) -> Result<Ingested, IngestError> {
+        if let Some(fence) = &observation.fence {
+            check_fence(tx, fence).await?;
+        }
+        let (mut row, new_task) = locate_task(tx, observation, &prepared.event).await?;
+        if let (Some(remote), Some(incoming)) = (&row.remote_task_id, prepared.event.task_id())
+            && remote != incoming
+        {
+            return Err(IngestError::Identity("Unexpected task identity."));
+        }
+        let source = observation.source.as_str();
+        // Identical events are told apart by the user turn they belong to.
+        let key = match &observation.source_key {
+            Some(key) if matches!(observation.source, Source::Stream | Source::Reconcile) => {
+                format!("t{}:{key}", row.turn)
+            }
+            Some(key) => key.clone(),
+            None => format!("t{}:{}", row.turn, prepared.digest),
+        };
+        let duplicate = task_event::Entity::find()
+            .filter(task_event::Column::TaskId.eq(&row.id))
+            .filter(task_event::Column::Source.eq(source))
+            .filter(task_event::Column::SourceKey.eq(&key))
+            .one(tx)
+            .await?
+            .is_some();
+        if duplicate {
+            return Ok(outcome(&row, None, new_task));
+        }
+        let sequence = next_sequence(tx, &observation.organization_id).await?;
+        let now = Utc::now();
+        task_event::Entity::insert(task_event::ActiveModel {
+            id: Set(new_id()),
+            organization_id: Set(observation.organization_id.clone()),
+            task_id: Set(row.id.clone()),
+            sequence: Set(sequence),
+            source: Set(source.to_owned()),
+            event_kind: Set(event_kind(&prepared.event).to_owned()),
+            source_key: Set(key),
+            payload_digest: Set(prepared.digest.clone()),
+            payload_json: Set(prepared.payload.clone()),
+            extensions_json: Set(serde_json::json!(observation.extensions)),
+            protocol_version: Set(observation.protocol_version.clone()),
+            remote_timestamp: Set(remote_timestamp(&prepared.event)),
+            received_at: Set(now),
+        })
+        .exec_without_returning(tx)
+        .await?;
+        for archived in &prepared.archived {
+            record_access(tx, observation, &row.id, archived).await?;
+        }
+        let was_terminal = TaskState::parse(&row.state).is_terminal();
+        let mut folded = fold::Folded {
+            row: &mut row,
+            changed: false,
+        };
+        fold::fold(tx, &mut folded, sequence, &prepared.event).await?;
+        let changed = folded.changed;
+        if observation.source == Source::CommandResponse {
+            row.turn += 1;
+        }
+        if changed {
+            row.version += 1;
+        }
+        row.last_sequence = sequence;
+        row.updated_at = now;
+        let state = TaskState::parse(&row.state);
+        if state.is_terminal() && !was_terminal {
+            row.terminal_at = Some(now);
+        }
+        let saved = row;
+        let active = task::ActiveModel {
+            id: sea_orm::ActiveValue::Unchanged(saved.id.clone()),
+            remote_task_id: Set(saved.remote_task_id.clone()),
+            remote_context_id: Set(saved.remote_context_id.clone()),
+            state: Set(saved.state.clone()),
+            state_timestamp: Set(saved.state_timestamp.clone()),
+            title: Set(saved.title.clone()),
+            turn: Set(saved.turn),
+            version: Set(saved.version),
+            last_sequence: Set(saved.last_sequence),
+            updated_at: Set(saved.updated_at),
+            terminal_at: Set(saved.terminal_at),
+            ..Default::default()
+        };
+        task::Entity::update(active).exec(tx).await?;
+        if saved.kind == TaskKind::Task.as_str() && saved.remote_task_id.is_some() && !state.ends_stream() {
+            arm_subscription(tx, &saved, observation.rearm).await?;
+        }
+        Ok(outcome(&saved, Some(sequence), new_task))
+    }
+}
+
+fn outcome(row: &task::Model, sequence: Option<i64>, new_task: bool) -> Ingested {
+    Ingested {
+        organization_id: row.organization_id.clone(),
+        task_id: row.id.clone(),
+        conversation_id: row.conversation_id.clone(),
+        kind: TaskKind::parse(&row.kind),
+        remote_task_id: row.remote_task_id.clone(),
+        remote_context_id: row.remote_context_id.clone(),
+        sequence,
+        new_task,
+        state: row.state.clone(),
+    }
+}
+
+/// JSON with object keys sorted, for payload digests.
+pub fn canonical(value: &Value) -> String {
+    fn sort(value: &Value) -> Value {
+        match value {
+            Value::Object(map) => {
+                let mut entries: Vec<_> = map.iter().collect();
+                entries.sort_by(|a, b| a.0.cmp(b.0));
+                Value::Object(entries.into_iter().map(|(k, v)| (k.clone(), sort(v))).collect())
+            }
+            Value::Array(items) => Value::Array(items.iter().map(sort).collect()),
+            other => other.clone(),
+        }
+    }
+    sort(value).to_string()
+}
+
+fn event_kind(event: &StreamEvent) -> &'static str {
+    match event {
+        StreamEvent::Task(_) => "task",
+        StreamEvent::Message(_) => "message",
+        StreamEvent::StatusUpdate(_) => "statusUpdate",
+        StreamEvent::ArtifactUpdate(_) => "artifactUpdate",
+    }
+}
+
+fn remote_timestamp(event: &StreamEvent) -> Option<String> {
+    match event {
+        StreamEvent::Task(t) => t.status.timestamp.clone(),
+        StreamEvent::StatusUpdate(u) => u.status.timestamp.clone(),
+        _ => None,
+    }
+}
+
+async fn check_fence(tx: &DatabaseTransaction, fence: &Fence) -> Result<(), IngestError> {
+    match fence {
+        Fence::Subscription { id, owner } => {
+            let held = task_subscription::Entity::find_by_id(id.clone())
+                .filter(task_subscription::Column::LeaseOwner.eq(owner))
+                .filter(task_subscription::Column::LeaseUntil.gt(Utc::now()))
+                .one(tx)
+                .await?
+                .is_some();
+            if held { Ok(()) } else { Err(IngestError::LeaseLost) }
+        }
+    }
+}
+
+/// The task row the event belongs to, locked; created on first sight.
+async fn locate_task(
+    tx: &DatabaseTransaction,
+    observation: &Observation,
+    event: &StreamEvent,
+) -> Result<(task::Model, bool), IngestError> {
+    let lock = |select: sea_orm::Select<task::Entity>| {
+        if tx.get_database_backend() == DatabaseBackend::Postgres {
+            select.lock_exclusive()
+        } else {
+            select
+        }
+    };
+    if let Some(local) = &observation.local_task_id {
+        let row = lock(task::Entity::find_by_id(local.clone()))
+            .one(tx)
+            .await?
+            .ok_or(IngestError::Identity("Unknown local task."))?;
+        if row.agent_id != observation.agent_id {
+            return Err(IngestError::Identity("Unexpected push scope."));
+        }
+        return Ok((row, false));
+    }
+    let remote = event.task_id().map(str::to_owned);
+    let find_remote = |remote: String| {
+        lock(
+            task::Entity::find()
+                .filter(task::Column::AgentId.eq(&observation.agent_id))
+                .filter(task::Column::Tenant.eq(&observation.tenant))
+                .filter(task::Column::RemoteTaskId.eq(remote)),
+        )
+    };
+    if let Some(remote) = &remote
+        && let Some(row) = find_remote(remote.clone()).one(tx).await?
+    {
+        return Ok((row, false));
+    }
+    let now = Utc::now();
+    let id = new_id();
+    let kind = if remote.is_some() {
+        TaskKind::Task
+    } else {
+        TaskKind::Message
+    };
+    let row = task::ActiveModel {
+        id: Set(id.clone()),
+        organization_id: Set(observation.organization_id.clone()),
+        agent_id: Set(observation.agent_id.clone()),
+        conversation_id: Set(observation.conversation_id.clone()),
+        tenant: Set(observation.tenant.clone()),
+        remote_task_id: Set(remote.clone()),
+        remote_context_id: Set(None),
+        kind: Set(kind.as_str().to_owned()),
+        state: Set(match kind {
+            TaskKind::Task => TaskState::Submitted.as_v1_str().to_owned(),
+            TaskKind::Message => "MESSAGE".to_owned(),
+        }),
+        state_timestamp: Set(None),
+        title: Set(String::new()),
+        skill_id: Set(observation.skill_id.clone()),
+        turn: Set(0),
+        version: Set(0),
+        last_sequence: Set(0),
+        created_at: Set(now),
+        updated_at: Set(now),
+        terminal_at: Set(None),
+    };
+    task::Entity::insert(row)
+        .on_conflict(
+            OnConflict::columns([
+                task::Column::AgentId,
+                task::Column::Tenant,
+                task::Column::RemoteTaskId,
+            ])
+            .do_nothing()
+            .to_owned(),
+        )
+        .exec_without_returning(tx)
+        .await?;
+    let row = match remote {
+        Some(remote) => find_remote(remote).one(tx).await?,
+        None => task::Entity::find_by_id(id.clone()).one(tx).await?,
+    }
+    .ok_or(IngestError::Identity("Task row vanished."))?;
+    let created = row.id == id;
+    Ok((row, created))
+}
+
+/// The next ledger sequence of the organization. The counter row stays locked until the
+/// transaction commits, so sequences become visible in order.
+async fn next_sequence(tx: &DatabaseTransaction, organization_id: &str) -> Result<i64, DbErr> {
+    let backend = tx.get_database_backend();
+    let placeholder = if backend == DatabaseBackend::Postgres {
+        "$1"
+    } else {
+        "?"
+    };
+    let sql = format!(
+        "INSERT INTO ledger_counters (organization_id, value) VALUES ({placeholder}, 1) \
+         ON CONFLICT (organization_id) DO UPDATE SET value = ledger_counters.value + 1 RETURNING value"
+    );
+    let row = tx
+        .query_one_raw(Statement::from_sql_and_values(
+            backend,
+            sql,
+            [organization_id.into()],
+        ))
+        .await?
+        .ok_or_else(|| DbErr::Custom("ledger counter returned no row".into()))?;
+    row.try_get_by_index::<i64>(0)
+}
+
+async fn record_access(
+    tx: &DatabaseTransaction,
+    observation: &Observation,
+    task_id: &str,
+    archived: &Archived,
+) -> Result<(), DbErr> {
+    artifact_access::Entity::insert(artifact_access::ActiveModel {
+        id: Set(new_id()),
+        organization_id: Set(observation.organization_id.clone()),
+        task_id: Set(task_id.to_owned()),
+        digest: Set(archived.digest.clone()),
+        media_type: Set(archived.media_type.clone()),
+        filename: Set(archived.filename.clone()),
+        size: Set(archived.size as i64),
+        created_at: Set(Utc::now()),
+    })
+    .on_conflict(
+        OnConflict::columns([artifact_access::Column::TaskId, artifact_access::Column::Digest])
+            .do_nothing()
+            .to_owned(),
+    )
+    .exec_without_returning(tx)
+    .await?;
+    Ok(())
+}
+
+/// Records the intent to follow an active task; a stopped subscription comes back only when a
+/// new command made the task active again (`rearm`).
+async fn arm_subscription(tx: &DatabaseTransaction, task: &task::Model, rearm: bool) -> Result<(), DbErr> {
+    let now = Utc::now();
+    let existing = task_subscription::Entity::find()
+        .filter(task_subscription::Column::TaskId.eq(&task.id))
+        .one(tx)
+        .await?;
+    match existing {
+        None => {
+            task_subscription::Entity::insert(task_subscription::ActiveModel {
+                id: Set(new_id()),
+                organization_id: Set(task.organization_id.clone()),
+                task_id: Set(task.id.clone()),
+                status: Set("pending".into()),
+                attempts: Set(0),
+                available_at: Set(now),
+                lease_owner: Set(None),
+                lease_until: Set(None),
+                last_error: Set(None),
+                updated_at: Set(now),
+            })
+            .exec_without_returning(tx)
+            .await?;
+        }
+        Some(sub) if rearm && sub.status == "stopped" => {
+            let mut sub: task_subscription::ActiveModel = sub.into();
+            sub.status = Set("pending".into());
+            sub.attempts = Set(0);
+            sub.available_at = Set(now);
+            sub.last_error = Set(None);
+            sub.updated_at = Set(now);
+            task_subscription::Entity::update(sub).exec(tx).await?;
+        }
+        Some(_) => {}
+    }
+    Ok(())
+}

@@ -1,0 +1,278 @@
+//! The artifact store: inline bytes from agents, on disk, addressed by SHA-256
+//! (`<A2A_ARTIFACT_DATA_DIR>/<organization>/<digest>`; `shared/spec/security-and-durability.md`
+//! §3.2 "Binary handling", §6.3). Files are written before the database commits; a failed
+//! transaction can leave an unreferenced file, which is harmless.
+//!
+//! Ingestion replaces every inline `raw` part (1.0) or `file.bytes` (0.3) in a stored event by
+//! a part that points at the archive (`/api/artifacts/<digest>`), so the ledger, projections
+//! and the browser never carry the bytes.
+
+use std::path::{Path, PathBuf};
+
+use app::content::archive::archive_url;
+use base64::Engine as _;
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
+
+/// Largest archived object.
+pub const MAX_OBJECT_BYTES: usize = 16 * 1024 * 1024;
+
+/// Metadata key under which an archived part records what it was.
+pub const ARCHIVE_METADATA_KEY: &str = "agentTaskbayArchive";
+
+/// Where archived bytes live.
+#[derive(Clone, Debug)]
+pub struct ArtifactStore {
+    root: PathBuf,
+}
+
+/// One archived object referenced by an event.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Archived {
+    pub digest: String,
+    pub size: u64,
+    pub media_type: Option<String>,
+    pub filename: Option<String>,
+}
+
+/// The SHA-256 of `bytes`, lowercase hex.
+pub fn digest(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}
+
+impl ArtifactStore {
+    pub fn new(root: impl Into<PathBuf>) -> ArtifactStore {
+        ArtifactStore { root: root.into() }
+    }
+
+    /// The file of `digest` for the organization (the digest is checked to be 64 hex).
+    pub fn path(&self, organization_id: &str, digest: &str) -> Option<PathBuf> {
+        let valid = digest.len() == 64
+            && digest
+                .bytes()
+                .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase());
+        let org_valid = !organization_id.is_empty()
+            && organization_id
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-');
+        (valid && org_valid).then(|| self.root.join(organization_id).join(digest))
+    }
+
+    /// Stores `bytes` (once per digest) and returns the digest.
+    pub fn put(&self, organization_id: &str, bytes: &[u8]) -> std::io::Result<String> {
+        let digest = digest(bytes);
+        let path = self
+            .path(organization_id, &digest)
+            .ok_or_else(|| std::io::Error::other("invalid organization id"))?;
+        if path.exists() {
+            return Ok(digest);
+        }
+        let dir = path.parent().unwrap_or(Path::new("."));
+        std::fs::create_dir_all(dir)?;
+        let tmp = dir.join(format!(".{digest}.{}", uuid::Uuid::new_v4()));
+        std::fs::write(&tmp, bytes)?;
+        std::fs::rename(&tmp, &path)?;
+        Ok(digest)
+    }
+
+    /// Replaces inline bytes in a stored event by archive references. Returns the rewritten
+    /// payload and what was archived (empty when the event carried no bytes).
+    pub fn archive_parts(
+        &self,
+        organization_id: &str,
+        payload: &Value,
+    ) -> std::io::Result<(Value, Vec<Archived>)> {
+        let mut out = payload.clone();
+        let mut archived = Vec::new();
+        self.walk(organization_id, &mut out, &mut archived)?;
+        Ok((out, archived))
+    }
+
+    fn walk(&self, org: &str, value: &mut Value, archived: &mut Vec<Archived>) -> std::io::Result<()> {
+        match value {
+            Value::Object(obj) => {
+                for (key, child) in obj.iter_mut() {
+                    // Data and metadata are the agent's own JSON: never rewritten.
+                    if key == "data" || key == "metadata" {
+                        continue;
+                    }
+                    if key == "parts"
+                        && let Value::Array(parts) = child
+                    {
+                        for part in parts.iter_mut() {
+                            if let Value::Object(part) = part {
+                                self.archive_part(org, part, archived)?;
+                            }
+                        }
+                        continue;
+                    }
+                    self.walk(org, child, archived)?;
+                }
+            }
+            Value::Array(items) => {
+                for item in items {
+                    self.walk(org, item, archived)?;
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn archive_part(
+        &self,
+        org: &str,
+        part: &mut Map<String, Value>,
+        archived: &mut Vec<Archived>,
+    ) -> std::io::Result<()> {
+        // 1.0: {"raw": base64, "mediaType", "filename"}; 0.3: {"kind":"file","file":{"bytes","mimeType","name"}}.
+        if let Some(Value::String(raw)) = part.get("raw").cloned() {
+            let media_type = part.get("mediaType").and_then(Value::as_str).map(str::to_owned);
+            let filename = part.get("filename").and_then(Value::as_str).map(str::to_owned);
+            let replacement = self.store_base64(org, &raw, media_type, filename, archived)?;
+            part.remove("raw");
+            apply(part, "url", replacement);
+        } else if let Some(Value::Object(file)) = part.get_mut("file")
+            && let Some(Value::String(bytes)) = file.get("bytes").cloned()
+        {
+            let media_type = file.get("mimeType").and_then(Value::as_str).map(str::to_owned);
+            let filename = file.get("name").and_then(Value::as_str).map(str::to_owned);
+            let replacement = self.store_base64(org, &bytes, media_type, filename, archived)?;
+            file.remove("bytes");
+            match replacement {
+                Replacement::Archived(url, note) => {
+                    file.insert("uri".into(), json!(url));
+                    metadata(part).insert(ARCHIVE_METADATA_KEY.into(), note);
+                }
+                Replacement::Refused(note) => {
+                    metadata(part).insert(ARCHIVE_METADATA_KEY.into(), note);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn store_base64(
+        &self,
+        org: &str,
+        encoded: &str,
+        media_type: Option<String>,
+        filename: Option<String>,
+        archived: &mut Vec<Archived>,
+    ) -> std::io::Result<Replacement> {
+        let bytes = match base64::engine::general_purpose::STANDARD.decode(encoded.trim()) {
+            Ok(bytes) => bytes,
+            Err(_) => {
+                return Ok(Replacement::Refused(
+                    json!({"refused": "The inline bytes are not valid base64."}),
+                ));
+            }
+        };
+        if bytes.len() > MAX_OBJECT_BYTES {
+            return Ok(Replacement::Refused(json!({
+                "refused": format!("The file exceeds the {} MiB archive limit.", MAX_OBJECT_BYTES / (1024 * 1024)),
+                "size": bytes.len(),
+            })));
+        }
+        let digest = self.put(org, &bytes)?;
+        archived.push(Archived {
+            digest: digest.clone(),
+            size: bytes.len() as u64,
+            media_type,
+            filename,
+        });
+        Ok(Replacement::Archived(
+            archive_url(&digest),
+            json!({"digest": digest, "size": bytes.len()}),
+        ))
+    }
+}
+
+enum Replacement {
+    Archived(String, Value),
+    Refused(Value),
+}
+
+fn metadata(part: &mut Map<String, Value>) -> &mut Map<String, Value> {
+    let entry = part
+        .entry("metadata")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !entry.is_object() {
+        *entry = Value::Object(Map::new());
+    }
+    match entry {
+        Value::Object(map) => map,
+        _ => unreachable!("made an object above"),
+    }
+}
+
+fn apply(part: &mut Map<String, Value>, key: &str, replacement: Replacement) {
+    match replacement {
+        Replacement::Archived(url, note) => {
+            part.insert(key.into(), json!(url));
+            metadata(part).insert(ARCHIVE_METADATA_KEY.into(), note);
+        }
+        Replacement::Refused(note) => {
+            // The bytes are dropped; the part stays as an (empty) text part with the reason.
+            part.insert("text".into(), json!(""));
+            metadata(part).insert(ARCHIVE_METADATA_KEY.into(), note);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn inline_bytes_become_archive_references_in_both_versions() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = ArtifactStore::new(dir.path());
+        let b64 = base64::engine::general_purpose::STANDARD.encode(b"hello");
+        let payload = json!({"artifactUpdate": {"artifact": {"artifactId": "a", "parts": [
+            {"raw": b64, "mediaType": "text/plain", "filename": "h.txt"},
+            {"kind": "file", "file": {"bytes": b64, "mimeType": "text/plain"}},
+            {"data": {"parts": [{"raw": "bm90IG1l"}]}}
+        ]}}});
+        let (out, archived) = store.archive_parts("org-1", &payload).unwrap();
+        let d = digest(b"hello");
+        assert_eq!(archived.len(), 2);
+        assert_eq!(
+            out["artifactUpdate"]["artifact"]["parts"][0]["url"],
+            format!("/api/artifacts/{d}")
+        );
+        assert!(out["artifactUpdate"]["artifact"]["parts"][0].get("raw").is_none());
+        assert_eq!(
+            out["artifactUpdate"]["artifact"]["parts"][1]["file"]["uri"],
+            format!("/api/artifacts/{d}")
+        );
+        assert_eq!(
+            out["artifactUpdate"]["artifact"]["parts"][2]["data"]["parts"][0]["raw"], "bm90IG1l",
+            "data is never rewritten"
+        );
+        assert_eq!(std::fs::read(store.path("org-1", &d).unwrap()).unwrap(), b"hello");
+    }
+
+    #[test]
+    fn oversized_or_broken_bytes_are_refused_not_stored() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = ArtifactStore::new(dir.path());
+        let payload = json!({"message": {"parts": [{"raw": "%%% not base64"}]}});
+        let (out, archived) = store.archive_parts("org-1", &payload).unwrap();
+        assert!(archived.is_empty());
+        assert_eq!(
+            out["message"]["parts"][0]["metadata"][ARCHIVE_METADATA_KEY]["refused"],
+            "The inline bytes are not valid base64."
+        );
+    }
+
+    #[test]
+    fn paths_refuse_anything_but_a_digest() {
+        let store = ArtifactStore::new("/tmp/x");
+        assert!(store.path("org", "../etc/passwd").is_none());
+        assert!(store.path("../org", &"a".repeat(64)).is_none());
+        assert!(store.path("org", &"A".repeat(64)).is_none());
+        assert!(store.path("org", &"a".repeat(64)).is_some());
+    }
+}

@@ -1,0 +1,55 @@
+//! The in-process bus: after a commit, ingestion and the command paths publish what changed, and
+//! the live SSE routes wake up and read the committed rows. A notice is only a wake-up call;
+//! subscribers always re-read the database, so a lagging receiver loses nothing (it also polls,
+//! which is how other replicas' commits reach it).
+
+use tokio::sync::broadcast;
+
+/// Notices kept for slow receivers before they lag (and fall back to re-reading).
+pub const BUS_CAPACITY: usize = 4096;
+
+/// Something committed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Notice {
+    /// A ledger event was appended.
+    Ledger {
+        organization_id: String,
+        task_id: String,
+        conversation_id: String,
+        sequence: i64,
+        /// The task row was created by this event.
+        new_task: bool,
+    },
+    /// A command changed status.
+    Command {
+        organization_id: String,
+        command_id: String,
+        conversation_id: Option<String>,
+    },
+}
+
+/// Cheap to clone; every clone publishes to the same receivers.
+#[derive(Clone, Debug)]
+pub struct Bus {
+    sender: broadcast::Sender<Notice>,
+}
+
+impl Default for Bus {
+    fn default() -> Bus {
+        Bus {
+            sender: broadcast::channel(BUS_CAPACITY).0,
+        }
+    }
+}
+
+impl Bus {
+    /// Publishes a notice; having no receivers is normal.
+    pub fn publish(&self, notice: Notice) {
+        let _ = self.sender.send(notice);
+    }
+
+    /// A receiver of every notice published from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<Notice> {
+        self.sender.subscribe()
+    }
+}

@@ -1,0 +1,291 @@
+//! Folding one event into the projection rows, inside the ingestion transaction. The rules are
+//! the shared ones of [`app::projection`] (the browser folds with the same code); the server
+//! only touches the rows an event changes, so the cost per event does not grow with the
+//! length of the ledger: a status update writes the task row and at most one message and one
+//! transition; an append chunk inserts one chunk row.
+
+use app::a2a::{Artifact, Message, StreamEvent, TaskStatus};
+use app::projection::{StatusVerdict, status_verdict, title_of};
+use sea_orm::sea_query::OnConflict;
+use sea_orm::{
+    ActiveValue::Set, ColumnTrait, DatabaseTransaction, DbErr, EntityTrait, QueryFilter, QueryOrder,
+    QuerySelect,
+};
+use serde_json::{Value, json};
+
+use crate::db::entity::{task, task_artifact, task_artifact_chunk, task_message, task_transition};
+use crate::store::new_id;
+
+/// What folding changed on the task row (written by the caller).
+pub(super) struct Folded<'t> {
+    pub row: &'t mut task::Model,
+    pub changed: bool,
+}
+
+pub(super) async fn fold(
+    tx: &DatabaseTransaction,
+    folded: &mut Folded<'_>,
+    sequence: i64,
+    event: &StreamEvent,
+) -> Result<(), DbErr> {
+    match event {
+        StreamEvent::Task(snapshot) => {
+            note_context(folded, snapshot.context_id.as_deref());
+            if folded.row.remote_task_id.is_none() && folded.row.kind == "task" {
+                folded.row.remote_task_id = Some(snapshot.id.clone());
+            }
+            if status(tx, folded, sequence, &snapshot.status)
+                .await?
+                .takes_content()
+            {
+                for message in &snapshot.history {
+                    add_message(tx, folded, sequence, message, None).await?;
+                }
+                for artifact in &snapshot.artifacts {
+                    replace_artifact(tx, folded, sequence, artifact, false).await?;
+                }
+            }
+        }
+        StreamEvent::StatusUpdate(update) => {
+            note_context(folded, update.context_id.as_deref());
+            status(tx, folded, sequence, &update.status).await?;
+        }
+        StreamEvent::ArtifactUpdate(update) => {
+            note_context(folded, update.context_id.as_deref());
+            if !app::a2a::TaskState::parse(&folded.row.state).is_terminal() {
+                let existing = find_artifact(tx, &folded.row.id, &update.artifact.artifact_id).await?;
+                match existing {
+                    Some(existing) if update.append => {
+                        append_chunk(tx, existing, sequence, &update.artifact, update.last_chunk).await?;
+                        folded.changed = true;
+                    }
+                    _ => replace_artifact(tx, folded, sequence, &update.artifact, !update.last_chunk).await?,
+                }
+            }
+        }
+        StreamEvent::Message(message) => {
+            note_context(folded, message.context_id.as_deref());
+            add_message(tx, folded, sequence, message, None).await?;
+        }
+    }
+    Ok(())
+}
+
+fn note_context(folded: &mut Folded<'_>, context_id: Option<&str>) {
+    if folded.row.remote_context_id.is_none()
+        && let Some(context) = context_id.filter(|c| !c.is_empty())
+    {
+        folded.row.remote_context_id = Some(context.to_owned());
+        folded.changed = true;
+    }
+}
+
+async fn status(
+    tx: &DatabaseTransaction,
+    folded: &mut Folded<'_>,
+    sequence: i64,
+    status: &TaskStatus,
+) -> Result<StatusVerdict, DbErr> {
+    let current = app::a2a::TaskState::parse(&folded.row.state);
+    let verdict = status_verdict(
+        &current,
+        folded.row.state_timestamp.as_deref(),
+        &status.state,
+        status.timestamp.as_deref(),
+    );
+    match verdict {
+        StatusVerdict::Apply => {
+            folded.row.state = status.state.as_v1_str().to_owned();
+            folded.changed = true;
+            task_transition::Entity::insert(task_transition::ActiveModel {
+                id: Set(new_id()),
+                task_id: Set(folded.row.id.clone()),
+                state: Set(folded.row.state.clone()),
+                timestamp: Set(status.timestamp.clone()),
+                sequence: Set(sequence),
+            })
+            .exec_without_returning(tx)
+            .await?;
+        }
+        StatusVerdict::Same => {}
+        StatusVerdict::Stale | StatusVerdict::Final => return Ok(verdict),
+    }
+    if status.timestamp.is_some() && folded.row.state_timestamp != status.timestamp {
+        folded.row.state_timestamp.clone_from(&status.timestamp);
+        folded.changed = true;
+    }
+    if let Some(message) = &status.message {
+        add_message(tx, folded, sequence, message, Some(status)).await?;
+    }
+    Ok(verdict)
+}
+
+async fn add_message(
+    tx: &DatabaseTransaction,
+    folded: &mut Folded<'_>,
+    sequence: i64,
+    message: &Message,
+    status: Option<&TaskStatus>,
+) -> Result<(), DbErr> {
+    let dedupe_key = if message.message_id.is_empty() {
+        // Without an id nothing can be de-duplicated; each one is kept.
+        format!("seq:{sequence}:{}", new_id())
+    } else {
+        format!("id:{}", message.message_id)
+    };
+    let parts = serde_json::to_value(&message.parts).map_err(|e| DbErr::Custom(e.to_string()))?;
+    let inserted = task_message::Entity::insert(task_message::ActiveModel {
+        id: Set(new_id()),
+        task_id: Set(folded.row.id.clone()),
+        dedupe_key: Set(dedupe_key),
+        message_id: Set(message.message_id.clone()),
+        role: Set(message.role.as_v1_str().to_owned()),
+        parts_json: Set(parts),
+        from_status: Set(status.is_some()),
+        state: Set(status.map(|s| s.state.as_v1_str().to_owned())),
+        timestamp: Set(status.and_then(|s| s.timestamp.clone())),
+        metadata_json: Set(message.metadata.clone().map(Value::Object)),
+        extensions_json: Set(json!(message.extensions)),
+        reference_task_ids_json: Set(json!(message.reference_task_ids)),
+        sequence: Set(sequence),
+    })
+    .on_conflict(
+        OnConflict::columns([task_message::Column::TaskId, task_message::Column::DedupeKey])
+            .do_nothing()
+            .to_owned(),
+    )
+    .exec_without_returning(tx)
+    .await?;
+    if inserted > 0 {
+        folded.changed = true;
+        if folded.row.title.is_empty()
+            && message.role == app::a2a::Role::User
+            && let Some(title) = title_of(message)
+        {
+            folded.row.title = title;
+        }
+    }
+    Ok(())
+}
+
+async fn find_artifact(
+    tx: &DatabaseTransaction,
+    task_id: &str,
+    artifact_id: &str,
+) -> Result<Option<task_artifact::Model>, DbErr> {
+    task_artifact::Entity::find()
+        .filter(task_artifact::Column::TaskId.eq(task_id))
+        .filter(task_artifact::Column::ArtifactId.eq(artifact_id))
+        .one(tx)
+        .await
+}
+
+fn parts_json(artifact: &Artifact) -> Result<Value, DbErr> {
+    serde_json::to_value(&artifact.parts).map_err(|e| DbErr::Custom(e.to_string()))
+}
+
+/// A replacement resets the artifact's assembly: its chunks are dropped and this one is the first.
+async fn replace_artifact(
+    tx: &DatabaseTransaction,
+    folded: &mut Folded<'_>,
+    sequence: i64,
+    artifact: &Artifact,
+    streaming: bool,
+) -> Result<(), DbErr> {
+    let task_id = folded.row.id.clone();
+    let existing = find_artifact(tx, &task_id, &artifact.artifact_id).await?;
+    task_artifact_chunk::Entity::delete_many()
+        .filter(task_artifact_chunk::Column::TaskId.eq(&task_id))
+        .filter(task_artifact_chunk::Column::ArtifactId.eq(&artifact.artifact_id))
+        .exec(tx)
+        .await?;
+    let row = task_artifact::ActiveModel {
+        id: Set(existing.as_ref().map_or_else(new_id, |e| e.id.clone())),
+        task_id: Set(task_id.clone()),
+        artifact_id: Set(artifact.artifact_id.clone()),
+        name: Set(artifact.name.clone()),
+        description: Set(artifact.description.clone()),
+        metadata_json: Set(artifact.metadata.clone().map(Value::Object)),
+        extensions_json: Set(json!(artifact.extensions)),
+        streaming: Set(streaming),
+        chunks: Set(1),
+        sequence: Set(sequence),
+        position: Set(existing.as_ref().map_or(sequence, |e| e.position)),
+    };
+    match existing {
+        Some(_) => {
+            task_artifact::Entity::update(row).exec(tx).await?;
+        }
+        None => {
+            task_artifact::Entity::insert(row)
+                .exec_without_returning(tx)
+                .await?;
+        }
+    }
+    insert_chunk(tx, &task_id, &artifact.artifact_id, 0, parts_json(artifact)?).await?;
+    folded.changed = true;
+    Ok(())
+}
+
+async fn append_chunk(
+    tx: &DatabaseTransaction,
+    existing: task_artifact::Model,
+    sequence: i64,
+    artifact: &Artifact,
+    last_chunk: bool,
+) -> Result<(), DbErr> {
+    insert_chunk(
+        tx,
+        &existing.task_id,
+        &existing.artifact_id,
+        existing.chunks,
+        parts_json(artifact)?,
+    )
+    .await?;
+    let chunks = existing.chunks + 1;
+    let mut row: task_artifact::ActiveModel = existing.into();
+    if artifact.name.is_some() {
+        row.name = Set(artifact.name.clone());
+    }
+    if artifact.description.is_some() {
+        row.description = Set(artifact.description.clone());
+    }
+    row.streaming = Set(!last_chunk);
+    row.chunks = Set(chunks);
+    row.sequence = Set(sequence);
+    task_artifact::Entity::update(row).exec(tx).await?;
+    Ok(())
+}
+
+async fn insert_chunk(
+    tx: &DatabaseTransaction,
+    task_id: &str,
+    artifact_id: &str,
+    index: i32,
+    parts: Value,
+) -> Result<(), DbErr> {
+    task_artifact_chunk::Entity::insert(task_artifact_chunk::ActiveModel {
+        id: Set(new_id()),
+        task_id: Set(task_id.to_owned()),
+        artifact_id: Set(artifact_id.to_owned()),
+        chunk_index: Set(index),
+        parts_json: Set(parts),
+    })
+    .exec_without_returning(tx)
+    .await?;
+    Ok(())
+}
+
+/// The chunks of a task's artifacts in order (used to read the view).
+pub(crate) async fn chunks_of<C: sea_orm::ConnectionTrait>(
+    db: &C,
+    task_id: &str,
+) -> Result<Vec<task_artifact_chunk::Model>, DbErr> {
+    task_artifact_chunk::Entity::find()
+        .filter(task_artifact_chunk::Column::TaskId.eq(task_id))
+        .order_by_asc(task_artifact_chunk::Column::ArtifactId)
+        .order_by_asc(task_artifact_chunk::Column::ChunkIndex)
+        .limit(None)
+        .all(db)
+        .await
+}

@@ -1,0 +1,432 @@
+//! Accepting sends and cancels as durable commands (`shared/spec/security-and-durability.md`
+//! §3.4, `shared/spec/reference.md` §4.4): the command row and its outbox row are written in
+//! one transaction before anything goes out; the A2A `messageId` is fixed here and reused on
+//! every attempt. The same idempotency key with the same content returns the original
+//! command; with different content it is refused.
+
+use app::a2a::Part;
+use chrono::Utc;
+use sea_orm::sea_query::OnConflict;
+use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, TransactionTrait};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+use crate::db::Db;
+use crate::db::entity::{agent, outbox_message, task, task_command};
+use crate::ingest::archive::digest;
+use crate::ingest::bus::{Bus, Notice};
+use crate::ingest::canonical;
+use crate::store::{StoreError, new_id};
+
+/// Outbox topic of command dispatch.
+pub const DISPATCH_TOPIC: &str = "a2a.command.dispatch";
+/// Longest idempotency key, message id, skill id and tenant.
+pub const MAX_KEY_CHARS: usize = 255;
+
+pub const KEY_REQUIRED: &str = "An idempotency key of 1–255 characters is required.";
+pub const KEY_CONFLICT: &str = "This idempotency key already belongs to different command content.";
+pub const NEEDS_CONTENT: &str = "A message needs at least one content part.";
+pub const CANCEL_NEEDS_TASK: &str = "taskId is required for cancellation.";
+
+/// `config` of a command body (strict).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CommandConfig {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub return_immediately: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history_length: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accepted_output_modes: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference_task_ids: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extensions: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Map<String, Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_metadata: Option<Map<String, Value>>,
+}
+
+/// The command body of `POST /api/agents/{id}/commands`, `/messages` and `/stream` (strict).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CommandBody {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parts: Option<Vec<Value>>,
+    /// The remote task id (follow-ups, cancels).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tenant: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skill_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config: Option<CommandConfig>,
+}
+
+/// `send` or `cancelTask`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    Send,
+    CancelTask,
+}
+
+impl Action {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Send => "send",
+            Action::CancelTask => "cancelTask",
+        }
+    }
+}
+
+/// A body that passed validation, with its parts decoded.
+#[derive(Clone, Debug)]
+pub struct ValidBody {
+    pub action: Action,
+    pub body: CommandBody,
+    pub parts: Vec<Part>,
+}
+
+/// Validates a command body; every problem is reported, joined with `; `.
+pub fn validate(body: CommandBody) -> Result<ValidBody, String> {
+    let mut problems: Vec<String> = Vec::new();
+    let action = match body.action.as_deref() {
+        None | Some("send") => Action::Send,
+        Some("cancelTask") => Action::CancelTask,
+        Some(_) => {
+            problems.push("action must be send or cancelTask.".into());
+            Action::Send
+        }
+    };
+    let mut parts = Vec::new();
+    if let Some(text) = body.text.as_deref().filter(|t| !t.trim().is_empty()) {
+        parts.push(Part {
+            media_type: Some("text/plain".into()),
+            ..Part::text(text)
+        });
+    }
+    for (i, value) in body.parts.iter().flatten().enumerate() {
+        match value.as_object().map(|_| Part::decode(value)) {
+            Some(Ok(part)) => parts.push(part),
+            _ => problems.push(format!("parts[{i}] is not a valid A2A part.")),
+        }
+    }
+    let bounded = |name: &str, value: &Option<String>, min: usize, problems: &mut Vec<String>| {
+        if let Some(v) = value
+            && (v.chars().count() < min || v.chars().count() > MAX_KEY_CHARS)
+        {
+            problems.push(format!("{name} must be {min}–{MAX_KEY_CHARS} characters."));
+        }
+    };
+    bounded("tenant", &body.tenant, 0, &mut problems);
+    bounded("messageId", &body.message_id, 1, &mut problems);
+    bounded("skillId", &body.skill_id, 1, &mut problems);
+    bounded("taskId", &body.task_id, 1, &mut problems);
+    match action {
+        Action::Send if parts.is_empty() => problems.push(NEEDS_CONTENT.into()),
+        Action::CancelTask if body.task_id.is_none() => problems.push(CANCEL_NEEDS_TASK.into()),
+        _ => {}
+    }
+    if problems.is_empty() {
+        Ok(ValidBody { action, body, parts })
+    } else {
+        Err(problems.join("; "))
+    }
+}
+
+/// Why a command was not accepted.
+#[derive(Debug, thiserror::Error)]
+pub enum CommandError {
+    #[error("{0}")]
+    Invalid(String),
+    #[error("{0}")]
+    Conflict(&'static str),
+    #[error("Unknown agent.")]
+    UnknownAgent,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<sea_orm::DbErr> for CommandError {
+    fn from(e: sea_orm::DbErr) -> Self {
+        CommandError::Store(StoreError::Db(e))
+    }
+}
+
+/// A command to accept.
+#[derive(Clone, Debug)]
+pub struct NewCommand {
+    pub organization_id: String,
+    pub agent: agent::Model,
+    pub body: ValidBody,
+    pub idempotency_key: String,
+    /// The conversation to send in (the chat's); `None` derives it from the task or context,
+    /// or starts a new one.
+    pub conversation_id: Option<String>,
+}
+
+/// Stores a command and its dispatch intent in one transaction. Returns the command and
+/// whether it already existed under this key (a replay).
+pub async fn accept(
+    db: &Db,
+    bus: &Bus,
+    new: NewCommand,
+) -> Result<(task_command::Model, bool), CommandError> {
+    let key = new.idempotency_key.trim().to_owned();
+    if key.is_empty() || key.chars().count() > MAX_KEY_CHARS {
+        return Err(CommandError::Invalid(KEY_REQUIRED.into()));
+    }
+    let ValidBody { action, body, .. } = new.body;
+    let tenant = body.tenant.clone().unwrap_or_default();
+    let content = json!({"agentId": new.agent.id, "conversationId": new.conversation_id, "body": body});
+    let payload_digest = digest(canonical(&content).as_bytes());
+    let tx = db.write.begin().await?;
+    if let Some(existing) = find_by_key(&tx, &new.organization_id, &key).await? {
+        return if existing.payload_digest == payload_digest {
+            Ok((existing, true))
+        } else {
+            Err(CommandError::Conflict(KEY_CONFLICT))
+        };
+    }
+    // The task this continues, and the conversation it belongs to.
+    let known_task = match &body.task_id {
+        Some(remote) => {
+            task::Entity::find()
+                .filter(task::Column::AgentId.eq(&new.agent.id))
+                .filter(task::Column::Tenant.eq(&tenant))
+                .filter(task::Column::RemoteTaskId.eq(remote))
+                .one(&tx)
+                .await?
+        }
+        None => None,
+    };
+    let context_task = match (&known_task, &body.context_id) {
+        (None, Some(context)) => {
+            task::Entity::find()
+                .filter(task::Column::AgentId.eq(&new.agent.id))
+                .filter(task::Column::RemoteContextId.eq(context))
+                .order_by_desc(task::Column::CreatedAt)
+                .one(&tx)
+                .await?
+        }
+        _ => None,
+    };
+    let conversation_id = new
+        .conversation_id
+        .or_else(|| known_task.as_ref().map(|t| t.conversation_id.clone()))
+        .or_else(|| context_task.as_ref().map(|t| t.conversation_id.clone()))
+        .unwrap_or_else(new_id);
+    let now = Utc::now();
+    let id = new_id();
+    let message_id = body
+        .message_id
+        .clone()
+        .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+    let inserted = task_command::Entity::insert(task_command::ActiveModel {
+        id: Set(id.clone()),
+        organization_id: Set(new.organization_id.clone()),
+        agent_id: Set(new.agent.id.clone()),
+        conversation_id: Set(Some(conversation_id.clone())),
+        task_id: Set(known_task.as_ref().map(|t| t.id.clone())),
+        tenant: Set(tenant),
+        action: Set(action.as_str().to_owned()),
+        idempotency_key: Set(key.clone()),
+        message_id: Set(message_id),
+        payload_digest: Set(payload_digest.clone()),
+        payload_json: Set(serde_json::to_value(&body).map_err(|e| CommandError::Invalid(e.to_string()))?),
+        status: Set("pending".into()),
+        attempts: Set(0),
+        result_json: Set(None),
+        last_error: Set(None),
+        skill_id: Set(body.skill_id.clone()),
+        created_at: Set(now),
+        updated_at: Set(now),
+    })
+    .on_conflict(
+        OnConflict::columns([
+            task_command::Column::OrganizationId,
+            task_command::Column::IdempotencyKey,
+        ])
+        .do_nothing()
+        .to_owned(),
+    )
+    .exec_without_returning(&tx)
+    .await?;
+    if inserted == 0 {
+        // Another request with the same key committed first.
+        let existing = find_by_key(&tx, &new.organization_id, &key)
+            .await?
+            .ok_or(CommandError::Store(StoreError::NotFound))?;
+        return if existing.payload_digest == payload_digest {
+            Ok((existing, true))
+        } else {
+            Err(CommandError::Conflict(KEY_CONFLICT))
+        };
+    }
+    outbox_message::Entity::insert(outbox_message::ActiveModel {
+        id: Set(new_id()),
+        organization_id: Set(new.organization_id.clone()),
+        topic: Set(DISPATCH_TOPIC.into()),
+        aggregate_type: Set("task_command".into()),
+        aggregate_id: Set(id.clone()),
+        status: Set("pending".into()),
+        attempts: Set(0),
+        available_at: Set(now),
+        lease_owner: Set(None),
+        lease_until: Set(None),
+        last_error: Set(None),
+        created_at: Set(now),
+        processed_at: Set(None),
+    })
+    .exec_without_returning(&tx)
+    .await?;
+    let command = task_command::Entity::find_by_id(id)
+        .one(&tx)
+        .await?
+        .ok_or(CommandError::Store(StoreError::NotFound))?;
+    tx.commit().await?;
+    bus.publish(Notice::Command {
+        organization_id: command.organization_id.clone(),
+        command_id: command.id.clone(),
+        conversation_id: command.conversation_id.clone(),
+    });
+    Ok((command, false))
+}
+
+async fn find_by_key<C: sea_orm::ConnectionTrait>(
+    db: &C,
+    organization_id: &str,
+    key: &str,
+) -> Result<Option<task_command::Model>, sea_orm::DbErr> {
+    task_command::Entity::find()
+        .filter(task_command::Column::OrganizationId.eq(organization_id))
+        .filter(task_command::Column::IdempotencyKey.eq(key))
+        .one(db)
+        .await
+}
+
+/// A command of the organization by id (`404` for anything else, including non-UUIDs).
+pub async fn find(db: &Db, organization_id: &str, id: &str) -> Result<task_command::Model, StoreError> {
+    if uuid::Uuid::parse_str(id).is_err() {
+        return Err(StoreError::NotFound);
+    }
+    task_command::Entity::find_by_id(id.to_owned())
+        .filter(task_command::Column::OrganizationId.eq(organization_id))
+        .one(&db.read)
+        .await?
+        .ok_or(StoreError::NotFound)
+}
+
+/// The commands of a conversation, oldest first.
+pub async fn of_conversation(
+    db: &Db,
+    organization_id: &str,
+    conversation_id: &str,
+) -> Result<Vec<task_command::Model>, StoreError> {
+    Ok(task_command::Entity::find()
+        .filter(task_command::Column::OrganizationId.eq(organization_id))
+        .filter(task_command::Column::ConversationId.eq(conversation_id))
+        .order_by_asc(task_command::Column::CreatedAt)
+        .all(&db.read)
+        .await?)
+}
+
+/// The view of a command for the screens (and the `command` frames of the live stream).
+pub fn view(command: &task_command::Model) -> app::api::tasks::CommandView {
+    let body: CommandBody = serde_json::from_value(command.payload_json.clone()).unwrap_or_default();
+    let text = body
+        .text
+        .clone()
+        .filter(|t| !t.trim().is_empty())
+        .or_else(|| {
+            body.parts
+                .iter()
+                .flatten()
+                .find_map(|p| p.get("text").and_then(Value::as_str).map(str::to_owned))
+        })
+        .unwrap_or_default();
+    app::api::tasks::CommandView {
+        id: command.id.clone(),
+        agent_id: command.agent_id.clone(),
+        action: command.action.clone(),
+        message_id: command.message_id.clone(),
+        status: command.status.clone(),
+        error: command
+            .last_error
+            .clone()
+            .filter(|_| matches!(command.status.as_str(), "failed" | "uncertain")),
+        task_id: command.task_id.clone(),
+        conversation_id: command.conversation_id.clone(),
+        text,
+        created_at: command
+            .created_at
+            .to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+    }
+}
+
+/// The JSON of a command for the HTTP API (`{id, agentId, tenant, action, messageId, status,
+/// result, error, createdAt, updatedAt}`, reference §4.5).
+pub fn api_json(command: &task_command::Model) -> Value {
+    json!({
+        "id": command.id,
+        "agentId": command.agent_id,
+        "tenant": command.tenant,
+        "action": command.action,
+        "messageId": command.message_id,
+        "status": command.status,
+        "result": command.result_json,
+        "error": command.last_error.clone().filter(|_| matches!(command.status.as_str(), "failed" | "uncertain")),
+        "createdAt": command.created_at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+        "updatedAt": command.updated_at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn body(value: Value) -> Result<ValidBody, String> {
+        validate(serde_json::from_value(value).map_err(|e| e.to_string())?)
+    }
+
+    #[test]
+    fn a_send_needs_content_reference_4_4() {
+        assert_eq!(body(json!({"text": "  "})).unwrap_err(), NEEDS_CONTENT);
+        assert_eq!(body(json!({})).unwrap_err(), NEEDS_CONTENT);
+        let ok = body(json!({"text": "hi", "parts": [{"data": {"a": 1}}]})).unwrap();
+        assert_eq!(ok.parts.len(), 2);
+        assert_eq!(ok.parts[0].media_type.as_deref(), Some("text/plain"));
+    }
+
+    #[test]
+    fn cancel_needs_a_task_and_problems_are_joined() {
+        assert_eq!(
+            body(json!({"action": "cancelTask"})).unwrap_err(),
+            CANCEL_NEEDS_TASK
+        );
+        let err = body(json!({"messageId": "", "parts": [7]})).unwrap_err();
+        assert_eq!(
+            err,
+            "parts[0] is not a valid A2A part.; messageId must be 1–255 characters.; A message needs at least one content part."
+        );
+    }
+
+    #[test]
+    fn unknown_keys_are_refused() {
+        assert!(serde_json::from_value::<CommandBody>(json!({"text": "x", "surprise": 1})).is_err());
+        assert!(
+            serde_json::from_value::<CommandBody>(json!({"text": "x", "config": {"blocking": true}}))
+                .is_err()
+        );
+    }
+}

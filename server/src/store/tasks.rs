@@ -1,0 +1,382 @@
+//! Reading tasks, conversations and the ledger back: the views the screens and the API show.
+//! List queries read only the typed task columns, never event payloads.
+
+use app::a2a::{Part, Role};
+use app::api::tasks::{ConversationSummary, LedgerEvent, TaskFilter, TaskPage, TaskSummary};
+use app::projection::{ArtifactView, MessageView, TaskKind, TaskView, Transition, append_parts};
+use sea_orm::{ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
+use serde_json::Value;
+
+use super::StoreError;
+use crate::db::entity::{agent, task, task_artifact, task_event, task_message, task_transition};
+use crate::ingest::chunks_of;
+
+/// Most ledger events returned by one read of the live stream.
+pub const EVENTS_PER_READ: u64 = 500;
+
+const ACTIVE: [&str; 2] = ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING"];
+const WAITING: [&str; 2] = ["TASK_STATE_INPUT_REQUIRED", "TASK_STATE_AUTH_REQUIRED"];
+
+fn rfc3339(t: chrono::DateTime<chrono::Utc>) -> String {
+    t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+fn from_json<T: serde::de::DeserializeOwned + Default>(value: Value) -> T {
+    serde_json::from_value(value).unwrap_or_default()
+}
+
+/// Agent display names by id, for list rows.
+async fn agent_names<C: ConnectionTrait>(
+    db: &C,
+    ids: Vec<String>,
+) -> Result<std::collections::HashMap<String, Option<String>>, StoreError> {
+    let rows = agent::Entity::find()
+        .filter(agent::Column::Id.is_in(ids))
+        .all(db)
+        .await?;
+    Ok(rows.into_iter().map(|a| (a.id, a.display_name)).collect())
+}
+
+fn summary(row: task::Model, agent_name: Option<String>) -> TaskSummary {
+    TaskSummary {
+        local_id: row.id,
+        kind: TaskKind::parse(&row.kind),
+        agent_id: row.agent_id,
+        agent_name,
+        conversation_id: row.conversation_id,
+        remote_task_id: row.remote_task_id,
+        remote_context_id: row.remote_context_id,
+        tenant: row.tenant,
+        state: row.state,
+        title: row.title,
+        created_at: rfc3339(row.created_at),
+        updated_at: rfc3339(row.updated_at),
+    }
+}
+
+/// One page of the organization's tasks, newest first.
+pub async fn list<C: ConnectionTrait>(
+    db: &C,
+    organization_id: &str,
+    filter: TaskFilter,
+    offset: u64,
+    limit: u64,
+) -> Result<TaskPage, StoreError> {
+    let mut query = task::Entity::find().filter(task::Column::OrganizationId.eq(organization_id));
+    query = match filter {
+        TaskFilter::All => query,
+        TaskFilter::Active => query.filter(task::Column::State.is_in(ACTIVE)),
+        TaskFilter::NeedsInput => query.filter(task::Column::State.is_in(WAITING)),
+        TaskFilter::Done => query.filter(
+            Condition::any()
+                .add(task::Column::State.is_not_in(ACTIVE.into_iter().chain(WAITING)))
+                .add(task::Column::Kind.eq(TaskKind::Message.as_str())),
+        ),
+    };
+    let mut rows = query
+        .order_by_desc(task::Column::UpdatedAt)
+        .order_by_desc(task::Column::Id)
+        .offset(offset)
+        .limit(limit + 1)
+        .all(db)
+        .await?;
+    let has_more = rows.len() as u64 > limit;
+    rows.truncate(limit as usize);
+    let names = agent_names(db, rows.iter().map(|r| r.agent_id.clone()).collect()).await?;
+    Ok(TaskPage {
+        tasks: rows
+            .into_iter()
+            .map(|r| {
+                let name = names.get(&r.agent_id).cloned().flatten();
+                summary(r, name)
+            })
+            .collect(),
+        offset,
+        has_more,
+    })
+}
+
+/// The task row, if it belongs to the organization.
+pub async fn find<C: ConnectionTrait>(
+    db: &C,
+    organization_id: &str,
+    task_id: &str,
+) -> Result<task::Model, StoreError> {
+    if uuid::Uuid::parse_str(task_id).is_err() {
+        return Err(StoreError::NotFound);
+    }
+    task::Entity::find_by_id(task_id.to_owned())
+        .filter(task::Column::OrganizationId.eq(organization_id))
+        .one(db)
+        .await?
+        .ok_or(StoreError::NotFound)
+}
+
+/// The whole view of one task, read from its projection rows.
+pub async fn view<C: ConnectionTrait>(
+    db: &C,
+    organization_id: &str,
+    task_id: &str,
+) -> Result<TaskView, StoreError> {
+    let row = find(db, organization_id, task_id).await?;
+    let name = agent_names(db, vec![row.agent_id.clone()])
+        .await?
+        .remove(&row.agent_id)
+        .flatten();
+    view_of(db, row, name).await
+}
+
+async fn view_of<C: ConnectionTrait>(
+    db: &C,
+    row: task::Model,
+    agent_name: Option<String>,
+) -> Result<TaskView, StoreError> {
+    let messages = task_message::Entity::find()
+        .filter(task_message::Column::TaskId.eq(&row.id))
+        .order_by_asc(task_message::Column::Sequence)
+        .order_by_asc(task_message::Column::Id)
+        .all(db)
+        .await?
+        .into_iter()
+        .map(|m| MessageView {
+            message_id: m.message_id,
+            role: Role::parse(Some(&m.role)),
+            parts: from_json(m.parts_json),
+            from_status: m.from_status,
+            state: m.state,
+            timestamp: m.timestamp,
+            metadata: m.metadata_json.and_then(|v| serde_json::from_value(v).ok()),
+            extensions: from_json(m.extensions_json),
+            reference_task_ids: from_json(m.reference_task_ids_json),
+            sequence: m.sequence,
+        })
+        .collect();
+    let chunks = chunks_of(db, &row.id).await?;
+    let artifacts = task_artifact::Entity::find()
+        .filter(task_artifact::Column::TaskId.eq(&row.id))
+        .order_by_asc(task_artifact::Column::Position)
+        .order_by_asc(task_artifact::Column::Id)
+        .all(db)
+        .await?
+        .into_iter()
+        .map(|a| {
+            let mut parts: Vec<Part> = Vec::new();
+            for chunk in chunks.iter().filter(|c| c.artifact_id == a.artifact_id) {
+                let chunk_parts: Vec<Part> = from_json(chunk.parts_json.clone());
+                append_parts(&mut parts, &chunk_parts);
+            }
+            ArtifactView {
+                artifact_id: a.artifact_id,
+                name: a.name,
+                description: a.description,
+                parts,
+                metadata: a.metadata_json.and_then(|v| serde_json::from_value(v).ok()),
+                extensions: from_json(a.extensions_json),
+                streaming: a.streaming,
+                chunks: u32::try_from(a.chunks).unwrap_or(0),
+                sequence: a.sequence,
+            }
+        })
+        .collect();
+    let transitions = task_transition::Entity::find()
+        .filter(task_transition::Column::TaskId.eq(&row.id))
+        .order_by_asc(task_transition::Column::Sequence)
+        .all(db)
+        .await?
+        .into_iter()
+        .map(|t| Transition {
+            state: t.state,
+            timestamp: t.timestamp,
+            sequence: t.sequence,
+        })
+        .collect();
+    Ok(TaskView {
+        local_id: row.id,
+        kind: TaskKind::parse(&row.kind),
+        agent_id: row.agent_id,
+        agent_name,
+        conversation_id: row.conversation_id,
+        remote_task_id: row.remote_task_id,
+        remote_context_id: row.remote_context_id,
+        tenant: row.tenant,
+        state: row.state,
+        state_timestamp: row.state_timestamp,
+        title: row.title,
+        skill_id: row.skill_id,
+        created_at: rfc3339(row.created_at),
+        updated_at: rfc3339(row.updated_at),
+        version: row.version,
+        last_sequence: row.last_sequence,
+        messages,
+        artifacts,
+        transitions,
+    })
+}
+
+/// The tasks of a conversation, oldest first, with their views.
+pub async fn conversation_tasks<C: ConnectionTrait>(
+    db: &C,
+    organization_id: &str,
+    conversation_id: &str,
+) -> Result<Vec<TaskView>, StoreError> {
+    let rows = task::Entity::find()
+        .filter(task::Column::OrganizationId.eq(organization_id))
+        .filter(task::Column::ConversationId.eq(conversation_id))
+        .order_by_asc(task::Column::CreatedAt)
+        .order_by_asc(task::Column::Id)
+        .all(db)
+        .await?;
+    let names = agent_names(db, rows.iter().map(|r| r.agent_id.clone()).collect()).await?;
+    let mut views = Vec::with_capacity(rows.len());
+    for row in rows {
+        let name = names.get(&row.agent_id).cloned().flatten();
+        views.push(view_of(db, row, name).await?);
+    }
+    Ok(views)
+}
+
+/// Recent conversations, newest activity first.
+pub async fn conversations<C: ConnectionTrait>(
+    db: &C,
+    organization_id: &str,
+    limit: u64,
+) -> Result<Vec<ConversationSummary>, StoreError> {
+    // Newest tasks first; the first row seen of each conversation is its newest.
+    let rows = task::Entity::find()
+        .filter(task::Column::OrganizationId.eq(organization_id))
+        .order_by_desc(task::Column::UpdatedAt)
+        .limit(2000)
+        .all(db)
+        .await?;
+    let names = agent_names(db, rows.iter().map(|r| r.agent_id.clone()).collect()).await?;
+    let mut out: Vec<ConversationSummary> = Vec::new();
+    let mut titles: std::collections::HashMap<String, (String, chrono::DateTime<chrono::Utc>)> =
+        Default::default();
+    for row in &rows {
+        // The conversation's title is its oldest task's title.
+        let entry = titles
+            .entry(row.conversation_id.clone())
+            .or_insert((row.title.clone(), row.created_at));
+        if row.created_at <= entry.1 && !row.title.is_empty() {
+            *entry = (row.title.clone(), row.created_at);
+        }
+        match out.iter_mut().find(|c| c.conversation_id == row.conversation_id) {
+            Some(c) => c.task_count += 1,
+            None => out.push(ConversationSummary {
+                conversation_id: row.conversation_id.clone(),
+                agent_id: row.agent_id.clone(),
+                agent_name: names.get(&row.agent_id).cloned().flatten(),
+                title: String::new(),
+                task_count: 1,
+                state: row.state.clone(),
+                updated_at: rfc3339(row.updated_at),
+            }),
+        }
+    }
+    for c in &mut out {
+        if let Some((title, _)) = titles.remove(&c.conversation_id) {
+            c.title = title;
+        }
+    }
+    out.truncate(limit as usize);
+    Ok(out)
+}
+
+/// Which events a live stream follows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EventScope {
+    Task(String),
+    Conversation(String),
+}
+
+/// Committed ledger events of the scope after `after`, in sequence order.
+pub async fn events_after<C: ConnectionTrait>(
+    db: &C,
+    organization_id: &str,
+    scope: &EventScope,
+    after: i64,
+) -> Result<Vec<LedgerEvent>, StoreError> {
+    let task_ids: Vec<(String, String)> = match scope {
+        EventScope::Task(id) => {
+            let row = find(db, organization_id, id).await?;
+            vec![(row.id, row.conversation_id)]
+        }
+        EventScope::Conversation(id) => task::Entity::find()
+            .filter(task::Column::OrganizationId.eq(organization_id))
+            .filter(task::Column::ConversationId.eq(id))
+            .filter(task::Column::LastSequence.gt(after))
+            .all(db)
+            .await?
+            .into_iter()
+            .map(|t| (t.id, t.conversation_id))
+            .collect(),
+    };
+    if task_ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let conversation_of: std::collections::HashMap<_, _> = task_ids.iter().cloned().collect();
+    let rows = task_event::Entity::find()
+        .filter(task_event::Column::OrganizationId.eq(organization_id))
+        .filter(task_event::Column::TaskId.is_in(task_ids.into_iter().map(|(id, _)| id)))
+        .filter(task_event::Column::Sequence.gt(after))
+        .order_by_asc(task_event::Column::Sequence)
+        .limit(EVENTS_PER_READ)
+        .all(db)
+        .await?;
+    Ok(rows
+        .into_iter()
+        .map(|e| LedgerEvent {
+            sequence: e.sequence,
+            conversation_id: conversation_of.get(&e.task_id).cloned().unwrap_or_default(),
+            task_id: e.task_id,
+            source: e.source,
+            payload: e.payload_json,
+            extensions: from_json(e.extensions_json),
+            received_at: rfc3339(e.received_at),
+        })
+        .collect())
+}
+
+/// Every ledger event of a task in order (for rebuilds and checks).
+pub async fn ledger<C: ConnectionTrait>(db: &C, task_id: &str) -> Result<Vec<task_event::Model>, StoreError> {
+    Ok(task_event::Entity::find()
+        .filter(task_event::Column::TaskId.eq(task_id))
+        .order_by_asc(task_event::Column::Sequence)
+        .all(db)
+        .await?)
+}
+
+/// A task by its remote identity `(agent, tenant, remote task id)` within the organization.
+pub async fn find_remote<C: ConnectionTrait>(
+    db: &C,
+    organization_id: &str,
+    agent_id: &str,
+    tenant: &str,
+    remote_task_id: &str,
+) -> Result<task::Model, StoreError> {
+    task::Entity::find()
+        .filter(task::Column::OrganizationId.eq(organization_id))
+        .filter(task::Column::AgentId.eq(agent_id))
+        .filter(task::Column::Tenant.eq(tenant))
+        .filter(task::Column::RemoteTaskId.eq(remote_task_id))
+        .one(db)
+        .await?
+        .ok_or(StoreError::NotFound)
+}
+
+/// The first access record of an archived object in the organization (which task referenced
+/// it, and under which name and media type); `NotFound` when no task of the organization did.
+pub async fn artifact_access<C: ConnectionTrait>(
+    db: &C,
+    organization_id: &str,
+    digest: &str,
+) -> Result<crate::db::entity::artifact_access::Model, StoreError> {
+    use crate::db::entity::artifact_access;
+    artifact_access::Entity::find()
+        .filter(artifact_access::Column::OrganizationId.eq(organization_id))
+        .filter(artifact_access::Column::Digest.eq(digest))
+        .order_by_asc(artifact_access::Column::CreatedAt)
+        .one(db)
+        .await?
+        .ok_or(StoreError::NotFound)
+}

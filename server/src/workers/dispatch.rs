@@ -1,0 +1,623 @@
+//! The dispatch worker (`shared/spec/security-and-durability.md` §3.4): sends stored commands.
+//!
+//! - Polls every 250 ms and claims at most 10 due outbox rows per pass, each under a 60 s lease
+//!   renewed every 20 s while the call runs.
+//! - Failures before anything is sent (card discovery) retry up to three attempts, 1 s then
+//!   2 s apart, then the command fails.
+//! - An unknown outcome after the request left (timeout, dropped connection, unreadable answer)
+//!   makes the command `uncertain`; nothing ever resends it. A dispatch whose lease expired
+//!   (its worker died) becomes `uncertain` too. An agent that answered with an A2A error
+//!   did not act: that command `failed` with the agent's message (ADR 0008).
+//! - On success, ingesting the response, marking the command `succeeded` and completing the
+//!   outbox row happen in one transaction fenced by the lease.
+
+use std::time::Duration;
+
+use app::a2a::{
+    Message, Part, ProtocolVersion, Role, SendConfiguration, SendParams, decode_stream_event, encode_message,
+    encode_send_params, encode_task_id,
+};
+use chrono::Utc;
+use sea_orm::sea_query::{Expr, ExprTrait};
+use sea_orm::{
+    ActiveValue::Set, ColumnTrait, Condition, DbErr, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
+    TransactionTrait,
+};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use super::{WorkerDeps, owner_id};
+use crate::db::entity::{agent, outbox_message, task, task_command};
+use crate::gateway::{Endpoint, GatewayError};
+use crate::ingest::bus::Notice;
+use crate::ingest::{Observation, Source};
+use crate::services::agents as agent_services;
+use crate::services::commands::{CommandBody, DISPATCH_TOPIC};
+
+pub const POLL: Duration = Duration::from_millis(250);
+pub const BATCH: u64 = 10;
+pub const LEASE: Duration = Duration::from_secs(60);
+pub const HEARTBEAT: Duration = Duration::from_secs(20);
+/// Attempts before a command whose agent cannot be discovered fails.
+pub const MAX_ATTEMPTS: i32 = 3;
+
+pub const DISCOVERY_FAILED: &str = "Agent discovery failed before dispatch after three attempts.";
+pub const UNCERTAIN: &str =
+    "Remote outcome is uncertain. Automatic resend is disabled; check the task before submitting new work.";
+pub const LEASE_EXPIRED: &str = "A previous dispatch lease expired. Remote outcome requires reconciliation.";
+pub const LEASE_LOST: &str = "Dispatch lease lost before completion.";
+pub const AGENT_REMOVED: &str = "The agent has been removed.";
+
+/// Media types the console can show, asked for when the caller names none (reference §4.4).
+pub const DEFAULT_OUTPUT_MODES: [&str; 10] = [
+    "text/plain",
+    "text/markdown",
+    "text/csv",
+    "application/json",
+    "application/pdf",
+    "application/octet-stream",
+    "application/zip",
+    "image/*",
+    "audio/*",
+    "video/*",
+];
+
+/// The loop: one pass every [`POLL`] until shutdown.
+pub async fn run(deps: WorkerDeps, tracker: TaskTracker, shutdown: CancellationToken) {
+    loop {
+        tokio::select! {
+            () = shutdown.cancelled() => return,
+            () = tokio::time::sleep(POLL) => {}
+        }
+        if let Err(error) = pass(&deps, &tracker).await {
+            tracing::warn!(%error, "command dispatch pass failed");
+        }
+    }
+}
+
+/// Claims due commands and dispatches each in its own task. Returns how many were claimed.
+pub async fn pass(deps: &WorkerDeps, tracker: &TaskTracker) -> Result<usize, DbErr> {
+    let now = Utc::now();
+    let due = outbox_message::Entity::find()
+        .filter(outbox_message::Column::Topic.eq(DISPATCH_TOPIC))
+        .filter(due_condition(now))
+        .order_by_asc(outbox_message::Column::AvailableAt)
+        .limit(BATCH)
+        .all(&deps.db.write)
+        .await?;
+    let mut claimed = 0;
+    for row in due {
+        let owner = owner_id();
+        if claim(deps, &row.id, &owner).await? {
+            claimed += 1;
+            let deps = deps.clone();
+            tracker.spawn(async move {
+                if let Err(error) = handle(&deps, &row.aggregate_id, &row.id, &owner).await {
+                    tracing::warn!(%error, command = %row.aggregate_id, "command dispatch failed");
+                }
+            });
+        }
+    }
+    Ok(claimed)
+}
+
+fn due_condition(now: chrono::DateTime<Utc>) -> Condition {
+    Condition::any()
+        .add(
+            Condition::all()
+                .add(outbox_message::Column::Status.eq("pending"))
+                .add(outbox_message::Column::AvailableAt.lte(now)),
+        )
+        .add(
+            Condition::all()
+                .add(outbox_message::Column::Status.eq("processing"))
+                .add(outbox_message::Column::LeaseUntil.lt(now)),
+        )
+}
+
+async fn claim(deps: &WorkerDeps, outbox_id: &str, owner: &str) -> Result<bool, DbErr> {
+    let now = Utc::now();
+    let result = outbox_message::Entity::update_many()
+        .col_expr(outbox_message::Column::Status, Expr::value("processing"))
+        .col_expr(outbox_message::Column::LeaseOwner, Expr::value(owner))
+        .col_expr(outbox_message::Column::LeaseUntil, Expr::value(now + LEASE))
+        .col_expr(
+            outbox_message::Column::Attempts,
+            Expr::col(outbox_message::Column::Attempts).add(1),
+        )
+        .filter(outbox_message::Column::Id.eq(outbox_id))
+        .filter(due_condition(now))
+        .exec(&deps.db.write)
+        .await?;
+    Ok(result.rows_affected == 1)
+}
+
+/// Whether `owner` still holds the outbox row's lease.
+async fn holds<C: sea_orm::ConnectionTrait>(db: &C, outbox_id: &str, owner: &str) -> Result<bool, DbErr> {
+    Ok(outbox_message::Entity::find_by_id(outbox_id.to_owned())
+        .filter(outbox_message::Column::LeaseOwner.eq(owner))
+        .filter(outbox_message::Column::Status.eq("processing"))
+        .one(db)
+        .await?
+        .is_some())
+}
+
+/// How a dispatch ended, for the command row.
+enum Settled {
+    Failed(String),
+    Uncertain(String),
+    /// Not sent; try again after the delay.
+    Retry(Duration, String),
+}
+
+async fn handle(deps: &WorkerDeps, command_id: &str, outbox_id: &str, owner: &str) -> Result<(), DbErr> {
+    let Some(command) = task_command::Entity::find_by_id(command_id.to_owned())
+        .one(&deps.db.write)
+        .await?
+    else {
+        return settle_outbox(deps, outbox_id, owner, "failed", Some("command missing")).await;
+    };
+    match command.status.as_str() {
+        "succeeded" | "failed" | "uncertain" => {
+            return settle_outbox(deps, outbox_id, owner, "processed", None).await;
+        }
+        "dispatching" => {
+            return settle(
+                deps,
+                &command,
+                outbox_id,
+                owner,
+                Settled::Uncertain(LEASE_EXPIRED.into()),
+            )
+            .await;
+        }
+        _ => {}
+    }
+    let attempts = outbox_message::Entity::find_by_id(outbox_id.to_owned())
+        .one(&deps.db.write)
+        .await?
+        .map_or(1, |o| o.attempts);
+    let mut command = command;
+    command.attempts = attempts;
+    let agent = agent::Entity::find_by_id(command.agent_id.clone())
+        .one(&deps.db.write)
+        .await?;
+    let Some(agent) = agent.filter(|a| a.removed_at.is_none() && a.enabled) else {
+        return settle(
+            deps,
+            &command,
+            outbox_id,
+            owner,
+            Settled::Failed(AGENT_REMOVED.into()),
+        )
+        .await;
+    };
+    if let Err(error) = agent_services::discover(&deps.db, &deps.gateway, &agent).await {
+        let settled = if attempts >= MAX_ATTEMPTS {
+            Settled::Failed(DISCOVERY_FAILED.into())
+        } else {
+            Settled::Retry(
+                Duration::from_secs(1 << (attempts - 1).clamp(0, 4)),
+                error.to_string(),
+            )
+        };
+        return settle(deps, &command, outbox_id, owner, settled).await;
+    }
+    let endpoint = match agent_services::endpoint(&deps.db, &agent).await {
+        Ok(endpoint) => endpoint,
+        Err(error) => {
+            return settle(
+                deps,
+                &command,
+                outbox_id,
+                owner,
+                Settled::Failed(error.to_string()),
+            )
+            .await;
+        }
+    };
+    let body: CommandBody = serde_json::from_value(command.payload_json.clone()).unwrap_or_default();
+    let context_id = match &body.context_id {
+        Some(context) => Some(context.clone()),
+        None => conversation_context(deps, &command).await?,
+    };
+    // Fenced: only the lease holder moves the command to `dispatching`.
+    let tx = deps.db.write.begin().await?;
+    if !holds(&tx, outbox_id, owner).await? {
+        tracing::info!(command = %command.id, "{LEASE_LOST}");
+        return Ok(());
+    }
+    let mut dispatching: task_command::ActiveModel = command.clone().into();
+    dispatching.status = Set("dispatching".into());
+    dispatching.attempts = Set(attempts);
+    dispatching.updated_at = Set(Utc::now());
+    task_command::Entity::update(dispatching).exec(&tx).await?;
+    tx.commit().await?;
+    publish_command(deps, &command);
+
+    let heartbeat = CancellationToken::new();
+    tokio::spawn(renew(
+        deps.clone(),
+        outbox_id.to_owned(),
+        owner.to_owned(),
+        heartbeat.clone(),
+    ));
+    let extensions = body
+        .config
+        .as_ref()
+        .and_then(|c| c.extensions.clone())
+        .unwrap_or_default();
+    let (result, user_message) = match command.action.as_str() {
+        "cancelTask" => {
+            let params = encode_task_id(
+                body.task_id.as_deref().unwrap_or_default(),
+                &command.tenant,
+                endpoint.version,
+            );
+            (
+                deps.gateway.cancel_task(&endpoint, params, &extensions).await,
+                None,
+            )
+        }
+        _ => {
+            let message = user_message(&command, &body, context_id);
+            let params = send_params(&message, &body, &endpoint);
+            (
+                deps.gateway.send_message(&endpoint, params, &extensions).await,
+                Some(message),
+            )
+        }
+    };
+    heartbeat.cancel();
+    match result {
+        Ok(value) => {
+            complete(
+                deps,
+                &command,
+                outbox_id,
+                owner,
+                value,
+                user_message,
+                &extensions,
+                &endpoint,
+            )
+            .await
+        }
+        Err(error) => settle(deps, &command, outbox_id, owner, classify(&error)).await,
+    }
+}
+
+/// What a gateway failure means for the command.
+fn classify(error: &GatewayError) -> Settled {
+    match error {
+        // Refused before anything was sent.
+        GatewayError::InvalidUrl(_)
+        | GatewayError::InvalidParams(_)
+        | GatewayError::Refused { .. }
+        | GatewayError::Unsupported { .. }
+        | GatewayError::Build(_) => Settled::Failed(error.to_string()),
+        GatewayError::Transport(e) if e.is_connect() => {
+            Settled::Failed(format!("{error} The agent was not reached."))
+        }
+        // The agent answered with an A2A error: it did not act.
+        GatewayError::JsonRpc(_) => Settled::Failed(error.to_string()),
+        GatewayError::Http { .. } if error.kind().is_some() => Settled::Failed(error.to_string()),
+        _ => Settled::Uncertain(UNCERTAIN.into()),
+    }
+}
+
+/// The remote context of the command's conversation, so a new task joins it.
+async fn conversation_context(
+    deps: &WorkerDeps,
+    command: &task_command::Model,
+) -> Result<Option<String>, DbErr> {
+    let Some(conversation) = &command.conversation_id else {
+        return Ok(None);
+    };
+    Ok(task::Entity::find()
+        .filter(task::Column::ConversationId.eq(conversation))
+        .filter(task::Column::RemoteContextId.is_not_null())
+        .order_by_desc(task::Column::CreatedAt)
+        .one(&deps.db.write)
+        .await?
+        .and_then(|t| t.remote_context_id))
+}
+
+fn user_message(command: &task_command::Model, body: &CommandBody, context_id: Option<String>) -> Message {
+    let mut parts = Vec::new();
+    if let Some(text) = body.text.as_deref().filter(|t| !t.trim().is_empty()) {
+        parts.push(Part {
+            media_type: Some("text/plain".into()),
+            ..Part::text(text)
+        });
+    }
+    parts.extend(body.parts.iter().flatten().filter_map(|p| Part::decode(p).ok()));
+    let config = body.config.clone().unwrap_or_default();
+    Message {
+        message_id: command.message_id.clone(),
+        role: Role::User,
+        parts,
+        context_id,
+        task_id: body.task_id.clone(),
+        metadata: config.metadata,
+        extensions: config.extensions.unwrap_or_default(),
+        reference_task_ids: config.reference_task_ids.unwrap_or_default(),
+    }
+}
+
+fn send_params(message: &Message, body: &CommandBody, endpoint: &Endpoint) -> Value {
+    let config = body.config.clone().unwrap_or_default();
+    let params = SendParams {
+        // The request's tenant when the caller named one (the interface's tenant is added by the
+        // gateway otherwise).
+        tenant: body.tenant.clone().filter(|t| !t.is_empty()),
+        message: message.clone(),
+        configuration: Some(SendConfiguration {
+            accepted_output_modes: config
+                .accepted_output_modes
+                .filter(|modes| !modes.is_empty())
+                .unwrap_or_else(|| DEFAULT_OUTPUT_MODES.iter().map(|m| (*m).to_owned()).collect()),
+            history_length: config.history_length,
+            // The console asks for an immediate answer and follows progress separately.
+            return_immediately: config.return_immediately.unwrap_or(true),
+            push: None,
+        }),
+        metadata: config.request_metadata,
+    };
+    encode_send_params(&params, endpoint.version)
+}
+
+/// Ingests the answer (and the user's message before it), marks the command succeeded and
+/// completes the outbox row, in one transaction fenced by the lease.
+#[allow(clippy::too_many_arguments)]
+async fn complete(
+    deps: &WorkerDeps,
+    command: &task_command::Model,
+    outbox_id: &str,
+    owner: &str,
+    answer: Value,
+    user_message: Option<Message>,
+    extensions: &[String],
+    endpoint: &Endpoint,
+) -> Result<(), DbErr> {
+    let decoded = match decode_stream_event(&answer) {
+        Ok(decoded) => decoded,
+        Err(_) => {
+            return settle(
+                deps,
+                command,
+                outbox_id,
+                owner,
+                Settled::Uncertain(UNCERTAIN.into()),
+            )
+            .await;
+        }
+    };
+    let remote_task = decoded.event.task_id().map(str::to_owned);
+    let conversation_id = command
+        .conversation_id
+        .clone()
+        .unwrap_or_else(crate::store::new_id);
+    let base = Observation {
+        organization_id: command.organization_id.clone(),
+        agent_id: command.agent_id.clone(),
+        tenant: command.tenant.clone(),
+        conversation_id,
+        local_task_id: command.task_id.clone(),
+        source: Source::Command,
+        source_key: Some(format!("command:{}", command.id)),
+        payload: Value::Null,
+        extensions: extensions.to_vec(),
+        protocol_version: Some(endpoint.version.as_str().to_owned()),
+        skill_id: command.skill_id.clone(),
+        fence: None,
+        rearm: false,
+    };
+    let mut observations = Vec::new();
+    if let Some(mut message) = user_message {
+        message.task_id.clone_from(&remote_task);
+        if message.context_id.is_none() {
+            message.context_id = context_of(&decoded.event);
+        }
+        observations.push(Observation {
+            payload: json!({ "message": encode_message(&message, ProtocolVersion::V1_0) }),
+            ..base.clone()
+        });
+    }
+    observations.push(Observation {
+        source: Source::CommandResponse,
+        payload: answer.clone(),
+        rearm: true,
+        ..base
+    });
+    let mut prepared = Vec::new();
+    for observation in &observations {
+        match deps.ingestor.prepare(observation) {
+            Ok(p) => prepared.push(p),
+            Err(error) => {
+                tracing::warn!(%error, command = %command.id, "answer could not be ingested");
+                return settle(
+                    deps,
+                    command,
+                    outbox_id,
+                    owner,
+                    Settled::Uncertain(UNCERTAIN.into()),
+                )
+                .await;
+            }
+        }
+    }
+    let tx = deps.db.write.begin().await?;
+    if !holds(&tx, outbox_id, owner).await? {
+        tracing::info!(command = %command.id, "{LEASE_LOST}");
+        return Ok(());
+    }
+    let mut ingested = Vec::new();
+    let mut local_task = command.task_id.clone();
+    for (mut observation, prepared) in observations.into_iter().zip(prepared) {
+        observation.local_task_id.clone_from(&local_task);
+        let done = deps
+            .ingestor
+            .apply(&tx, &observation, prepared)
+            .await
+            .map_err(|e| DbErr::Custom(e.to_string()))?;
+        local_task = Some(done.task_id.clone());
+        ingested.push(done);
+    }
+    let now = Utc::now();
+    let mut row: task_command::ActiveModel = command.clone().into();
+    row.status = Set("succeeded".into());
+    row.task_id = Set(local_task.clone());
+    row.last_error = Set(None);
+    row.result_json = Set(Some(json!({
+        "event": answer,
+        "localId": local_task,
+        "taskId": remote_task,
+        "tenant": command.tenant,
+    })));
+    row.updated_at = Set(now);
+    task_command::Entity::update(row).exec(&tx).await?;
+    complete_outbox(&tx, outbox_id, "processed", None).await?;
+    tx.commit().await?;
+    for done in &ingested {
+        deps.ingestor.publish(done);
+    }
+    publish_command(deps, command);
+    Ok(())
+}
+
+fn context_of(event: &app::a2a::StreamEvent) -> Option<String> {
+    match event {
+        app::a2a::StreamEvent::Task(t) => t.context_id.clone(),
+        app::a2a::StreamEvent::Message(m) => m.context_id.clone(),
+        app::a2a::StreamEvent::StatusUpdate(u) => u.context_id.clone(),
+        app::a2a::StreamEvent::ArtifactUpdate(u) => u.context_id.clone(),
+    }
+}
+
+async fn settle(
+    deps: &WorkerDeps,
+    command: &task_command::Model,
+    outbox_id: &str,
+    owner: &str,
+    settled: Settled,
+) -> Result<(), DbErr> {
+    let tx = deps.db.write.begin().await?;
+    if !holds(&tx, outbox_id, owner).await? {
+        tracing::info!(command = %command.id, "{LEASE_LOST}");
+        return Ok(());
+    }
+    let now = Utc::now();
+    let mut row: task_command::ActiveModel = command.clone().into();
+    row.updated_at = Set(now);
+    row.attempts = Set(command.attempts);
+    match settled {
+        Settled::Failed(reason) => {
+            row.status = Set("failed".into());
+            row.last_error = Set(Some(reason));
+            task_command::Entity::update(row).exec(&tx).await?;
+            complete_outbox(&tx, outbox_id, "failed", Some("dispatch failed")).await?;
+        }
+        Settled::Uncertain(reason) => {
+            row.status = Set("uncertain".into());
+            row.last_error = Set(Some(reason));
+            task_command::Entity::update(row).exec(&tx).await?;
+            complete_outbox(&tx, outbox_id, "failed", Some("outcome uncertain")).await?;
+        }
+        Settled::Retry(delay, reason) => {
+            row.status = Set("pending".into());
+            row.last_error = Set(Some(reason));
+            task_command::Entity::update(row).exec(&tx).await?;
+            outbox_message::Entity::update_many()
+                .col_expr(outbox_message::Column::Status, Expr::value("pending"))
+                .col_expr(outbox_message::Column::AvailableAt, Expr::value(now + delay))
+                .col_expr(
+                    outbox_message::Column::LeaseOwner,
+                    Expr::value(Option::<String>::None),
+                )
+                .col_expr(
+                    outbox_message::Column::LeaseUntil,
+                    Expr::value(Option::<chrono::DateTime<Utc>>::None),
+                )
+                .col_expr(outbox_message::Column::LastError, Expr::value("discovery failed"))
+                .filter(outbox_message::Column::Id.eq(outbox_id))
+                .exec(&tx)
+                .await?;
+        }
+    }
+    tx.commit().await?;
+    publish_command(deps, command);
+    Ok(())
+}
+
+async fn settle_outbox(
+    deps: &WorkerDeps,
+    outbox_id: &str,
+    owner: &str,
+    status: &str,
+    error: Option<&str>,
+) -> Result<(), DbErr> {
+    let tx = deps.db.write.begin().await?;
+    if holds(&tx, outbox_id, owner).await? {
+        complete_outbox(&tx, outbox_id, status, error).await?;
+    }
+    tx.commit().await
+}
+
+async fn complete_outbox<C: sea_orm::ConnectionTrait>(
+    db: &C,
+    outbox_id: &str,
+    status: &str,
+    error: Option<&str>,
+) -> Result<(), DbErr> {
+    outbox_message::Entity::update_many()
+        .col_expr(outbox_message::Column::Status, Expr::value(status))
+        .col_expr(outbox_message::Column::ProcessedAt, Expr::value(Utc::now()))
+        .col_expr(
+            outbox_message::Column::LeaseOwner,
+            Expr::value(Option::<String>::None),
+        )
+        .col_expr(
+            outbox_message::Column::LeaseUntil,
+            Expr::value(Option::<chrono::DateTime<Utc>>::None),
+        )
+        .col_expr(
+            outbox_message::Column::LastError,
+            Expr::value(error.map(str::to_owned)),
+        )
+        .filter(outbox_message::Column::Id.eq(outbox_id))
+        .exec(db)
+        .await?;
+    Ok(())
+}
+
+/// Renews the dispatch lease until `stop` is cancelled.
+async fn renew(deps: WorkerDeps, outbox_id: String, owner: String, stop: CancellationToken) {
+    loop {
+        tokio::select! {
+            () = stop.cancelled() => return,
+            () = tokio::time::sleep(HEARTBEAT) => {}
+        }
+        let renewed = outbox_message::Entity::update_many()
+            .col_expr(
+                outbox_message::Column::LeaseUntil,
+                Expr::value(Utc::now() + LEASE),
+            )
+            .filter(outbox_message::Column::Id.eq(&outbox_id))
+            .filter(outbox_message::Column::LeaseOwner.eq(&owner))
+            .exec(&deps.db.write)
+            .await;
+        if let Err(error) = renewed {
+            tracing::warn!(%error, "dispatch lease renewal failed");
+        }
+    }
+}
+
+fn publish_command(deps: &WorkerDeps, command: &task_command::Model) {
+    deps.bus.publish(Notice::Command {
+        organization_id: command.organization_id.clone(),
+        command_id: command.id.clone(),
+        conversation_id: command.conversation_id.clone(),
+    });
+}

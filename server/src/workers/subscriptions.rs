@@ -1,0 +1,405 @@
+//! The subscription worker (`shared/spec/security-and-durability.md` §3.5–§3.6): follows every
+//! active task so its state keeps arriving with no browser open.
+//!
+//! - At most 8 streams per process; each subscription is held under a 15 s lease renewed
+//!   every 5 s. A worker that dies loses its leases, and another (or the restarted one) takes
+//!   over with `SubscribeToTask`, which observes existing work and never resends a message.
+//! - Agents that stream are followed with `SubscribeToTask`; others are polled with `GetTask`.
+//!   A task that can no longer be subscribed to (finished meanwhile) is read once with
+//!   `GetTask`.
+//! - Following stops at a terminal, input-required or auth-required state; a new command that
+//!   makes the task active again re-arms it (in the ingestion transaction).
+//! - Errors reconnect with backoff: 1 s doubling to 30 s.
+//! - Every event is ingested fenced by the lease: a worker that lost it commits nothing.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use app::a2a::{AgentCard, TaskState, encode_get_task, encode_task_id};
+use chrono::Utc;
+use futures::StreamExt;
+use sea_orm::sea_query::Expr;
+use sea_orm::{ColumnTrait, Condition, DbErr, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use super::{WorkerDeps, owner_id};
+use crate::db::entity::{agent, task, task_subscription};
+use crate::gateway::{Endpoint, GatewayError};
+use crate::ingest::archive::digest;
+use crate::ingest::{Fence, IngestError, Observation, Source, canonical};
+use crate::services::agents as agent_services;
+use crate::store::card_snapshots;
+
+pub const POLL: Duration = Duration::from_millis(250);
+pub const MAX_STREAMS: usize = 8;
+pub const LEASE: Duration = Duration::from_secs(15);
+pub const HEARTBEAT: Duration = Duration::from_secs(5);
+pub const BACKOFF_START: Duration = Duration::from_secs(1);
+pub const BACKOFF_MAX: Duration = Duration::from_secs(30);
+/// How often an agent that does not stream is asked for its task.
+pub const GET_TASK_INTERVAL: Duration = Duration::from_secs(2);
+
+/// The loop: claims due subscriptions while fewer than [`MAX_STREAMS`] run.
+pub async fn run(deps: WorkerDeps, tracker: TaskTracker, shutdown: CancellationToken) {
+    let running = Arc::new(AtomicUsize::new(0));
+    loop {
+        tokio::select! {
+            () = shutdown.cancelled() => return,
+            () = tokio::time::sleep(POLL) => {}
+        }
+        if let Err(error) = pass(&deps, &tracker, &shutdown, &running).await {
+            tracing::warn!(%error, "subscription pass failed");
+        }
+    }
+}
+
+fn due_condition(now: chrono::DateTime<Utc>) -> Condition {
+    Condition::any()
+        .add(
+            Condition::all()
+                .add(task_subscription::Column::Status.eq("pending"))
+                .add(task_subscription::Column::AvailableAt.lte(now)),
+        )
+        .add(
+            Condition::all()
+                .add(task_subscription::Column::Status.eq("streaming"))
+                .add(task_subscription::Column::LeaseUntil.lt(now)),
+        )
+}
+
+async fn pass(
+    deps: &WorkerDeps,
+    tracker: &TaskTracker,
+    shutdown: &CancellationToken,
+    running: &Arc<AtomicUsize>,
+) -> Result<(), DbErr> {
+    let free = MAX_STREAMS.saturating_sub(running.load(Ordering::SeqCst));
+    if free == 0 {
+        return Ok(());
+    }
+    let now = Utc::now();
+    let due = task_subscription::Entity::find()
+        .filter(due_condition(now))
+        .order_by_asc(task_subscription::Column::AvailableAt)
+        .limit(free as u64)
+        .all(&deps.db.write)
+        .await?;
+    for sub in due {
+        let owner = owner_id();
+        let claimed = task_subscription::Entity::update_many()
+            .col_expr(task_subscription::Column::Status, Expr::value("streaming"))
+            .col_expr(task_subscription::Column::LeaseOwner, Expr::value(owner.clone()))
+            .col_expr(task_subscription::Column::LeaseUntil, Expr::value(now + LEASE))
+            .col_expr(task_subscription::Column::UpdatedAt, Expr::value(now))
+            .filter(task_subscription::Column::Id.eq(&sub.id))
+            .filter(due_condition(now))
+            .exec(&deps.db.write)
+            .await?;
+        if claimed.rows_affected != 1 {
+            continue;
+        }
+        running.fetch_add(1, Ordering::SeqCst);
+        let (deps, running, shutdown) = (deps.clone(), running.clone(), shutdown.clone());
+        tracker.spawn(async move {
+            let outcome = follow(&deps, &sub, &owner, &shutdown).await;
+            if let Err(error) = release(&deps, &sub, &owner, outcome).await {
+                tracing::warn!(%error, task = %sub.task_id, "subscription release failed");
+            }
+            running.fetch_sub(1, Ordering::SeqCst);
+        });
+    }
+    Ok(())
+}
+
+/// How following a task ended.
+#[derive(Debug)]
+enum Outcome {
+    /// The task paused or finished: stop following.
+    Stopped,
+    /// Follow again after a backoff.
+    Again(String),
+    /// Follow again at once (the stream closed while the task was still active).
+    Reconnect,
+    /// The lease was lost or the process is shutting down: leave the row to its next owner.
+    Abandoned,
+}
+
+async fn follow(
+    deps: &WorkerDeps,
+    sub: &task_subscription::Model,
+    owner: &str,
+    shutdown: &CancellationToken,
+) -> Outcome {
+    let lost = CancellationToken::new();
+    let heartbeat = tokio::spawn(renew(
+        deps.clone(),
+        sub.id.clone(),
+        owner.to_owned(),
+        lost.clone(),
+    ));
+    let outcome = tokio::select! {
+        outcome = observe(deps, sub, owner) => outcome,
+        () = lost.cancelled() => Outcome::Abandoned,
+        () = shutdown.cancelled() => Outcome::Abandoned,
+    };
+    heartbeat.abort();
+    outcome
+}
+
+async fn observe(deps: &WorkerDeps, sub: &task_subscription::Model, owner: &str) -> Outcome {
+    let target = match target(deps, sub).await {
+        Ok(Some(target)) => target,
+        Ok(None) => return Outcome::Stopped,
+        Err(reason) => return Outcome::Again(reason),
+    };
+    let observer = Observer {
+        deps,
+        sub,
+        owner,
+        target: &target,
+    };
+    if target.streaming {
+        observer.stream().await
+    } else {
+        observer.poll().await
+    }
+}
+
+/// What following needs to know about the task and its agent.
+struct Target {
+    task: task::Model,
+    endpoint: Endpoint,
+    streaming: bool,
+    remote_task_id: String,
+}
+
+async fn target(deps: &WorkerDeps, sub: &task_subscription::Model) -> Result<Option<Target>, String> {
+    let task = task::Entity::find_by_id(sub.task_id.clone())
+        .one(&deps.db.write)
+        .await
+        .map_err(|e| e.to_string())?;
+    let Some(task) = task else { return Ok(None) };
+    let Some(remote_task_id) = task.remote_task_id.clone() else {
+        return Ok(None);
+    };
+    if TaskState::parse(&task.state).ends_stream() {
+        return Ok(None);
+    }
+    let agent = agent::Entity::find_by_id(task.agent_id.clone())
+        .one(&deps.db.write)
+        .await
+        .map_err(|e| e.to_string())?
+        .filter(|a| a.enabled && a.removed_at.is_none());
+    let Some(agent) = agent else { return Ok(None) };
+    let endpoint = agent_services::endpoint(&deps.db, &agent)
+        .await
+        .map_err(|e| e.to_string())?;
+    let streaming = card_snapshots::latest(&deps.db, &agent.id)
+        .await
+        .map_err(|e| e.to_string())?
+        .and_then(|s| AgentCard::decode(&s.raw_card_json).ok())
+        .is_some_and(|card| card.capabilities.streaming);
+    Ok(Some(Target {
+        task,
+        endpoint,
+        streaming,
+        remote_task_id,
+    }))
+}
+
+struct Observer<'a> {
+    deps: &'a WorkerDeps,
+    sub: &'a task_subscription::Model,
+    owner: &'a str,
+    target: &'a Target,
+}
+
+impl Observer<'_> {
+    async fn stream(&self) -> Outcome {
+        let params = encode_task_id(
+            &self.target.remote_task_id,
+            &self.target.task.tenant,
+            self.target.endpoint.version,
+        );
+        let mut events = match self
+            .deps
+            .gateway
+            .subscribe_to_task(&self.target.endpoint, params, &[])
+            .await
+        {
+            Ok(events) => events,
+            // Finished (or unknown) by now: one GetTask settles it.
+            Err(GatewayError::JsonRpc(_) | GatewayError::Http { .. }) => return self.read_once().await,
+            Err(error) => return Outcome::Again(error.to_string()),
+        };
+        let mut seen: HashMap<String, u32> = HashMap::new();
+        while let Some(event) = events.next().await {
+            let payload = match event {
+                Ok(payload) => payload,
+                Err(error) => return Outcome::Again(error.to_string()),
+            };
+            let fingerprint = digest(canonical(&payload).as_bytes());
+            let occurrence = seen.entry(fingerprint.clone()).or_default();
+            *occurrence += 1;
+            let key = format!("{fingerprint}:{occurrence}");
+            match self.ingest(Source::Stream, Some(key), payload).await {
+                Ok(true) => return Outcome::Stopped,
+                Ok(false) => {}
+                Err(outcome) => return outcome,
+            }
+        }
+        Outcome::Reconnect
+    }
+
+    async fn poll(&self) -> Outcome {
+        loop {
+            match self.read_once().await {
+                Outcome::Reconnect => tokio::time::sleep(GET_TASK_INTERVAL).await,
+                other => return other,
+            }
+        }
+    }
+
+    /// One GetTask, ingested; `Reconnect` while the task is still active.
+    async fn read_once(&self) -> Outcome {
+        let params = encode_get_task(
+            &self.target.remote_task_id,
+            None,
+            &self.target.task.tenant,
+            self.target.endpoint.version,
+        );
+        let answer = match self
+            .deps
+            .gateway
+            .get_task(&self.target.endpoint, params, &[])
+            .await
+        {
+            Ok(answer) => answer,
+            Err(error) => return Outcome::Again(error.to_string()),
+        };
+        // GetTask returns a bare Task; store it as a 1.0 stream response.
+        let payload = if answer.get("task").is_some() || answer.get("kind").is_some() {
+            answer
+        } else {
+            serde_json::json!({ "task": answer })
+        };
+        match self.ingest(Source::Reconcile, None, payload).await {
+            Ok(true) => Outcome::Stopped,
+            Ok(false) => Outcome::Reconnect,
+            Err(outcome) => outcome,
+        }
+    }
+
+    /// Ingests one observation under the lease; `Ok(true)` when the task stopped.
+    async fn ingest(
+        &self,
+        source: Source,
+        source_key: Option<String>,
+        payload: Value,
+    ) -> Result<bool, Outcome> {
+        let task = &self.target.task;
+        let observation = Observation {
+            organization_id: task.organization_id.clone(),
+            agent_id: task.agent_id.clone(),
+            tenant: task.tenant.clone(),
+            conversation_id: task.conversation_id.clone(),
+            local_task_id: Some(task.id.clone()),
+            source,
+            source_key,
+            payload,
+            extensions: Vec::new(),
+            protocol_version: Some(self.target.endpoint.version.as_str().to_owned()),
+            skill_id: None,
+            fence: Some(Fence::Subscription {
+                id: self.sub.id.clone(),
+                owner: self.owner.to_owned(),
+            }),
+            rearm: false,
+        };
+        match self.deps.ingestor.ingest(&observation).await {
+            Ok(done) => Ok(TaskState::parse(&done.state).ends_stream()),
+            Err(IngestError::LeaseLost) => Err(Outcome::Abandoned),
+            // A bad event is skipped (it is not the record); the stream goes on.
+            Err(IngestError::Invalid(reason)) => {
+                tracing::info!(task = %task.id, %reason, "agent sent an event that is not A2A; skipped");
+                Ok(false)
+            }
+            Err(error) => Err(Outcome::Again(error.to_string())),
+        }
+    }
+}
+
+/// Renews the lease every [`HEARTBEAT`]; cancels `lost` when it is gone.
+async fn renew(deps: WorkerDeps, sub_id: String, owner: String, lost: CancellationToken) {
+    loop {
+        tokio::time::sleep(HEARTBEAT).await;
+        let renewed = task_subscription::Entity::update_many()
+            .col_expr(
+                task_subscription::Column::LeaseUntil,
+                Expr::value(Utc::now() + LEASE),
+            )
+            .filter(task_subscription::Column::Id.eq(&sub_id))
+            .filter(task_subscription::Column::LeaseOwner.eq(&owner))
+            .exec(&deps.db.write)
+            .await;
+        match renewed {
+            Ok(r) if r.rows_affected == 1 => {}
+            Ok(_) => {
+                lost.cancel();
+                return;
+            }
+            Err(error) => tracing::warn!(%error, "subscription lease renewal failed"),
+        }
+    }
+}
+
+/// Writes how following ended, if the lease is still ours.
+async fn release(
+    deps: &WorkerDeps,
+    sub: &task_subscription::Model,
+    owner: &str,
+    outcome: Outcome,
+) -> Result<(), DbErr> {
+    let now = Utc::now();
+    let current = task_subscription::Entity::find_by_id(sub.id.clone())
+        .filter(task_subscription::Column::LeaseOwner.eq(owner))
+        .one(&deps.db.write)
+        .await?;
+    let Some(current) = current else { return Ok(()) };
+    let (status, available_at, attempts, error) = match outcome {
+        Outcome::Abandoned => return Ok(()),
+        Outcome::Stopped => ("stopped", now, 0, None),
+        Outcome::Reconnect => ("pending", now, 0, None),
+        Outcome::Again(reason) => {
+            let attempts = current.attempts + 1;
+            let delay = BACKOFF_START
+                .saturating_mul(1 << (attempts - 1).clamp(0, 5))
+                .min(BACKOFF_MAX);
+            tracing::info!(task = %sub.task_id, %reason, ?delay, "following the task again later");
+            ("pending", now + delay, attempts, Some(reason))
+        }
+    };
+    task_subscription::Entity::update_many()
+        .col_expr(task_subscription::Column::Status, Expr::value(status))
+        .col_expr(task_subscription::Column::AvailableAt, Expr::value(available_at))
+        .col_expr(task_subscription::Column::Attempts, Expr::value(attempts))
+        .col_expr(task_subscription::Column::LastError, Expr::value(error))
+        .col_expr(
+            task_subscription::Column::LeaseOwner,
+            Expr::value(Option::<String>::None),
+        )
+        .col_expr(
+            task_subscription::Column::LeaseUntil,
+            Expr::value(Option::<chrono::DateTime<Utc>>::None),
+        )
+        .col_expr(task_subscription::Column::UpdatedAt, Expr::value(now))
+        .filter(task_subscription::Column::Id.eq(&sub.id))
+        .filter(task_subscription::Column::LeaseOwner.eq(owner))
+        .exec(&deps.db.write)
+        .await?;
+    Ok(())
+}

@@ -1,0 +1,375 @@
+//! The durable core against real databases (SQLite always, PostgreSQL when configured) and the
+//! real demo agent over HTTP: the single ingestion path, its de-duplication and fencing, the
+//! projections against the browser's fold of the same ledger, and commands dispatched by the
+//! workers (`shared/spec/security-and-durability.md` §3).
+
+use std::time::Duration;
+
+use app::a2a::decode_stream_event;
+use app::projection::TaskView;
+use serde_json::{Value, json};
+use server::db::Db;
+use server::ingest::archive::ArtifactStore;
+use server::ingest::bus::Bus;
+use server::ingest::{Fence, IngestError, Ingestor, Observation, Source};
+use server::store::organizations;
+use server::store::tasks::{self as task_store, EventScope};
+
+use crate::support;
+
+fn ingestor(db: &Db, dir: &std::path::Path) -> Ingestor {
+    Ingestor {
+        db: db.clone(),
+        store: ArtifactStore::new(dir.join("artifacts")),
+        bus: Bus::default(),
+    }
+}
+
+async fn agent(db: &Db) -> (String, String) {
+    let org = organizations::local(db).await.unwrap();
+    let agent = server::store::agents::register(
+        db,
+        &org.id,
+        "http://127.0.0.1:9/card.json",
+        server::store::agents::AgentSource::Managed,
+    )
+    .await
+    .unwrap();
+    (org.id, agent.id)
+}
+
+fn observation(org: &str, agent: &str, source: Source, key: Option<&str>, payload: Value) -> Observation {
+    Observation {
+        organization_id: org.into(),
+        agent_id: agent.into(),
+        tenant: String::new(),
+        conversation_id: "00000000-0000-4000-8000-00000000c0de".into(),
+        local_task_id: None,
+        source,
+        source_key: key.map(str::to_owned),
+        payload,
+        extensions: vec!["urn:x-a2a:trace:v1".into()],
+        protocol_version: Some("1.0".into()),
+        skill_id: None,
+        fence: None,
+        rearm: false,
+    }
+}
+
+fn status(state: &str, ts: Option<&str>, text: Option<&str>) -> Value {
+    let mut status = json!({"state": state});
+    if let Some(ts) = ts {
+        status["timestamp"] = json!(ts);
+    }
+    if let Some(text) = text {
+        status["message"] =
+            json!({"messageId": format!("m-{text}"), "role": "ROLE_AGENT", "parts": [{"text": text}]});
+    }
+    json!({"statusUpdate": {"taskId": "remote-1", "contextId": "ctx-1", "status": status}})
+}
+
+fn chunk(n: u32, append: bool, last: bool) -> Value {
+    json!({"artifactUpdate": {"taskId": "remote-1", "artifact": {"artifactId": "report", "name": "report.txt",
+        "parts": [{"text": format!("Chunk {n}. ")}]}, "append": append, "lastChunk": last}})
+}
+
+/// The events of a task's life, including a duplicate, a stale status, a snapshot that
+/// corrects the artifact, and late events after the terminal state.
+fn script() -> Vec<(Source, Option<String>, Value)> {
+    let mut events = vec![(
+        Source::Command,
+        Some("command:1".into()),
+        json!({"message": {"messageId": "u1", "role": "ROLE_USER", "taskId": "remote-1", "parts": [{"text": "Write a report"}]}}),
+    )];
+    events.push((
+        Source::CommandResponse,
+        Some("command:1".into()),
+        json!({"task": {"id": "remote-1", "contextId": "ctx-1",
+        "status": {"state": "TASK_STATE_SUBMITTED", "timestamp": "2026-11-30T10:00:00Z"}}}),
+    ));
+    events.push((
+        Source::Stream,
+        Some("a:1".into()),
+        status(
+            "TASK_STATE_WORKING",
+            Some("2026-11-30T10:00:01Z"),
+            Some("Working"),
+        ),
+    ));
+    for n in 1..=5 {
+        events.push((Source::Stream, Some(format!("c{n}:1")), chunk(n, n > 1, false)));
+    }
+    // A stale status (older remote timestamp) changes nothing.
+    events.push((
+        Source::Stream,
+        Some("stale:1".into()),
+        status(
+            "TASK_STATE_SUBMITTED",
+            Some("2026-11-30T09:00:00Z"),
+            Some("stale"),
+        ),
+    ));
+    // A snapshot after a reconnect: the artifact so far, then more chunks.
+    events.push((Source::Stream, Some("snap:1".into()), json!({"task": {"id": "remote-1", "contextId": "ctx-1",
+        "status": {"state": "TASK_STATE_WORKING", "timestamp": "2026-11-30T10:00:02Z"},
+        "history": [{"messageId": "u1", "role": "ROLE_USER", "parts": [{"text": "Write a report"}]}],
+        "artifacts": [{"artifactId": "report", "name": "report.txt", "parts": [{"text": "Chunk 1. Chunk 2. Chunk 3. Chunk 4. Chunk 5. "}]}]}})));
+    events.push((Source::Stream, Some("c6:1".into()), chunk(6, true, true)));
+    events.push((
+        Source::Stream,
+        Some("done:1".into()),
+        status("TASK_STATE_COMPLETED", Some("2026-11-30T10:00:03Z"), Some("Done")),
+    ));
+    events.push((
+        Source::Stream,
+        Some("late:1".into()),
+        status("TASK_STATE_WORKING", None, Some("late")),
+    ));
+    events.push((Source::Stream, Some("c7:1".into()), chunk(7, true, true)));
+    events
+}
+
+#[tokio::test]
+async fn ingestion_folds_dedupes_and_matches_the_browser_fold_on_every_backend() {
+    for test_db in support::backends().await {
+        let db = test_db.migrated().await;
+        let dir = tempfile::tempdir().unwrap();
+        let ingestor = ingestor(&db, dir.path());
+        let (org, agent) = agent(&db).await;
+        let mut task_id = None;
+        let mut sequences = Vec::new();
+        for (source, key, payload) in script() {
+            let mut obs = observation(&org, &agent, source, key.as_deref(), payload.clone());
+            obs.local_task_id = task_id.clone();
+            let done = ingestor.ingest(&obs).await.unwrap();
+            task_id = Some(done.task_id.clone());
+            sequences.push(done.sequence.unwrap());
+            // The same event again (a replay after a reconnect) is a no-op.
+            let again = ingestor.ingest(&obs).await.unwrap();
+            assert_eq!(again.sequence, None, "{}: duplicate committed", test_db.name);
+        }
+        assert!(
+            sequences.windows(2).all(|w| w[0] < w[1]),
+            "{}: sequences increase",
+            test_db.name
+        );
+        let task_id = task_id.unwrap();
+        let view = task_store::view(&db.read, &org, &task_id).await.unwrap();
+        assert_eq!(view.state, "TASK_STATE_COMPLETED", "{}", test_db.name);
+        assert_eq!(view.title, "Write a report");
+        assert_eq!(view.remote_context_id.as_deref(), Some("ctx-1"));
+        assert_eq!(view.artifacts.len(), 1);
+        assert_eq!(
+            view.artifacts[0].parts[0].as_text(),
+            Some("Chunk 1. Chunk 2. Chunk 3. Chunk 4. Chunk 5. Chunk 6. "),
+            "{}: no chunk lost or doubled, nothing after the terminal state",
+            test_db.name
+        );
+        assert!(!view.artifacts[0].streaming);
+        let states: Vec<_> = view.transitions.iter().map(|t| t.state.as_str()).collect();
+        assert_eq!(
+            states,
+            ["TASK_STATE_WORKING", "TASK_STATE_COMPLETED"],
+            "{}",
+            test_db.name
+        );
+        let texts: Vec<String> = view
+            .messages
+            .iter()
+            .map(|m| m.parts[0].as_text().unwrap_or_default().to_owned())
+            .collect();
+        assert_eq!(texts, ["Write a report", "Working", "Done"], "{}", test_db.name);
+
+        // Rebuild: folding the stored ledger with the browser's code gives the same view.
+        let events = task_store::events_after(&db.read, &org, &EventScope::Task(task_id.clone()), 0)
+            .await
+            .unwrap();
+        assert_eq!(events.len(), script().len());
+        let mut folded = TaskView {
+            state: "TASK_STATE_SUBMITTED".into(),
+            ..TaskView::default()
+        };
+        for event in &events {
+            folded.apply(
+                event.sequence,
+                &decode_stream_event(&event.payload).unwrap().event,
+            );
+        }
+        assert_eq!(folded.state, view.state);
+        assert_eq!(folded.messages, view.messages, "{}: messages", test_db.name);
+        assert_eq!(folded.artifacts, view.artifacts, "{}: artifacts", test_db.name);
+        assert_eq!(folded.transitions, view.transitions);
+        assert_eq!(folded.last_sequence, view.last_sequence);
+        assert_eq!(events[0].extensions, ["urn:x-a2a:trace:v1"]);
+        test_db.cleanup().await;
+    }
+}
+
+#[tokio::test]
+async fn a_direct_message_reply_is_its_own_row_never_a_fake_task() {
+    for test_db in support::backends().await {
+        let db = test_db.migrated().await;
+        let dir = tempfile::tempdir().unwrap();
+        let ingestor = ingestor(&db, dir.path());
+        let (org, agent) = agent(&db).await;
+        let user = observation(
+            &org,
+            &agent,
+            Source::Command,
+            Some("command:m"),
+            json!({"message": {"messageId": "u", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}),
+        );
+        let first = ingestor.ingest(&user).await.unwrap();
+        let mut reply = observation(
+            &org,
+            &agent,
+            Source::CommandResponse,
+            Some("command:m"),
+            json!({"message": {"messageId": "a", "role": "ROLE_AGENT", "contextId": "c", "parts": [{"text": "hello"}]}}),
+        );
+        reply.local_task_id = Some(first.task_id.clone());
+        ingestor.ingest(&reply).await.unwrap();
+        let view = task_store::view(&db.read, &org, &first.task_id).await.unwrap();
+        assert_eq!(view.kind, app::projection::TaskKind::Message);
+        assert_eq!(view.remote_task_id, None);
+        assert_eq!(view.messages.len(), 2);
+        assert!(
+            server::store::subscriptions::of_task(&db, &first.task_id)
+                .await
+                .unwrap()
+                .is_none(),
+            "direct messages are never followed"
+        );
+        test_db.cleanup().await;
+    }
+}
+
+#[tokio::test]
+async fn an_observation_without_the_lease_commits_nothing() {
+    for test_db in support::backends().await {
+        let db = test_db.migrated().await;
+        let dir = tempfile::tempdir().unwrap();
+        let ingestor = ingestor(&db, dir.path());
+        let (org, agent) = agent(&db).await;
+        let first = ingestor
+            .ingest(&observation(
+                &org,
+                &agent,
+                Source::CommandResponse,
+                Some("c"),
+                json!({"task": {"id": "remote-1", "status": {"state": "TASK_STATE_WORKING"}}}),
+            ))
+            .await
+            .unwrap();
+        let sub = server::store::subscriptions::of_task(&db, &first.task_id)
+            .await
+            .unwrap()
+            .expect("an active task is followed");
+        assert_eq!(sub.status, "pending");
+        let mut late = observation(
+            &org,
+            &agent,
+            Source::Stream,
+            Some("x"),
+            status("TASK_STATE_COMPLETED", None, None),
+        );
+        late.local_task_id = Some(first.task_id.clone());
+        late.fence = Some(Fence::Subscription {
+            id: sub.id.clone(),
+            owner: "someone-else".into(),
+        });
+        assert!(matches!(
+            ingestor.ingest(&late).await,
+            Err(IngestError::LeaseLost)
+        ));
+        let view = task_store::view(&db.read, &org, &first.task_id).await.unwrap();
+        assert_eq!(view.state, "TASK_STATE_WORKING");
+        assert_eq!(view.last_sequence, first.sequence.unwrap());
+        test_db.cleanup().await;
+    }
+}
+
+#[tokio::test]
+async fn events_for_another_remote_task_are_refused() {
+    let test_db = support::sqlite();
+    let db = test_db.migrated().await;
+    let dir = tempfile::tempdir().unwrap();
+    let ingestor = ingestor(&db, dir.path());
+    let (org, agent) = agent(&db).await;
+    let first = ingestor
+        .ingest(&observation(
+            &org,
+            &agent,
+            Source::CommandResponse,
+            Some("c"),
+            json!({"task": {"id": "remote-1", "status": {"state": "TASK_STATE_WORKING"}}}),
+        ))
+        .await
+        .unwrap();
+    let mut foreign = observation(
+        &org,
+        &agent,
+        Source::Stream,
+        Some("f"),
+        json!({"statusUpdate": {"taskId": "remote-2", "status": {"state": "TASK_STATE_FAILED"}}}),
+    );
+    foreign.local_task_id = Some(first.task_id);
+    assert!(matches!(
+        ingestor.ingest(&foreign).await,
+        Err(IngestError::Identity("Unexpected task identity."))
+    ));
+    let garbage = observation(&org, &agent, Source::Stream, Some("g"), json!({"nothing": true}));
+    assert!(matches!(
+        ingestor.ingest(&garbage).await,
+        Err(IngestError::Invalid(_))
+    ));
+}
+
+#[tokio::test]
+async fn inline_bytes_are_archived_and_the_ledger_holds_references() {
+    let test_db = support::sqlite();
+    let db = test_db.migrated().await;
+    let dir = tempfile::tempdir().unwrap();
+    let ingestor = ingestor(&db, dir.path());
+    let (org, agent) = agent(&db).await;
+    let png = base64_of(b"\x89PNG fake image bytes");
+    let done = ingestor
+        .ingest(&observation(&org, &agent, Source::CommandResponse, Some("c"), json!({"task": {"id": "remote-1",
+            "status": {"state": "TASK_STATE_COMPLETED"},
+            "artifacts": [{"artifactId": "img", "parts": [{"raw": png, "mediaType": "image/png", "filename": "chart.png"}]}]}})))
+        .await
+        .unwrap();
+    let view = task_store::view(&db.read, &org, &done.task_id).await.unwrap();
+    let digest = server::ingest::archive::digest(b"\x89PNG fake image bytes");
+    assert_eq!(
+        view.artifacts[0].parts[0].content,
+        app::a2a::PartContent::Url(format!("/api/artifacts/{digest}"))
+    );
+    let ledger = task_store::ledger(&db.read, &done.task_id).await.unwrap();
+    assert!(
+        !ledger[0].payload_json.to_string().contains(&png),
+        "no bytes in the ledger"
+    );
+    assert!(ingestor.store.path(&org, &digest).unwrap().exists());
+}
+
+fn base64_of(bytes: &[u8]) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+/// Waits until `check` holds, up to `limit`.
+pub async fn eventually<F, Fut>(limit: Duration, mut check: F) -> bool
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let until = tokio::time::Instant::now() + limit;
+    while tokio::time::Instant::now() < until {
+        if check().await {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    false
+}
