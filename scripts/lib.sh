@@ -91,7 +91,8 @@ build_site() {
   mv -f "$pkg/${OUTPUT_NAME}_bg.wasm" "$pkg/$OUTPUT_NAME.wasm"
   step "Optimising the wasm with wasm-opt -Oz"
   wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int "$pkg/$OUTPUT_NAME.wasm" -o "$pkg/$OUTPUT_NAME.wasm"
-  cp "$ROOT/style/main.css" "$pkg/$OUTPUT_NAME.css"
+  # main.css first (design tokens), then each screen's sheet in name order, as one file.
+  cat "$ROOT/style/main.css" $(ls "$ROOT"/style/*.css | grep -v "/main.css$" | sort) >"$pkg/$OUTPUT_NAME.css"
   cp -R "$ROOT/public/." "$LEPTOS_SITE_ROOT/"
   note "wasm $(du -h "$pkg/$OUTPUT_NAME.wasm" | cut -f1) ($(gzip -9c "$pkg/$OUTPUT_NAME.wasm" | wc -c) bytes gzip), JS $(du -h "$pkg/$OUTPUT_NAME.js" | cut -f1)"
 }

@@ -8,7 +8,9 @@
 //! - [`theme`]: the light / dark / system theme choice and where it is persisted.
 //! - [`browser`]: the few browser calls the app makes (no-ops when rendering on the server).
 //! - [`components`]: widgets used across pages (navigation, icons, theme switch).
+//! - [`live`]: the browser's subscriptions to the live update streams (server-sent events).
 //! - [`pages`]: one module per screen.
+//! - [`projection`]: the task projection and the fold the browser and the server share.
 //!
 //! Nothing in this crate performs server I/O: server-only crates are optional and enabled by `ssr`.
 
@@ -16,9 +18,13 @@ pub mod a2a;
 pub mod api;
 pub mod browser;
 pub mod components;
+pub mod content;
 pub mod error;
+pub mod live;
 pub mod pages;
+pub mod projection;
 mod root;
+pub mod settings;
 pub mod theme;
 
 pub use root::{App, shell};

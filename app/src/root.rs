@@ -59,8 +59,10 @@ pub fn App() -> impl IntoView {
                         <Route path=path!("/agents") view=pages::agents::AgentsPage/>
                         <Route path=path!("/agents/:id") view=pages::agent_detail::AgentDetailPage/>
                         <Route path=path!("/chat") view=pages::chat::ChatPage/>
+                        <Route path=path!("/chat/:id") view=pages::chat::ConversationPage/>
                         <Route path=path!("/inbox") view=pages::inbox::InboxPage/>
                         <Route path=path!("/tasks") view=pages::tasks::TasksPage/>
+                        <Route path=path!("/tasks/:id") view=pages::task_detail::TaskDetailPage/>
                         <Route path=path!("/flows") view=pages::flows::FlowsPage/>
                         <Route path=path!("/notifications") view=pages::notifications::NotificationsPage/>
                         <Route path=path!("/settings") view=pages::settings::SettingsPage/>

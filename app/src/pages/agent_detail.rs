@@ -5,8 +5,11 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
+mod connection;
+
 use crate::a2a::{AgentCard, SecurityScheme};
 use crate::api::agents::{AgentDetail, get_agent};
+use connection::ConnectionSetup;
 
 /// Reads the agent id from the route and shows its card.
 #[component]
@@ -51,13 +54,18 @@ fn AgentView(detail: AgentDetail) -> impl IntoView {
         {detail.error.clone().map(|error| view! {
             <p role="alert" class="error">{format!("The card could not be fetched just now: {error}")}</p>
         })}
+        <p class="page-actions">
+            <a class="button" href=format!("/chat/new?agent={}", detail.id)>"Start chat"</a>
+        </p>
         {match detail.card {
             Some(card) => {
                 let report = detail.report.map(|r| format!("compliance {}/100 · A2A {}", r.score, r.version.as_str()));
+                let interfaces = card.interfaces.clone();
                 view! {
                     <p class="agent-meta">
                         {format!("Agent Card v{}", card.version)} {report.map(|r| format!(" · {r}"))}
                     </p>
+                    <ConnectionSetup agent_id=detail.id.clone() interfaces pin=detail.pin.clone()/>
                     <CardSections card/>
                 }
                 .into_any()

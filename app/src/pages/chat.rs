@@ -1,17 +1,22 @@
-//! The Chat screen (`/chat`).
+//! The Chat screen: the landing (`/chat`: start a chat, recent conversations) and one
+//! conversation (`/chat/:id`, or `/chat/new?agent=` for a chat not started yet).
+//!
+//! - [`landing`] and [`conversation`]: the two routed pages.
+//! - [`state`]: the conversation page's shared state; [`fold`]: live frames into it.
+//! - [`timeline`], [`composer`] (+ [`attach`], [`options`]) and [`wire`]: its parts.
+//! - [`compose`] and [`targets`]: what a send contains and where it goes (pure).
 
-use leptos::prelude::*;
+pub mod attach;
+pub mod compose;
+pub mod composer;
+pub mod conversation;
+pub mod fold;
+pub mod landing;
+pub mod options;
+pub mod state;
+pub mod targets;
+pub mod timeline;
+pub mod wire;
 
-use crate::components::placeholder::ComingSoon;
-
-/// Conversations with agents.
-#[component]
-pub fn ChatPage() -> impl IntoView {
-    view! {
-        <ComingSoon
-            title="Chat"
-            purpose="Start a conversation with an agent, send text, files and data, and watch its tasks stream in."
-            coming="Chat arrives with the console issue (#4)."
-        />
-    }
-}
+pub use conversation::ConversationPage;
+pub use landing::ChatPage;

@@ -1,17 +1,211 @@
-//! The Tasks screen (`/tasks`).
+//! The Tasks screen (`/tasks`): every task the console has observed, newest first, filtered by
+//! state (`?filter=`) and paged (`?offset=`); re-queried whenever the app-wide freshness signal
+//! says something was committed.
 
 use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::hooks::use_query_map;
 
-use crate::components::placeholder::ComingSoon;
+use crate::api::tasks::{TASK_PAGE_SIZE, TaskFilter, TaskPage, TaskSummary, list_tasks};
+use crate::components::state_chip::StateChip;
+use crate::components::when::When;
+use crate::live::{FRESHNESS_URL, LiveFrame, use_live_stream};
 
-/// Every task the console has observed.
+/// How many characters of a remote id a row shows.
+const SHORT_ID_CHARS: usize = 8;
+
+/// The first characters of a remote id, for diagnosis at a glance.
+pub fn short_id(id: &str) -> String {
+    let short: String = id.chars().take(SHORT_ID_CHARS).collect();
+    if short.len() < id.len() {
+        format!("{short}…")
+    } else {
+        short
+    }
+}
+
+/// The list URL for a filter and offset (`/tasks` for the defaults).
+pub fn tasks_href(filter: TaskFilter, offset: u64) -> String {
+    let mut query = Vec::new();
+    if filter != TaskFilter::All {
+        query.push(format!("filter={}", filter.as_str()));
+    }
+    if offset > 0 {
+        query.push(format!("offset={offset}"));
+    }
+    if query.is_empty() {
+        "/tasks".into()
+    } else {
+        format!("/tasks?{}", query.join("&"))
+    }
+}
+
+/// The filter chips, the page of rows and the pager.
 #[component]
 pub fn TasksPage() -> impl IntoView {
+    let query = use_query_map();
+    let filter = Memo::new(move |_| {
+        query
+            .read()
+            .get("filter")
+            .and_then(|f| TaskFilter::parse(&f))
+            .unwrap_or_default()
+    });
+    let offset = Memo::new(move |_| {
+        query
+            .read()
+            .get("offset")
+            .and_then(|o| o.parse::<u64>().ok())
+            .unwrap_or(0)
+    });
+    let (freshness, set_freshness) = signal(0_u64);
+    let tasks = Resource::new(
+        move || (filter.get(), offset.get(), freshness.get()),
+        |(filter, offset, _)| list_tasks(filter, offset),
+    );
+    let refresh = Callback::new(move |()| set_freshness.update(|n| *n += 1));
+    use_live_stream(Signal::derive(|| Some(FRESHNESS_URL.to_owned())), move |frame| {
+        if frame == LiveFrame::Freshness {
+            refresh.run(());
+        }
+    });
     view! {
-        <ComingSoon
-            title="Tasks"
-            purpose="Find every task again: filter by state, open its timeline, history and artifacts."
-            coming="The task list arrives with the console issue (#4)."
-        />
+        <Title text="Tasks"/>
+        <header class="page-header">
+            <h1>"Tasks"</h1>
+            <p class="lede">"Every task the console has observed, newest first."</p>
+        </header>
+        <FilterChips current=filter/>
+        <Transition fallback=|| view! { <p class="muted" aria-busy="true">"Loading tasks…"</p> }>
+            <ErrorBoundary fallback=|errors| {
+                view! {
+                    <p role="alert" class="error">
+                        {move || errors.get().into_iter().map(|(_, e)| e.to_string()).collect::<Vec<_>>().join(" ")}
+                    </p>
+                }
+            }>
+                {move || Suspend::new(async move {
+                    tasks.await.map(|page| view! { <TaskTable page filter=filter.get_untracked() refresh/> })
+                })}
+            </ErrorBoundary>
+        </Transition>
+    }
+    .into_any()
+}
+
+/// All / Active / Needs you / Done, as links so the filter lives in the URL.
+#[component]
+fn FilterChips(current: Memo<TaskFilter>) -> impl IntoView {
+    view! {
+        <nav class="filter-chips" aria-label="Filter tasks">
+            {TaskFilter::ALL
+                .into_iter()
+                .map(|filter| {
+                    view! {
+                        <a
+                            class="filter-chip"
+                            href=tasks_href(filter, 0)
+                            aria-current=move || (current.get() == filter).then_some("page")
+                        >
+                            {filter.label()}
+                        </a>
+                    }
+                })
+                .collect_view()}
+        </nav>
+    }
+}
+
+/// One page of rows (or the empty state) and the pager.
+#[component]
+fn TaskTable(page: TaskPage, filter: TaskFilter, refresh: Callback<()>) -> impl IntoView {
+    let TaskPage {
+        tasks,
+        offset,
+        has_more,
+    } = page;
+    let rows = if tasks.is_empty() {
+        let text = if filter == TaskFilter::All && offset == 0 {
+            "Tasks appear here once you send a message to an agent in Chat."
+        } else {
+            "No task matches this filter on this page."
+        };
+        view! {
+            <section class="empty-state">
+                <h2>"No tasks"</h2>
+                <p>{text}</p>
+            </section>
+        }
+        .into_any()
+    } else {
+        view! {
+            <ul class="task-list" aria-label="Tasks">
+                {tasks.into_iter().map(|task| view! { <TaskRow task/> }).collect_view()}
+            </ul>
+        }
+        .into_any()
+    };
+    let previous = offset.saturating_sub(TASK_PAGE_SIZE);
+    view! {
+        {rows}
+        <nav class="pager" aria-label="Pages">
+            {if offset > 0 {
+                view! { <a class="button" href=tasks_href(filter, previous)>"Previous"</a> }.into_any()
+            } else {
+                view! { <button type="button" class="button" disabled>"Previous"</button> }.into_any()
+            }}
+            <button type="button" class="button" on:click=move |_| refresh.run(())>"Refresh"</button>
+            {if has_more {
+                view! { <a class="button" href=tasks_href(filter, offset + TASK_PAGE_SIZE)>"Next"</a> }.into_any()
+            } else {
+                view! { <button type="button" class="button" disabled>"Next"</button> }.into_any()
+            }}
+        </nav>
+    }
+    .into_any()
+}
+
+/// One task: title, state, short remote id, agent and last update.
+#[component]
+fn TaskRow(task: TaskSummary) -> impl IntoView {
+    let title = if task.title.trim().is_empty() {
+        "(untitled)".to_owned()
+    } else {
+        task.title.clone()
+    };
+    let agent = task.agent_name.clone().unwrap_or_else(|| task.agent_id.clone());
+    view! {
+        <li class="task-row" data-testid="task-row">
+            <div class="task-row-main">
+                <a class="task-title" href=format!("/tasks/{}", task.local_id)>{title}</a>
+                <p class="task-meta">
+                    {task.remote_task_id.as_deref().map(|id| view! { <code title=id.to_owned()>{short_id(id)}</code> " · " })}
+                    {agent}
+                    " · "
+                    <When at=task.updated_at.clone()/>
+                </p>
+            </div>
+            <StateChip state=task.state.clone() kind=task.kind/>
+        </li>
+    }
+    .into_any()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hrefs_keep_the_defaults_out_of_the_url() {
+        assert_eq!(tasks_href(TaskFilter::All, 0), "/tasks");
+        assert_eq!(tasks_href(TaskFilter::NeedsInput, 0), "/tasks?filter=needs-input");
+        assert_eq!(tasks_href(TaskFilter::Done, 100), "/tasks?filter=done&offset=100");
+        assert_eq!(tasks_href(TaskFilter::All, 50), "/tasks?offset=50");
+    }
+
+    #[test]
+    fn short_ids_cut_long_ids_only() {
+        assert_eq!(short_id("abc"), "abc");
+        assert_eq!(short_id("0123456789abcdef"), "01234567…");
     }
 }

@@ -35,7 +35,8 @@ async fn every_screen_renders_on_the_server_with_hydration_scripts() {
             html.contains("/pkg/agent-taskbay.wasm"),
             "{path}: wasm preload missing"
         );
-        if path != "/agents" {
+        // Inbox and Notifications arrive with sign-in and approvals (later issues).
+        if matches!(path, "/inbox" | "/notifications") {
             assert!(
                 html.contains("Not built yet"),
                 "{path}: placeholder must say plainly what is missing"

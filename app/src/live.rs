@@ -1,0 +1,241 @@
+//! Live updates in the browser: `EventSource` subscriptions to the server's event streams,
+//! decoded into [`LiveFrame`]s. On the server (SSR) the hook does nothing; nothing here
+//! changes data, it only tells the pages what was committed.
+//!
+//! - `/api/live/conversations/{id}` and `/api/live/tasks/{id}`: `ledger` frames (a
+//!   [`LedgerEvent`], its sequence as the SSE id, so reconnects resume), `command` frames (a
+//!   [`CommandView`] whose status changed) and `task` frames (a task the page has not seen).
+//! - `/api/tasks/events`: the app-wide freshness signal (`ready`, `freshness`, `resync`).
+
+use leptos::prelude::*;
+use serde::Deserialize;
+
+use crate::a2a::decode_stream_event;
+use crate::api::tasks::{CommandView, LedgerEvent};
+use crate::projection::TaskView;
+
+/// The app-wide freshness signal: lists re-query on any of its frames.
+pub const FRESHNESS_URL: &str = "/api/tasks/events";
+
+/// Every SSE event name the live routes send.
+pub const FRAME_NAMES: [&str; 6] = ["ledger", "command", "task", "ready", "freshness", "resync"];
+
+/// One decoded frame of a live stream.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LiveFrame {
+    /// A committed ledger event, to fold into the task it names.
+    Ledger(LedgerEvent),
+    /// A command of the conversation changed status.
+    Command(CommandView),
+    /// A task appeared that the page has not loaded; the page re-fetches.
+    NewTask(String),
+    /// Something was committed somewhere (or the stream reconnected): lists re-query.
+    Freshness,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct NewTaskData {
+    task_id: String,
+}
+
+/// Decodes the `data:` of an SSE event named `name`; `None` for unknown names and for data
+/// that does not decode (a frame the page cannot use is skipped, never fatal).
+pub fn parse_frame(name: &str, data: &str) -> Option<LiveFrame> {
+    match name {
+        "ledger" => serde_json::from_str(data).ok().map(LiveFrame::Ledger),
+        "command" => serde_json::from_str(data).ok().map(LiveFrame::Command),
+        "task" => serde_json::from_str::<NewTaskData>(data)
+            .ok()
+            .map(|d| LiveFrame::NewTask(d.task_id)),
+        "ready" | "freshness" | "resync" => Some(LiveFrame::Freshness),
+        _ => None,
+    }
+}
+
+/// Folds a ledger event into the task it names: decodes the stored A2A payload and applies
+/// it with the shared projection fold. `Ok(true)` when the view changed, `Ok(false)` when the
+/// event was already folded in (a reconnect delivers it again); `Err` with the decode error.
+pub fn fold_ledger_event(view: &mut TaskView, event: &LedgerEvent) -> Result<bool, String> {
+    let decoded = decode_stream_event(&event.payload).map_err(|e| e.to_string())?;
+    Ok(view.apply(event.sequence, &decoded.event))
+}
+
+/// The live stream of one conversation, resuming after `after`.
+pub fn conversation_stream_url(conversation_id: &str, after: i64) -> String {
+    format!(
+        "/api/live/conversations/{}?after={after}",
+        encode_segment(conversation_id)
+    )
+}
+
+/// The live stream of one task, resuming after `after`.
+pub fn task_stream_url(task_id: &str, after: i64) -> String {
+    format!("/api/live/tasks/{}?after={after}", encode_segment(task_id))
+}
+
+/// Percent-encodes everything but RFC 3986 unreserved characters (ids are UUIDs, but a URL
+/// is never built from unchecked text).
+pub fn encode_segment(segment: &str) -> String {
+    let mut out = String::with_capacity(segment.len());
+    for byte in segment.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_' | b'.' | b'~') {
+            out.push(char::from(byte));
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+/// Subscribes to the stream at `url` while the calling component lives, calling `on_frame` for
+/// each frame. A new URL closes the old connection and opens the new one; `None` closes it.
+/// The browser reconnects by itself and sends `Last-Event-ID`.
+#[cfg(feature = "hydrate")]
+pub fn use_live_stream(url: Signal<Option<String>>, on_frame: impl Fn(LiveFrame) + 'static) {
+    let on_frame: std::rc::Rc<dyn Fn(LiveFrame)> = std::rc::Rc::new(on_frame);
+    let connection = StoredValue::new_local(None::<connection::Connection>);
+    Effect::new(move |_| {
+        let url = url.get();
+        // Dropping a connection closes it.
+        connection.update_value(|current| *current = None);
+        if let Some(url) = url {
+            connection.set_value(connection::Connection::open(&url, on_frame.clone()));
+        }
+    });
+    on_cleanup(move || {
+        connection.try_update_value(|current| *current = None);
+    });
+}
+
+/// On the server there is no live stream: the page renders what it loaded.
+#[cfg(not(feature = "hydrate"))]
+pub fn use_live_stream(url: Signal<Option<String>>, on_frame: impl Fn(LiveFrame) + 'static) {
+    let _ = (url, on_frame);
+}
+
+#[cfg(feature = "hydrate")]
+mod connection {
+    use std::rc::Rc;
+
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen::closure::Closure;
+    use web_sys::{EventSource, MessageEvent};
+
+    use super::{FRAME_NAMES, LiveFrame, parse_frame};
+
+    /// An open `EventSource` and the listeners it calls; closed when dropped.
+    pub(super) struct Connection {
+        source: EventSource,
+        _listeners: Vec<Closure<dyn FnMut(MessageEvent)>>,
+    }
+
+    impl Connection {
+        pub(super) fn open(url: &str, on_frame: Rc<dyn Fn(LiveFrame)>) -> Option<Connection> {
+            let source = EventSource::new(url).ok()?;
+            let listeners = FRAME_NAMES
+                .iter()
+                .map(|&name| {
+                    let on_frame = on_frame.clone();
+                    let listener = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+                        if let Some(frame) =
+                            event.data().as_string().and_then(|data| parse_frame(name, &data))
+                        {
+                            on_frame(frame);
+                        }
+                    });
+                    // Adding a listener to a live EventSource does not fail for a valid name.
+                    let _ = source.add_event_listener_with_callback(name, listener.as_ref().unchecked_ref());
+                    listener
+                })
+                .collect();
+            Some(Connection {
+                source,
+                _listeners: listeners,
+            })
+        }
+    }
+
+    impl Drop for Connection {
+        fn drop(&mut self) {
+            self.source.close();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn ledger_command_and_task_frames_decode() {
+        let ledger = json!({"sequence": 7, "taskId": "t", "conversationId": "c", "source": "stream",
+            "payload": {"statusUpdate": {}}, "extensions": [], "receivedAt": "2026-01-01T00:00:00Z"});
+        match parse_frame("ledger", &ledger.to_string()) {
+            Some(LiveFrame::Ledger(event)) => assert_eq!(event.sequence, 7),
+            other => panic!("{other:?}"),
+        }
+        let command = json!({"id": "k", "agentId": "a", "action": "send", "messageId": "m", "status": "pending",
+            "error": null, "taskId": null, "conversationId": "c", "text": "hi", "createdAt": "x"});
+        assert!(
+            matches!(parse_frame("command", &command.to_string()), Some(LiveFrame::Command(c)) if c.text == "hi")
+        );
+        assert_eq!(
+            parse_frame("task", r#"{"taskId":"t2"}"#),
+            Some(LiveFrame::NewTask("t2".into()))
+        );
+    }
+
+    #[test]
+    fn freshness_frames_and_junk() {
+        for name in ["ready", "freshness", "resync"] {
+            assert_eq!(parse_frame(name, "{}"), Some(LiveFrame::Freshness));
+        }
+        assert_eq!(parse_frame("ledger", "not json"), None);
+        assert_eq!(parse_frame("ping", "{}"), None);
+    }
+
+    fn status_event(sequence: i64, state: &str) -> LedgerEvent {
+        LedgerEvent {
+            sequence,
+            task_id: "t".into(),
+            conversation_id: "c".into(),
+            source: "stream".into(),
+            payload: json!({"statusUpdate": {"taskId": "r", "contextId": "ctx", "status": {"state": state}}}),
+            extensions: Vec::new(),
+            received_at: "2026-01-01T00:00:00Z".into(),
+        }
+    }
+
+    #[test]
+    fn folding_applies_once_and_reports_bad_payloads() {
+        let mut view = TaskView {
+            local_id: "t".into(),
+            state: "TASK_STATE_SUBMITTED".into(),
+            ..TaskView::default()
+        };
+        assert_eq!(
+            fold_ledger_event(&mut view, &status_event(3, "TASK_STATE_WORKING")),
+            Ok(true)
+        );
+        assert_eq!(view.state, "TASK_STATE_WORKING");
+        assert_eq!(
+            fold_ledger_event(&mut view, &status_event(3, "TASK_STATE_WORKING")),
+            Ok(false)
+        );
+        let mut broken = status_event(4, "x");
+        broken.payload = json!({"statusUpdate": "nope"});
+        assert!(fold_ledger_event(&mut view, &broken).is_err());
+    }
+
+    #[test]
+    fn urls_resume_after_a_sequence_and_encode_ids() {
+        assert_eq!(
+            conversation_stream_url("c-1", 0),
+            "/api/live/conversations/c-1?after=0"
+        );
+        assert_eq!(task_stream_url("a/b c", 12), "/api/live/tasks/a%2Fb%20c?after=12");
+    }
+}

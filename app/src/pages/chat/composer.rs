@@ -1,0 +1,261 @@
+//! The composer: "Send to" chips, attached parts, the message box (Enter sends, Shift+Enter
+//! starts a new line), the Text / Markdown toggle, attach tools, the Options panel and Send.
+
+use leptos::prelude::*;
+
+use super::attach::{AttachTools, AttachmentChips};
+use super::compose::{Attachment, TextFormat, accepts, build_options, message_content, preferred_format};
+use super::options::OptionsPanel;
+use super::state::ChatState;
+use super::targets::{SendTarget, effective_target, send_to_choices};
+use crate::api::tasks::{SendInput, SendOptions};
+
+/// The composer's unsent state; `Copy`, shared by its parts.
+#[derive(Clone, Copy)]
+pub struct Draft {
+    pub text: RwSignal<String>,
+    pub format: RwSignal<TextFormat>,
+    pub attachments: RwSignal<Vec<Attachment>>,
+    next_id: StoredValue<u64>,
+    /// The chosen "Send to" chip; `None` follows the default.
+    pub target: RwSignal<Option<SendTarget>>,
+    pub options_open: RwSignal<bool>,
+    pub return_immediately: RwSignal<bool>,
+    pub history_length: RwSignal<String>,
+    pub accepted_output_modes: RwSignal<String>,
+    pub reference_task_ids: RwSignal<String>,
+    /// Why the draft cannot be sent or a part could not be attached.
+    pub error: RwSignal<Option<String>>,
+}
+
+impl Draft {
+    fn new() -> Draft {
+        Draft {
+            text: RwSignal::new(String::new()),
+            format: RwSignal::new(TextFormat::Text),
+            attachments: RwSignal::new(Vec::new()),
+            next_id: StoredValue::new(0),
+            target: RwSignal::new(None),
+            options_open: RwSignal::new(false),
+            return_immediately: RwSignal::new(false),
+            history_length: RwSignal::new(String::new()),
+            accepted_output_modes: RwSignal::new(String::new()),
+            reference_task_ids: RwSignal::new(String::new()),
+            error: RwSignal::new(None),
+        }
+    }
+
+    /// Adds a part to send with the next message.
+    pub fn attach(self, label: String, part: serde_json::Value) {
+        let id = self.next_id.try_update_value(|n| {
+            *n += 1;
+            *n
+        });
+        self.error.try_set(None);
+        self.attachments.try_update(|list| {
+            list.push(Attachment {
+                id: id.unwrap_or_default(),
+                label,
+                part,
+            })
+        });
+    }
+
+    fn options(self) -> Result<SendOptions, String> {
+        build_options(
+            self.return_immediately.get_untracked(),
+            &self.history_length.get_untracked(),
+            &self.accepted_output_modes.get_untracked(),
+            &self.reference_task_ids.get_untracked(),
+        )
+    }
+
+    /// Empties the draft after a send was accepted; the text format stays as chosen.
+    fn clear(self) {
+        self.text.try_set(String::new());
+        self.attachments.try_set(Vec::new());
+        self.target.try_set(None);
+        self.return_immediately.try_set(false);
+        self.history_length.try_set(String::new());
+        self.accepted_output_modes.try_set(String::new());
+        self.reference_task_ids.try_set(String::new());
+        self.error.try_set(None);
+    }
+}
+
+/// The composer of the conversation page.
+#[component]
+pub fn Composer(state: ChatState) -> impl IntoView {
+    let draft = Draft::new();
+    let modes = Signal::derive(move || {
+        state
+            .card
+            .with(|c| c.as_ref().map(|c| c.default_input_modes.clone()))
+            .unwrap_or_default()
+    });
+    let empty = move || draft.text.with(|t| t.trim().is_empty()) && draft.attachments.with(Vec::is_empty);
+    let submit = move || {
+        if state.sending.get_untracked() {
+            return;
+        }
+        let attachments = draft.attachments.get_untracked();
+        let text = draft.text.get_untracked();
+        let Some((text, parts)) = message_content(&text, draft.format.get_untracked(), &attachments) else {
+            draft
+                .error
+                .set(Some("Write a message or attach something first.".into()));
+            return;
+        };
+        let options = match draft.options() {
+            Ok(options) => options,
+            Err(error) => {
+                draft.error.set(Some(error));
+                draft.options_open.set(true);
+                return;
+            }
+        };
+        draft.error.set(None);
+        let chosen = draft.target.get_untracked();
+        let input = state.conversation.with_untracked(|c| SendInput {
+            agent_id: c.agent_id.clone(),
+            conversation_id: (!c.conversation_id.is_empty()).then(|| c.conversation_id.clone()),
+            task_id: effective_target(chosen.as_ref(), &c.tasks).task_id(),
+            text,
+            parts,
+            options,
+        });
+        state.send(input, move || draft.clear());
+    };
+    view! {
+        <section class="composer" aria-label="Composer">
+            <SendToChips state draft/>
+            <AttachmentChips draft modes/>
+            <label for="composer-input" class="visually-hidden">"Message"</label>
+            <textarea
+                id="composer-input"
+                class="composer-input"
+                data-testid="composer-input"
+                rows="3"
+                placeholder="Message the agent (Enter sends, Shift+Enter for a new line)"
+                prop:value=move || draft.text.get()
+                disabled=move || state.sending.get()
+                on:input=move |ev| draft.text.set(event_target_value(&ev))
+                on:keydown=move |ev| {
+                    if ev.key() == "Enter" && !ev.shift_key() && !ev.is_composing() {
+                        ev.prevent_default();
+                        submit();
+                    }
+                }
+            ></textarea>
+            <div class="composer-bar">
+                <FormatToggle draft modes/>
+                <AttachTools draft/>
+                <button
+                    type="button"
+                    class="button subtle"
+                    aria-expanded=move || draft.options_open.get().to_string()
+                    aria-controls="send-options"
+                    on:click=move |_| draft.options_open.update(|open| *open = !*open)
+                >
+                    "Options"
+                </button>
+                <button
+                    type="button"
+                    class="button primary send-button"
+                    data-testid="send-button"
+                    disabled=move || state.sending.get() || empty()
+                    on:click=move |_| submit()
+                >
+                    {move || if state.sending.get() { "Sending…" } else { "Send" }}
+                </button>
+            </div>
+            <Show when=move || draft.options_open.get()>
+                <OptionsPanel draft card=state.card/>
+            </Show>
+            {move || draft.error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
+            {move || state.send_error.get().map(|e| view! { <p class="error" role="alert">{format!("Not sent: {e}")}</p> })}
+        </section>
+    }
+    .into_any()
+}
+
+/// Text / Markdown; ★ marks the format the card names first, amber when the card does not
+/// accept the chosen one.
+#[component]
+fn FormatToggle(draft: Draft, modes: Signal<Vec<String>>) -> impl IntoView {
+    let outside = move || {
+        let format = draft.format.get();
+        !modes.with(|m| accepts(m, format.media_type()))
+    };
+    view! {
+        <div class="format-toggle" role="group" aria-label="Text format">
+            {TextFormat::ALL
+                .into_iter()
+                .map(|format| {
+                    let star = move || modes.with(|m| preferred_format(m) == Some(format)).then_some(" ★");
+                    view! {
+                        <button
+                            type="button"
+                            class="toggle-choice"
+                            aria-pressed=move || (draft.format.get() == format).to_string()
+                            on:click=move |_| draft.format.set(format)
+                        >
+                            {format.label()}
+                            {star}
+                        </button>
+                    }
+                })
+                .collect_view()}
+        </div>
+        <Show when=outside>
+            <span class="chip warn-chip">{move || format!("{} is not in the agent's input modes", draft.format.get().media_type())}</span>
+        </Show>
+    }
+    .into_any()
+}
+
+/// "Reply to …" / "Follow up on …" / "+ New task" radio chips, shown once there is a task
+/// to continue.
+#[component]
+fn SendToChips(state: ChatState, draft: Draft) -> impl IntoView {
+    // A memo, so the radios are rebuilt only when the offered targets change, not on every event.
+    let choices = Memo::new(move |_| state.conversation.with(|c| send_to_choices(&c.tasks)));
+    let current = move || {
+        state
+            .conversation
+            .with(|c| effective_target(draft.target.get().as_ref(), &c.tasks))
+    };
+    view! {
+        <Show when=move || choices.with(|c| c.len() > 1)>
+            <fieldset class="send-to">
+                <legend>"Send to"</legend>
+                {move || {
+                    choices
+                        .get()
+                        .into_iter()
+                        .map(|choice| {
+                            let target = choice.target.clone();
+                            let checked = {
+                                let target = target.clone();
+                                move || current() == target
+                            };
+                            let key = target.task_id().unwrap_or_else(|| "new".into());
+                            view! {
+                                <label class="send-to-chip" class:waiting=choice.waiting data-testid="send-to" data-target=key>
+                                    <input
+                                        type="radio"
+                                        name="send-to"
+                                        prop:checked=checked
+                                        on:change=move |_| draft.target.set(Some(target.clone()))
+                                    />
+                                    {choice.label}
+                                </label>
+                            }
+                        })
+                        .collect_view()
+                }}
+            </fieldset>
+        </Show>
+    }
+    .into_any()
+}

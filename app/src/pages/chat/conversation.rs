@@ -1,0 +1,161 @@
+//! One conversation (`/chat/:id`; `/chat/new?agent=` for a chat not started yet): header,
+//! timeline, composer and the "{ } Wire" rail. An unknown conversation is a 404 during SSR.
+
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::hooks::{use_params_map, use_query_map};
+
+use super::composer::Composer;
+use super::state::ChatState;
+use super::timeline::Timeline;
+use super::wire::WirePanel;
+use crate::a2a::AgentCard;
+use crate::api::agents::get_agent;
+use crate::api::tasks::{ConversationView, get_conversation};
+use crate::components::state_chip::StateChip;
+use crate::error::AppError;
+use crate::live::encode_segment;
+use crate::pages::tasks::short_id;
+
+/// The route id of a chat not started yet.
+pub const NEW_CHAT: &str = "new";
+
+/// The conversation, or for a new chat an empty one with the agent's card.
+async fn load_chat(id: String, agent: String) -> Result<(ConversationView, Option<AgentCard>), AppError> {
+    if id != NEW_CHAT {
+        return get_conversation(id).await.map(|c| (c, None));
+    }
+    if agent.is_empty() {
+        return Err(AppError::Invalid {
+            field: "agent".into(),
+            message: "Choose an agent to start a chat with.".into(),
+        });
+    }
+    let detail = get_agent(agent).await?;
+    let view = ConversationView {
+        conversation_id: String::new(),
+        agent_id: detail.id,
+        agent_name: detail.card.as_ref().map(|c| c.name.clone()),
+        remote_context_id: None,
+        tasks: Vec::new(),
+        commands: Vec::new(),
+        last_sequence: 0,
+    };
+    Ok((view, detail.card))
+}
+
+/// Reads the conversation id (and `?agent=` for a new chat) and loads it.
+#[component]
+pub fn ConversationPage() -> impl IntoView {
+    let params = use_params_map();
+    let query = use_query_map();
+    let key = move || {
+        let id = params.read().get("id").unwrap_or_default();
+        let agent = if id == NEW_CHAT {
+            query.read().get("agent").unwrap_or_default()
+        } else {
+            String::new()
+        };
+        (id, agent)
+    };
+    // Blocking: the title and the HTTP status (404 for an unknown conversation) come from the data.
+    let chat = Resource::new_blocking(key, |(id, agent)| load_chat(id, agent));
+    view! {
+        <Transition fallback=|| view! { <p class="muted" aria-busy="true">"Loading the conversation…"</p> }>
+            <ErrorBoundary fallback=|errors| {
+                view! {
+                    <Title text="Chat"/>
+                    <p><a href="/chat">"← Chat"</a></p>
+                    <h1>"Conversation"</h1>
+                    <p role="alert" class="error">
+                        {move || errors.get().into_iter().map(|(_, e)| e.to_string()).collect::<Vec<_>>().join(" ")}
+                    </p>
+                }
+            }>
+                {move || Suspend::new(async move {
+                    chat.await.map(|(initial, card)| view! { <ChatView initial card/> })
+                })}
+            </ErrorBoundary>
+        </Transition>
+    }
+    .into_any()
+}
+
+/// The loaded conversation with its live stream.
+#[component]
+fn ChatView(initial: ConversationView, card: Option<AgentCard>) -> impl IntoView {
+    let state = ChatState::new(initial, card);
+    let wire_open = RwSignal::new(false);
+    view! {
+        <div class="chat-layout" class:with-rail=move || wire_open.get()>
+            <div class="chat-main">
+                <ChatHeader state wire_open/>
+                <Timeline state/>
+                <Composer state/>
+            </div>
+            <Show when=move || wire_open.get()>
+                <aside class="chat-rail" aria-label="Wire inspector">
+                    <WirePanel entries=state.wire/>
+                </aside>
+            </Show>
+        </div>
+    }
+    .into_any()
+}
+
+/// Agent, short context id, the newest task's state, New chat and the Wire toggle.
+#[component]
+fn ChatHeader(state: ChatState, wire_open: RwSignal<bool>) -> impl IntoView {
+    let agent_id = state.conversation.with_untracked(|c| c.agent_id.clone());
+    let agent_name = {
+        let agent_id = agent_id.clone();
+        move || {
+            state
+                .conversation
+                .with(|c| c.agent_name.clone())
+                .or_else(|| state.card.with(|c| c.as_ref().map(|c| c.name.clone())))
+                .unwrap_or_else(|| agent_id.clone())
+        }
+    };
+    let context = move || {
+        state.conversation.with(|c| {
+            c.remote_context_id
+                .clone()
+                .or_else(|| c.tasks.iter().rev().find_map(|t| t.remote_context_id.clone()))
+        })
+    };
+    let newest = move || {
+        state
+            .conversation
+            .with(|c| c.tasks.last().map(|t| (t.state.clone(), t.kind)))
+    };
+    view! {
+        <Title text=agent_name.clone()/>
+        <header class="chat-header">
+            <div class="chat-title">
+                <p class="back-link"><a href="/chat">"← Chat"</a></p>
+                <h1>{agent_name}</h1>
+                <p class="agent-meta">
+                    {move || match context() {
+                        Some(id) => view! { "context " <code title=id.clone()>{short_id(&id)}</code> }.into_any(),
+                        None => view! { "new conversation" }.into_any(),
+                    }}
+                </p>
+            </div>
+            <div class="chat-actions">
+                {move || newest().map(|(state, kind)| view! { <StateChip state kind/> })}
+                <a class="button subtle" href=format!("/chat/{NEW_CHAT}?agent={}", encode_segment(&agent_id))>"New chat"</a>
+                <button
+                    type="button"
+                    class="button"
+                    data-testid="wire-toggle"
+                    aria-pressed=move || wire_open.get().to_string()
+                    on:click=move |_| wire_open.update(|open| *open = !*open)
+                >
+                    "{ } Wire"
+                </button>
+            </div>
+        </header>
+    }
+    .into_any()
+}

@@ -1,0 +1,183 @@
+//! Folding live frames into a loaded conversation: ledger events into their task (with the
+//! shared projection fold), command status changes into the unsettled sends. Pure: the page
+//! decides what to re-fetch from the outcome.
+
+use crate::api::tasks::{CommandView, ConversationView, LedgerEvent};
+use crate::live::fold_ledger_event;
+
+/// What folding one ledger event did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Folded {
+    /// The task's view changed.
+    Changed,
+    /// Already folded in (a reconnect delivered it again), or it changed nothing visible.
+    Unchanged,
+    /// The event names a task this page has not loaded: re-fetch the conversation.
+    UnknownTask,
+    /// The stored payload did not decode; the wire inspector shows why.
+    Undecodable(String),
+}
+
+/// Whether the conversation has loaded the local task `task_id`.
+pub fn knows_task(view: &ConversationView, task_id: &str) -> bool {
+    view.tasks.iter().any(|t| t.local_id == task_id)
+}
+
+/// Folds one ledger event into the task it names.
+pub fn fold_ledger(view: &mut ConversationView, event: &LedgerEvent) -> Folded {
+    if !view.conversation_id.is_empty() && event.conversation_id != view.conversation_id {
+        return Folded::Unchanged;
+    }
+    view.last_sequence = view.last_sequence.max(event.sequence);
+    let Some(task) = view.tasks.iter_mut().find(|t| t.local_id == event.task_id) else {
+        return Folded::UnknownTask;
+    };
+    match fold_ledger_event(task, event) {
+        Ok(true) => Folded::Changed,
+        Ok(false) => Folded::Unchanged,
+        Err(error) => Folded::Undecodable(error),
+    }
+}
+
+/// Records a command's new status: unsettled and failed commands are shown (replacing the
+/// older copy), a succeeded one leaves the list. Returns `true` when the command landed in a
+/// task this page has not loaded, so the conversation must be re-fetched.
+pub fn note_command(view: &mut ConversationView, command: CommandView) -> bool {
+    let foreign = command
+        .conversation_id
+        .as_deref()
+        .is_some_and(|c| !view.conversation_id.is_empty() && c != view.conversation_id);
+    if foreign {
+        return false;
+    }
+    if command.status == "succeeded" {
+        view.commands.retain(|c| c.id != command.id);
+        return command.task_id.as_deref().is_some_and(|t| !knows_task(view, t));
+    }
+    match view.commands.iter_mut().find(|c| c.id == command.id) {
+        Some(existing) => *existing = command,
+        None => view.commands.push(command),
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::projection::TaskView;
+
+    fn conversation() -> ConversationView {
+        ConversationView {
+            conversation_id: "c".into(),
+            agent_id: "a".into(),
+            agent_name: None,
+            remote_context_id: None,
+            tasks: vec![TaskView {
+                local_id: "t1".into(),
+                conversation_id: "c".into(),
+                state: "TASK_STATE_SUBMITTED".into(),
+                last_sequence: 4,
+                ..TaskView::default()
+            }],
+            commands: Vec::new(),
+            last_sequence: 4,
+        }
+    }
+
+    fn event(sequence: i64, task_id: &str, payload: serde_json::Value) -> LedgerEvent {
+        LedgerEvent {
+            sequence,
+            task_id: task_id.into(),
+            conversation_id: "c".into(),
+            source: "stream".into(),
+            payload,
+            extensions: Vec::new(),
+            received_at: "2026-01-01T00:00:00Z".into(),
+        }
+    }
+
+    fn working() -> serde_json::Value {
+        json!({"statusUpdate": {"taskId": "r1", "contextId": "ctx", "status": {"state": "TASK_STATE_WORKING"}}})
+    }
+
+    fn command(id: &str, status: &str, task_id: Option<&str>) -> CommandView {
+        CommandView {
+            id: id.into(),
+            agent_id: "a".into(),
+            action: "send".into(),
+            message_id: "m".into(),
+            status: status.into(),
+            error: None,
+            task_id: task_id.map(str::to_owned),
+            conversation_id: Some("c".into()),
+            text: "hi".into(),
+            created_at: "2026-01-01T00:00:00Z".into(),
+        }
+    }
+
+    #[test]
+    fn events_fold_into_their_task_once() {
+        let mut view = conversation();
+        assert_eq!(
+            fold_ledger(&mut view, &event(5, "t1", working())),
+            Folded::Changed
+        );
+        assert_eq!(view.tasks[0].state, "TASK_STATE_WORKING");
+        assert_eq!(view.last_sequence, 5);
+        assert_eq!(
+            fold_ledger(&mut view, &event(5, "t1", working())),
+            Folded::Unchanged
+        );
+        assert_eq!(
+            fold_ledger(&mut view, &event(3, "t1", working())),
+            Folded::Unchanged
+        );
+    }
+
+    #[test]
+    fn unknown_tasks_and_bad_payloads_are_reported() {
+        let mut view = conversation();
+        assert_eq!(
+            fold_ledger(&mut view, &event(6, "t9", working())),
+            Folded::UnknownTask
+        );
+        assert!(matches!(
+            fold_ledger(&mut view, &event(7, "t1", json!({"nope": 1}))),
+            Folded::Undecodable(_)
+        ));
+        let mut other = event(8, "t1", working());
+        other.conversation_id = "elsewhere".into();
+        assert_eq!(fold_ledger(&mut view, &other), Folded::Unchanged);
+    }
+
+    #[test]
+    fn commands_are_upserted_until_they_succeed() {
+        let mut view = conversation();
+        assert!(!note_command(&mut view, command("k", "pending", None)));
+        assert!(!note_command(&mut view, command("k", "dispatching", None)));
+        assert_eq!(view.commands.len(), 1);
+        assert_eq!(view.commands[0].status, "dispatching");
+        assert!(!note_command(&mut view, command("k", "succeeded", Some("t1"))));
+        assert!(view.commands.is_empty());
+    }
+
+    #[test]
+    fn a_success_in_an_unseen_task_asks_for_a_refetch() {
+        let mut view = conversation();
+        note_command(&mut view, command("k", "pending", None));
+        assert!(note_command(&mut view, command("k", "succeeded", Some("t2"))));
+        assert!(view.commands.is_empty());
+        assert!(!note_command(&mut view, command("j", "failed", None)));
+        assert_eq!(view.commands[0].status, "failed");
+    }
+
+    #[test]
+    fn a_new_chat_takes_its_first_command() {
+        let mut view = conversation();
+        view.conversation_id = String::new();
+        assert!(!note_command(&mut view, command("k", "pending", None)));
+        assert_eq!(view.commands.len(), 1);
+    }
+}

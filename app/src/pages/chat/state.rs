@@ -1,0 +1,189 @@
+//! [`ChatState`]: the one handle the conversation page's parts share: the loaded conversation
+//! kept current by its live stream, the wire log, and the send in flight.
+
+use leptos::prelude::*;
+use leptos_router::hooks::use_navigate;
+use serde_json::json;
+
+use super::fold::{Folded, fold_ledger, knows_task, note_command};
+use super::wire::{WireEntry, record_received};
+use crate::a2a::AgentCard;
+use crate::api::agents::get_agent;
+use crate::api::tasks::{CommandView, ConversationView, SendInput, get_conversation, send_message};
+use crate::live::{LiveFrame, conversation_stream_url, use_live_stream};
+
+/// Where a re-fetch of the conversation stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Refetch {
+    Idle,
+    Running,
+    /// Another re-fetch was asked for while one ran.
+    Again,
+}
+
+/// Client-side navigation, kept for after an await (hooks cannot be called there).
+type Navigate = Box<dyn Fn(&str)>;
+
+/// The conversation page's shared state; `Copy`, handed to each part of the page.
+#[derive(Clone, Copy)]
+pub struct ChatState {
+    /// The conversation as loaded, with live events folded in.
+    pub conversation: RwSignal<ConversationView>,
+    /// The agent's card (input modes, name), once known.
+    pub card: Signal<Option<AgentCard>>,
+    /// The wire inspector's log.
+    pub wire: RwSignal<Vec<WireEntry>>,
+    /// A send is on its way to the server.
+    pub sending: RwSignal<bool>,
+    /// Why the last send was refused.
+    pub send_error: RwSignal<Option<String>>,
+    /// Bumped after each re-fetch, so the live stream resumes after the fresh view.
+    epoch: RwSignal<u32>,
+    refetch: StoredValue<Refetch>,
+    navigate: StoredValue<Navigate, LocalStorage>,
+}
+
+impl ChatState {
+    /// State for a loaded conversation (or an empty new chat), subscribed to its live stream
+    /// for as long as the calling component lives.
+    pub fn new(initial: ConversationView, card: Option<AgentCard>) -> ChatState {
+        let navigate = use_navigate();
+        let card = match card {
+            Some(card) => Signal::stored(Some(card)),
+            None => {
+                let agent_id = initial.agent_id.clone();
+                let detail = LocalResource::new(move || get_agent(agent_id.clone()));
+                Signal::derive(move || detail.get().and_then(Result::ok).and_then(|d| d.card))
+            }
+        };
+        let state = ChatState {
+            conversation: RwSignal::new(initial),
+            card,
+            wire: RwSignal::new(Vec::new()),
+            sending: RwSignal::new(false),
+            send_error: RwSignal::new(None),
+            epoch: RwSignal::new(0),
+            refetch: StoredValue::new(Refetch::Idle),
+            navigate: StoredValue::new_local(Box::new(move |url: &str| navigate(url, Default::default()))),
+        };
+        let url = Signal::derive(move || {
+            state.epoch.track();
+            state.conversation.with_untracked(|c| {
+                (!c.conversation_id.is_empty())
+                    .then(|| conversation_stream_url(&c.conversation_id, c.last_sequence))
+            })
+        });
+        use_live_stream(url, move |frame| state.on_frame(frame));
+        state
+    }
+
+    /// The conversation id; empty for a chat not started yet.
+    pub fn conversation_id(self) -> String {
+        self.conversation.with_untracked(|c| c.conversation_id.clone())
+    }
+
+    fn on_frame(self, frame: LiveFrame) {
+        let refetch = match frame {
+            LiveFrame::Ledger(event) => {
+                self.wire.update(|log| {
+                    record_received(log, &event);
+                });
+                self.conversation.try_update(|c| fold_ledger(c, &event)) == Some(Folded::UnknownTask)
+            }
+            LiveFrame::Command(command) => {
+                self.conversation.try_update(|c| note_command(c, command)) == Some(true)
+            }
+            LiveFrame::NewTask(task_id) => !self.conversation.with_untracked(|c| knows_task(c, &task_id)),
+            LiveFrame::Freshness => false,
+        };
+        if refetch {
+            self.refetch();
+        }
+    }
+
+    /// Loads the conversation again (a task appeared that the page has not seen); asks made
+    /// while a load runs fold into one more load after it.
+    pub fn refetch(self) {
+        let was = self.refetch.try_update_value(|r| {
+            let was = *r;
+            *r = if was == Refetch::Idle {
+                Refetch::Running
+            } else {
+                Refetch::Again
+            };
+            was
+        });
+        if was != Some(Refetch::Idle) {
+            return;
+        }
+        leptos::task::spawn_local(async move {
+            loop {
+                if let Ok(fresh) = get_conversation(self.conversation_id()).await {
+                    self.conversation.try_set(fresh);
+                    self.epoch.try_update(|e| *e += 1);
+                }
+                let again = self.refetch.try_update_value(|r| {
+                    let again = *r == Refetch::Again;
+                    *r = if again { Refetch::Running } else { Refetch::Idle };
+                    again
+                });
+                if again != Some(true) {
+                    break;
+                }
+            }
+        });
+    }
+
+    /// Sends a message: logs it, stores it on the server, shows it as pending and runs `done`
+    /// once the server accepted it (the composer clears its draft then). A new chat moves to
+    /// its conversation's URL.
+    pub fn send(self, input: SendInput, done: impl FnOnce() + 'static) {
+        if self.sending.get_untracked() {
+            return;
+        }
+        self.sending.set(true);
+        self.send_error.set(None);
+        self.wire.update(|log| {
+            log.push(WireEntry::Sent {
+                action: "SendMessage",
+                body: serde_json::to_value(&input).unwrap_or_default(),
+            })
+        });
+        let new_chat = input.conversation_id.is_none();
+        leptos::task::spawn_local(async move {
+            let result = send_message(input).await;
+            self.sending.try_set(false);
+            match result {
+                Ok(command) => {
+                    done();
+                    let conversation_id = command.conversation_id.clone();
+                    let refetch = self.conversation.try_update(|c| note_command(c, command)) == Some(true);
+                    match conversation_id {
+                        Some(id) if new_chat => {
+                            self.navigate
+                                .try_with_value(|navigate| navigate(&format!("/chat/{id}")));
+                        }
+                        _ if refetch => self.refetch(),
+                        _ => {}
+                    }
+                }
+                Err(error) => {
+                    self.send_error.try_set(Some(error.to_string()));
+                }
+            }
+        });
+    }
+
+    /// Records a stored CancelTask: logged on the wire and shown until it settles.
+    pub fn cancelled(self, command: CommandView) {
+        self.wire.update(|log| {
+            log.push(WireEntry::Sent {
+                action: "CancelTask",
+                body: json!({ "action": command.action, "taskId": command.task_id }),
+            })
+        });
+        self.conversation.update(|c| {
+            note_command(c, command);
+        });
+    }
+}

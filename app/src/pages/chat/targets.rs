@@ -1,0 +1,229 @@
+//! Where a chat send goes ("Send to" chips: reply to a waiting task, follow up on a running one,
+//! or start a new task) and the quick replies an `INPUT_REQUIRED` prompt offers.
+
+use serde_json::Value;
+
+use crate::a2a::{PartContent, Role, TaskState};
+use crate::projection::{TaskKind, TaskView};
+
+/// Longest task title a chip shows, in characters.
+const CHIP_TITLE_CHARS: usize = 40;
+
+/// The task a send continues, or a new task in the conversation's context.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SendTarget {
+    NewTask,
+    /// A local task id.
+    Task(String),
+}
+
+impl SendTarget {
+    /// The `taskId` of the send.
+    pub fn task_id(&self) -> Option<String> {
+        match self {
+            SendTarget::NewTask => None,
+            SendTarget::Task(id) => Some(id.clone()),
+        }
+    }
+}
+
+/// One "Send to" chip.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SendToChoice {
+    pub target: SendTarget,
+    pub label: String,
+    /// The task waits for the user (input or auth required).
+    pub waiting: bool,
+}
+
+/// A title cut to fit a chip.
+pub fn chip_title(title: &str) -> String {
+    let title = title.trim();
+    if title.is_empty() {
+        return "(untitled)".into();
+    }
+    let mut short: String = title.chars().take(CHIP_TITLE_CHARS).collect();
+    if short.len() < title.len() {
+        short.push('…');
+    }
+    short
+}
+
+/// The chips, newest task first: waiting tasks ("Reply to …"), running ones ("Follow up on …"),
+/// then "+ New task". Finished tasks and direct message replies take no further messages.
+pub fn send_to_choices(tasks: &[TaskView]) -> Vec<SendToChoice> {
+    let mut choices: Vec<SendToChoice> = tasks
+        .iter()
+        .rev()
+        .filter(|t| t.kind == TaskKind::Task)
+        .filter_map(|t| {
+            let state = t.task_state();
+            let (verb, waiting) = match state {
+                TaskState::InputRequired | TaskState::AuthRequired => ("Reply to", true),
+                TaskState::Submitted | TaskState::Working => ("Follow up on", false),
+                _ => return None,
+            };
+            Some(SendToChoice {
+                target: SendTarget::Task(t.local_id.clone()),
+                label: format!("{verb} {}", chip_title(&t.title)),
+                waiting,
+            })
+        })
+        .collect();
+    choices.push(SendToChoice {
+        target: SendTarget::NewTask,
+        label: "+ New task".into(),
+        waiting: false,
+    });
+    choices
+}
+
+/// The newest waiting task, else a new task.
+pub fn default_target(tasks: &[TaskView]) -> SendTarget {
+    send_to_choices(tasks)
+        .into_iter()
+        .find(|c| c.waiting)
+        .map_or(SendTarget::NewTask, |c| c.target)
+}
+
+/// The user's choice while it is still offered, else the default.
+pub fn effective_target(chosen: Option<&SendTarget>, tasks: &[TaskView]) -> SendTarget {
+    match chosen {
+        Some(target) if send_to_choices(tasks).iter().any(|c| &c.target == target) => target.clone(),
+        _ => default_target(tasks),
+    }
+}
+
+/// The answers offered by the newest agent message of an `INPUT_REQUIRED` task: the strings of
+/// an `options` or `choices` array in one of its data parts.
+pub fn quick_replies(task: &TaskView) -> Vec<String> {
+    if task.task_state() != TaskState::InputRequired {
+        return Vec::new();
+    }
+    let Some(prompt) = task.messages.iter().rev().find(|m| m.role == Role::Agent) else {
+        return Vec::new();
+    };
+    let mut replies: Vec<String> = Vec::new();
+    for part in &prompt.parts {
+        let PartContent::Data(Value::Object(data)) = &part.content else {
+            continue;
+        };
+        let list = ["options", "choices"]
+            .iter()
+            .find_map(|key| data.get(*key).and_then(Value::as_array));
+        for reply in list.into_iter().flatten().filter_map(Value::as_str) {
+            if !reply.trim().is_empty() && !replies.iter().any(|r| r == reply) {
+                replies.push(reply.to_owned());
+            }
+        }
+    }
+    replies
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::a2a::Part;
+    use crate::projection::MessageView;
+
+    fn task(id: &str, state: &str, title: &str) -> TaskView {
+        TaskView {
+            local_id: id.into(),
+            state: state.into(),
+            title: title.into(),
+            ..TaskView::default()
+        }
+    }
+
+    fn agent_message(parts: Vec<Part>) -> MessageView {
+        MessageView {
+            message_id: "m".into(),
+            role: Role::Agent,
+            parts,
+            from_status: true,
+            state: Some("TASK_STATE_INPUT_REQUIRED".into()),
+            timestamp: None,
+            metadata: None,
+            extensions: Vec::new(),
+            reference_task_ids: Vec::new(),
+            sequence: 1,
+        }
+    }
+
+    #[test]
+    fn choices_list_open_tasks_newest_first_then_new_task() {
+        let tasks = vec![
+            task("a", "TASK_STATE_WORKING", "Deploy"),
+            task("b", "TASK_STATE_COMPLETED", "Done thing"),
+            task("c", "TASK_STATE_INPUT_REQUIRED", ""),
+            task("d", "TASK_STATE_AUTH_REQUIRED", "Login"),
+        ];
+        let labels: Vec<String> = send_to_choices(&tasks).into_iter().map(|c| c.label).collect();
+        assert_eq!(
+            labels,
+            [
+                "Reply to Login",
+                "Reply to (untitled)",
+                "Follow up on Deploy",
+                "+ New task"
+            ]
+        );
+        assert_eq!(default_target(&tasks), SendTarget::Task("d".into()));
+    }
+
+    #[test]
+    fn default_is_a_new_task_when_nothing_waits() {
+        let tasks = vec![task("a", "TASK_STATE_WORKING", "Deploy")];
+        assert_eq!(default_target(&tasks), SendTarget::NewTask);
+        assert_eq!(default_target(&[]), SendTarget::NewTask);
+        let mut message = task("m", "TASK_STATE_INPUT_REQUIRED", "x");
+        message.kind = TaskKind::Message;
+        assert_eq!(send_to_choices(&[message]).len(), 1);
+    }
+
+    #[test]
+    fn a_choice_that_is_no_longer_offered_falls_back_to_the_default() {
+        let mut tasks = vec![task("a", "TASK_STATE_WORKING", "Deploy")];
+        let chosen = SendTarget::Task("a".into());
+        assert_eq!(effective_target(Some(&chosen), &tasks), chosen);
+        tasks[0].state = "TASK_STATE_COMPLETED".into();
+        assert_eq!(effective_target(Some(&chosen), &tasks), SendTarget::NewTask);
+        assert_eq!(effective_target(None, &tasks), SendTarget::NewTask);
+    }
+
+    #[test]
+    fn long_titles_are_cut() {
+        let title = "x".repeat(60);
+        assert_eq!(chip_title(&title).chars().count(), CHIP_TITLE_CHARS + 1);
+    }
+
+    #[test]
+    fn quick_replies_come_from_options_or_choices_of_the_newest_prompt() {
+        let mut t = task("a", "TASK_STATE_INPUT_REQUIRED", "Pick");
+        t.messages.push(agent_message(vec![
+            Part::text("Which size?"),
+            Part::data(json!({"options": ["S", "M", 3, "M", ""]}), None),
+        ]));
+        assert_eq!(quick_replies(&t), vec!["S", "M"]);
+        t.messages.push(agent_message(vec![Part::data(
+            json!({"choices": ["yes", "no"]}),
+            None,
+        )]));
+        assert_eq!(quick_replies(&t), vec!["yes", "no"]);
+        t.state = "TASK_STATE_WORKING".into();
+        assert!(quick_replies(&t).is_empty());
+    }
+
+    #[test]
+    fn no_quick_replies_without_a_string_array() {
+        let mut t = task("a", "TASK_STATE_INPUT_REQUIRED", "Pick");
+        t.messages
+            .push(agent_message(vec![Part::data(json!({"options": "S,M"}), None)]));
+        assert!(quick_replies(&t).is_empty());
+        t.messages
+            .push(agent_message(vec![Part::data(json!(["S"]), None)]));
+        assert!(quick_replies(&t).is_empty());
+    }
+}

@@ -1,0 +1,333 @@
+//! The conversation timeline: per task (oldest first) its message bubbles in sequence order,
+//! its artifacts growing while they stream, quick replies and a task card with its steps;
+//! then the sends that have not settled yet.
+
+use leptos::prelude::*;
+
+use super::state::ChatState;
+use super::targets::quick_replies;
+use crate::a2a::{Role, TaskState};
+use crate::api::tasks::{CommandView, SendInput};
+use crate::components::artifact::ArtifactCard;
+use crate::components::cancel_task::CancelTaskControl;
+use crate::components::state_chip::StateChip;
+use crate::content::PartsView;
+use crate::pages::task_detail::display_title;
+use crate::projection::{MessageView, TaskKind, TaskView};
+
+/// The bubbles, cards and pending sends of the conversation.
+#[component]
+pub fn Timeline(state: ChatState) -> impl IntoView {
+    let task_ids = move || {
+        state
+            .conversation
+            .with(|c| c.tasks.iter().map(|t| t.local_id.clone()).collect::<Vec<_>>())
+    };
+    let empty = move || {
+        state
+            .conversation
+            .with(|c| c.tasks.is_empty() && c.commands.is_empty())
+    };
+    view! {
+        <div class="timeline" aria-live="polite" aria-label="Conversation">
+            <Show when=empty>
+                <div class="timeline-empty">
+                    <p><strong>"Messages are how you talk to the agent; tasks are what it runs."</strong></p>
+                    <p class="muted">"Each send starts a task or continues one. Its progress, questions and results appear here as they happen."</p>
+                </div>
+            </Show>
+            <For each=task_ids key=|id| id.clone() children=move |id| view! { <TaskBlock state id/> }/>
+            <PendingCommands state/>
+        </div>
+    }
+    .into_any()
+}
+
+/// One task: bubbles, artifacts, quick replies and its card.
+#[component]
+fn TaskBlock(state: ChatState, id: String) -> impl IntoView {
+    let task = Memo::new(move |_| {
+        state
+            .conversation
+            .with(|c| c.tasks.iter().find(|t| t.local_id == id).cloned())
+            .unwrap_or_default()
+    });
+    let messages = move || {
+        task.with(|t| {
+            let mut messages = t.messages.clone();
+            messages.sort_by_key(|m| m.sequence);
+            messages
+        })
+    };
+    let artifacts = move || {
+        task.with(|t| {
+            let active = !t.task_state().is_terminal();
+            t.artifacts
+                .iter()
+                .map(|a| (a.clone(), active && a.streaming))
+                .collect::<Vec<_>>()
+        })
+    };
+    view! {
+        <section class="task-block" data-task-id=move || task.with(|t| t.local_id.clone())>
+            <For each=messages key=|m| (m.message_id.clone(), m.sequence) children=|message| view! { <Bubble message/> }/>
+            <For
+                each=artifacts
+                key=|(a, streaming)| (a.artifact_id.clone(), a.sequence, *streaming)
+                children=|(artifact, streaming)| view! { <ArtifactCard artifact streaming/> }
+            />
+            <QuickReplies state task/>
+            <Show when=move || task.with(|t| t.kind == TaskKind::Task)>
+                <TaskCard state task/>
+            </Show>
+        </section>
+    }
+    .into_any()
+}
+
+/// A message bubble; agent prompts that pause the task are marked.
+#[component]
+fn Bubble(message: MessageView) -> impl IntoView {
+    let role = if message.role == Role::User {
+        "user"
+    } else {
+        "agent"
+    };
+    let pause = match message.state.as_deref().map(TaskState::parse) {
+        Some(TaskState::InputRequired) if message.role == Role::Agent => Some(("needs-input", "Needs input")),
+        Some(TaskState::AuthRequired) if message.role == Role::Agent => {
+            Some(("needs-auth", "Needs authorization"))
+        }
+        _ => None,
+    };
+    let class = match pause {
+        Some((tone, _)) => format!("bubble {role} {tone}"),
+        None => format!("bubble {role}"),
+    };
+    view! {
+        <article class=class data-testid="message-bubble" data-role=role>
+            {pause.map(|(_, label)| view! { <p class="bubble-label">{label}</p> })}
+            <PartsView parts=message.parts/>
+        </article>
+    }
+    .into_any()
+}
+
+/// Buttons for the answers an input-required prompt offers; each sends its text as a reply.
+#[component]
+fn QuickReplies(state: ChatState, task: Memo<TaskView>) -> impl IntoView {
+    let replies = move || task.with(quick_replies);
+    let reply = move |text: String| {
+        let (local_id, conversation_id, agent_id) =
+            task.with_untracked(|t| (t.local_id.clone(), t.conversation_id.clone(), t.agent_id.clone()));
+        let input = SendInput {
+            agent_id,
+            conversation_id: Some(conversation_id),
+            task_id: Some(local_id),
+            text,
+            ..SendInput::default()
+        };
+        state.send(input, || {});
+    };
+    view! {
+        <Show when=move || !replies().is_empty()>
+            <div class="quick-replies" role="group" aria-label="Quick replies">
+                <For
+                    each=replies
+                    key=|r| r.clone()
+                    children=move |text| {
+                        let label = text.clone();
+                        view! {
+                            <button
+                                type="button"
+                                class="button quick-reply"
+                                data-testid="quick-reply"
+                                disabled=move || state.sending.get()
+                                on:click=move |_| reply(text.clone())
+                            >
+                                {label}
+                            </button>
+                        }
+                    }
+                />
+            </div>
+        </Show>
+    }
+    .into_any()
+}
+
+/// The task card: title, state, the steps so far, a link to the detail and Cancel while active.
+#[component]
+fn TaskCard(state: ChatState, task: Memo<TaskView>) -> impl IntoView {
+    let local_id = task.with_untracked(|t| t.local_id.clone());
+    let active = move || task.with(|t| !t.task_state().is_terminal());
+    let on_sent = Callback::new(move |command| state.cancelled(command));
+    view! {
+        <article class="task-card" data-testid="task-card" data-state=move || task.with(|t| t.state.clone())>
+            <header class="task-card-head">
+                <a href=format!("/tasks/{local_id}") class="task-card-title">{move || task.with(|t| display_title(&t.title))}</a>
+                {move || task.with(|t| view! { <StateChip state=t.state.clone()/> })}
+            </header>
+            <ol class="steps" aria-label="Steps">
+                {move || task.with(|t| {
+                    t.transitions
+                        .iter()
+                        .map(|step| view! { <li class="step"><StateChip state=step.state.clone()/></li> })
+                        .collect_view()
+                })}
+                <Show when=active>
+                    <li class="step pending" aria-label="More to come">"…"</li>
+                </Show>
+            </ol>
+            <Show when=active>
+                <CancelTaskControl task_id=local_id.clone() on_sent/>
+            </Show>
+        </article>
+    }
+    .into_any()
+}
+
+/// Sends and cancels not settled yet: "Sending…" while in flight, the error once failed or
+/// uncertain (the server's text says to check the task before resending).
+#[component]
+fn PendingCommands(state: ChatState) -> impl IntoView {
+    let commands = move || state.conversation.with(|c| c.commands.clone());
+    view! {
+        <For
+            each=commands
+            key=|c| (c.id.clone(), c.status.clone())
+            children=|command| view! { <PendingBubble command/> }
+        />
+    }
+}
+
+/// One unsettled command.
+#[component]
+fn PendingBubble(command: CommandView) -> impl IntoView {
+    let cancel = command.action == "cancelTask";
+    let (class, note) = if command.in_flight() {
+        let note = if cancel { "Canceling…" } else { "Sending…" };
+        ("bubble user pending", note.to_owned())
+    } else {
+        let fallback = if command.status == "uncertain" {
+            "Remote outcome is uncertain; check the task before sending again."
+        } else {
+            "The agent did not accept this."
+        };
+        (
+            "bubble user failed",
+            command.error.clone().unwrap_or_else(|| fallback.to_owned()),
+        )
+    };
+    let text = if cancel {
+        "Cancel task".to_owned()
+    } else {
+        command.text.clone()
+    };
+    view! {
+        <article class=class data-testid="pending-command" data-status=command.status.clone()>
+            {(!text.is_empty()).then(|| view! { <p class="bubble-text">{text}</p> })}
+            <p class="bubble-note" role=if command.in_flight() { "status" } else { "alert" }>{note}</p>
+        </article>
+    }
+    .into_any()
+}
+
+#[cfg(all(test, feature = "ssr"))]
+mod tests {
+    use super::*;
+    use crate::a2a::Part;
+
+    fn render(view: impl FnOnce() -> AnyView) -> String {
+        let owner = Owner::new();
+        owner.with(|| view().to_html())
+    }
+
+    fn message(role: Role, state: Option<&str>) -> MessageView {
+        MessageView {
+            message_id: "m".into(),
+            role,
+            parts: vec![Part::text("Which region?")],
+            from_status: state.is_some(),
+            state: state.map(str::to_owned),
+            timestamp: None,
+            metadata: None,
+            extensions: Vec::new(),
+            reference_task_ids: Vec::new(),
+            sequence: 1,
+        }
+    }
+
+    fn command(status: &str, error: Option<&str>) -> CommandView {
+        CommandView {
+            id: "k".into(),
+            agent_id: "a".into(),
+            action: "send".into(),
+            message_id: "m".into(),
+            status: status.into(),
+            error: error.map(str::to_owned),
+            task_id: None,
+            conversation_id: Some("c".into()),
+            text: "Deploy it".into(),
+            created_at: "2026-01-01T00:00:00Z".into(),
+        }
+    }
+
+    #[test]
+    fn prompts_that_pause_a_task_are_marked() {
+        let html = render(|| {
+            let message = message(Role::Agent, Some("TASK_STATE_INPUT_REQUIRED"));
+            view! { <Bubble message/> }.into_any()
+        });
+        assert!(html.contains(r#"data-testid="message-bubble""#), "{html}");
+        assert!(html.contains(r#"data-role="agent""#));
+        assert!(html.contains("needs-input") && html.contains("Needs input"));
+        let html = render(|| {
+            let message = message(Role::Agent, Some("TASK_STATE_AUTH_REQUIRED"));
+            view! { <Bubble message/> }.into_any()
+        });
+        assert!(html.contains("needs-auth") && html.contains("Needs authorization"));
+        let html = render(|| {
+            let message = message(Role::User, None);
+            view! { <Bubble message/> }.into_any()
+        });
+        assert!(html.contains(r#"data-role="user""#) && !html.contains("bubble-label"));
+    }
+
+    #[test]
+    fn unsettled_commands_show_sending_or_the_error() {
+        let html = render(|| view! { <PendingBubble command=command("pending", None)/> }.into_any());
+        assert!(
+            html.contains(r#"data-testid="pending-command""#) && html.contains("Sending…"),
+            "{html}"
+        );
+        assert!(html.contains("Deploy it"));
+        let uncertain = "Remote outcome is uncertain; check the task before resending.";
+        let html =
+            render(|| view! { <PendingBubble command=command("uncertain", Some(uncertain))/> }.into_any());
+        assert!(html.contains("failed") && html.contains(uncertain), "{html}");
+    }
+
+    #[test]
+    fn streaming_artifacts_are_flagged() {
+        let html = render(|| {
+            let artifact = crate::projection::ArtifactView {
+                artifact_id: "a1".into(),
+                name: Some("report.txt".into()),
+                description: None,
+                parts: vec![Part::text("Chunk 1.")],
+                metadata: None,
+                extensions: Vec::new(),
+                streaming: true,
+                chunks: 1,
+                sequence: 3,
+            };
+            view! { <ArtifactCard artifact streaming=true/> }.into_any()
+        });
+        assert!(
+            html.contains(r#"data-testid="artifact""#) && html.contains(r#"data-streaming="true""#),
+            "{html}"
+        );
+        assert!(html.contains("report.txt") && html.contains("Chunk 1."));
+    }
+}

@@ -1,0 +1,173 @@
+//! The "{ } Wire" inspector: a numbered log of this conversation's exchange as the browser saw
+//! it (each ledger event received live, each command sent), with a compliance mark per event:
+//! ✓ when the stored A2A payload decodes, ⚠ with the decoder's error when it does not.
+
+use leptos::prelude::*;
+use serde_json::Value;
+
+use crate::a2a::{StreamEvent, decode_stream_event};
+use crate::api::tasks::LedgerEvent;
+
+/// One line of the log.
+#[derive(Clone, Debug, PartialEq)]
+pub enum WireEntry {
+    /// A ledger event from the live stream.
+    Received {
+        sequence: i64,
+        source: String,
+        task_id: String,
+        payload: Value,
+        /// What the payload decodes to, or why it does not.
+        check: Result<String, String>,
+    },
+    /// A command this page sent (`SendMessage` with its `SendInput`, or `CancelTask`).
+    Sent { action: &'static str, body: Value },
+}
+
+/// What a stored payload decodes to (`TaskStatusUpdate · TASK_STATE_WORKING`), or the error.
+pub fn check_payload(payload: &Value) -> Result<String, String> {
+    let decoded = decode_stream_event(payload).map_err(|e| e.to_string())?;
+    Ok(match &decoded.event {
+        StreamEvent::Task(task) => format!("Task · {}", task.status.state.as_v1_str()),
+        StreamEvent::Message(_) => "Message".to_owned(),
+        StreamEvent::StatusUpdate(update) => {
+            format!("TaskStatusUpdate · {}", update.status.state.as_v1_str())
+        }
+        StreamEvent::ArtifactUpdate(update) => {
+            format!("TaskArtifactUpdate · {}", update.artifact.artifact_id)
+        }
+    })
+}
+
+/// Logs a received event once: a reconnect may deliver a sequence again. Returns whether it
+/// was new.
+pub fn record_received(log: &mut Vec<WireEntry>, event: &LedgerEvent) -> bool {
+    let seen = log
+        .iter()
+        .any(|e| matches!(e, WireEntry::Received { sequence, .. } if *sequence == event.sequence));
+    if !seen {
+        log.push(WireEntry::Received {
+            sequence: event.sequence,
+            source: event.source.clone(),
+            task_id: event.task_id.clone(),
+            payload: event.payload.clone(),
+            check: check_payload(&event.payload),
+        });
+    }
+    !seen
+}
+
+fn pretty(value: &Value) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
+}
+
+/// The side rail (a sheet on small screens) with the numbered log.
+#[component]
+pub fn WirePanel(#[prop(into)] entries: Signal<Vec<WireEntry>>) -> impl IntoView {
+    let numbered = move || entries.get().into_iter().enumerate().collect::<Vec<_>>();
+    view! {
+        <section class="wire-panel" aria-label="Wire inspector">
+            <h2>"{ } Wire"</h2>
+            <p class="muted small">"Commands sent and A2A events received since this page opened."</p>
+            <Show when=move || entries.with(Vec::is_empty)>
+                <p class="muted small">"Nothing on the wire yet."</p>
+            </Show>
+            <ol class="wire-list">
+                <For each=numbered key=|(i, _)| *i children=|(i, entry)| view! { <WireLine number=i + 1 entry/> }/>
+            </ol>
+        </section>
+    }
+    .into_any()
+}
+
+/// One numbered entry with its JSON behind a `<details>`.
+#[component]
+fn WireLine(number: usize, entry: WireEntry) -> impl IntoView {
+    match entry {
+        WireEntry::Received {
+            sequence,
+            source,
+            task_id,
+            payload,
+            check,
+        } => {
+            let mark = match &check {
+                Ok(kind) => {
+                    view! { <span class="wire-mark ok" title="Decodes as A2A">"✓ " {kind.clone()}</span> }
+                        .into_any()
+                }
+                Err(error) => view! { <span class="wire-mark warn">"⚠ " {error.clone()}</span> }.into_any(),
+            };
+            view! {
+                <li class="wire-entry" data-testid="wire-entry" data-direction="in" data-ok=check.is_ok().to_string()>
+                    <p class="wire-head">
+                        <span class="wire-number">{format!("{number}.")}</span>
+                        " ← " {source} " · seq " {sequence}
+                    </p>
+                    {mark}
+                    <details>
+                        <summary>{format!("Event for task {task_id}")}</summary>
+                        <pre class="wire-json">{pretty(&payload)}</pre>
+                    </details>
+                </li>
+            }
+            .into_any()
+        }
+        WireEntry::Sent { action, body } => view! {
+            <li class="wire-entry" data-testid="wire-entry" data-direction="out">
+                <p class="wire-head">
+                    <span class="wire-number">{format!("{number}.")}</span>
+                    " → " {action}
+                </p>
+                <details>
+                    <summary>"Request"</summary>
+                    <pre class="wire-json">{pretty(&body)}</pre>
+                </details>
+            </li>
+        }
+        .into_any(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn event(sequence: i64, payload: Value) -> LedgerEvent {
+        LedgerEvent {
+            sequence,
+            task_id: "t".into(),
+            conversation_id: "c".into(),
+            source: "stream".into(),
+            payload,
+            extensions: Vec::new(),
+            received_at: "2026-01-01T00:00:00Z".into(),
+        }
+    }
+
+    #[test]
+    fn compliance_marks() {
+        let status = json!({"statusUpdate": {"taskId": "r", "status": {"state": "TASK_STATE_WORKING"}}});
+        assert_eq!(
+            check_payload(&status),
+            Ok("TaskStatusUpdate · TASK_STATE_WORKING".into())
+        );
+        let message = json!({"message": {"messageId": "m", "role": "ROLE_AGENT", "parts": [{"text": "hi"}]}});
+        assert_eq!(check_payload(&message), Ok("Message".into()));
+        assert!(check_payload(&json!({"message": {"role": "ROLE_AGENT"}})).is_err());
+        assert!(check_payload(&json!("text")).is_err());
+    }
+
+    #[test]
+    fn a_sequence_is_logged_once() {
+        let mut log = Vec::new();
+        let e = event(3, json!({}));
+        assert!(record_received(&mut log, &e));
+        assert!(!record_received(&mut log, &e));
+        assert!(record_received(&mut log, &event(4, json!({}))));
+        assert_eq!(log.len(), 2);
+        assert!(matches!(&log[0], WireEntry::Received { check: Err(_), .. }));
+    }
+}
