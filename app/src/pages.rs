@@ -8,4 +8,5 @@ pub mod inbox;
 pub mod not_found;
 pub mod notifications;
 pub mod settings;
+pub mod task_detail;
 pub mod tasks;

@@ -5,11 +5,15 @@
 #![allow(clippy::unwrap_used)]
 
 mod agents;
+mod api;
 mod cli;
 mod demo_agent;
 mod gateway;
 mod gateway_demo;
 mod health;
+mod ledger;
+mod live;
 mod ssr;
 mod store;
 mod support;
+mod workers;

@@ -159,3 +159,29 @@ pub async fn text(response: Response<Body>) -> String {
         .expect("body");
     String::from_utf8(bytes.to_vec()).expect("utf-8 body")
 }
+
+/// Starts the background workers (command dispatch, subscriptions) for `state`, as `serve`
+/// does; cancel the token to stop them.
+pub fn start_workers(
+    state: &AppState,
+) -> (tokio_util::task::TaskTracker, tokio_util::sync::CancellationToken) {
+    let tracker = tokio_util::task::TaskTracker::new();
+    let token = tokio_util::sync::CancellationToken::new();
+    server::workers::start(state.worker_deps(), &tracker, token.clone());
+    (tracker, token)
+}
+
+/// Serves `router` on an ephemeral loopback port; returns its origin (`http://127.0.0.1:<port>`).
+pub async fn serve(router: axum::Router) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind an ephemeral port");
+    let origin = format!("http://{}", listener.local_addr().expect("local address"));
+    tokio::spawn(async move { axum::serve(listener, router).await.expect("serve") });
+    origin
+}
+
+/// The demo agent on an ephemeral loopback port; returns its origin.
+pub async fn demo() -> String {
+    serve(server::demo_agent::router()).await
+}

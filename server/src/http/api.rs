@@ -1,0 +1,58 @@
+//! The JSON HTTP API under `/api`, for scripts (`shared/spec/reference.md` §4); the browser uses
+//! server functions instead. Compatible with the original's routes and error shape.
+//!
+//! Cross-cutting (§4.1): every handler takes a [`principal::Principal`] (identity, permission,
+//! and the origin check of mutations), JSON bodies go through [`body::JsonBody`] (16 MiB limit
+//! and the original's messages), errors are [`error::ApiError`] (`{"error":{"message":…}}`),
+//! and every response carries `Cache-Control: no-store` unless it set its own (the SSE stream's
+//! `no-store, no-transform`).
+//!
+//! | Route | Module |
+//! | --- | --- |
+//! | `GET, POST /api/agents`, `POST /api/agents/preview`, `GET, DELETE /api/agents/{id}` | [`agents`] |
+//! | `POST /api/agents/{id}/commands`, `GET /api/commands/{id}`, `POST /api/agents/{id}/messages`, `POST /api/agents/{id}/tasks/{taskId}/cancel` | [`commands`] |
+//! | `POST /api/agents/{id}/stream` | [`stream`] |
+//! | `GET /api/tasks`, `GET /api/tasks/{id}` | [`tasks`] |
+//! | `GET /api/artifacts/{digest}` | [`artifacts`] |
+
+pub mod agents;
+pub mod artifacts;
+pub mod body;
+pub mod commands;
+pub mod error;
+pub mod principal;
+pub mod stream;
+pub mod tasks;
+
+use axum::Router;
+use axum::http::{HeaderValue, header};
+use axum::routing::{get, post};
+use tower_http::set_header::SetResponseHeaderLayer;
+
+use crate::state::AppState;
+
+/// Every `/api` route of the JSON API.
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/api/agents", get(agents::list).post(agents::register))
+        .route("/api/agents/preview", post(agents::preview))
+        .route(
+            "/api/agents/{agent_id}",
+            get(agents::detail).delete(agents::remove),
+        )
+        .route("/api/agents/{agent_id}/commands", post(commands::create))
+        .route("/api/agents/{agent_id}/messages", post(commands::message))
+        .route(
+            "/api/agents/{agent_id}/tasks/{task_id}/cancel",
+            post(commands::cancel),
+        )
+        .route("/api/agents/{agent_id}/stream", post(stream::stream))
+        .route("/api/commands/{command_id}", get(commands::get))
+        .route("/api/tasks", get(tasks::list))
+        .route("/api/tasks/{task_id}", get(tasks::get))
+        .route("/api/artifacts/{digest}", get(artifacts::download))
+        .layer(SetResponseHeaderLayer::if_not_present(
+            header::CACHE_CONTROL,
+            HeaderValue::from_static("no-store"),
+        ))
+}

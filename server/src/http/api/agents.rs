@@ -1,0 +1,171 @@
+//! Agent routes (`shared/spec/reference.md` §4.3), over the same services as the Agents screen:
+//!
+//! - `GET /api/agents` (read): every agent with a fresh discovery of its card (a snapshot each);
+//!   `{id, cardUrl, source, name, description, skills, card, trust}`, or `{id, cardUrl, source,
+//!   error}` for an agent that cannot be discovered.
+//! - `POST /api/agents` (administer): `{"cardUrl"}`, registers only (no fetch);
+//!   `201 {"agent":{id, cardUrl, source}}`; the same URL returns the same agent.
+//! - `POST /api/agents/preview` (administer): `{"cardUrl"}` → `{card, resolvedCardUrl, report}`,
+//!   nothing stored.
+//! - `GET /api/agents/{agentId}` (read): `{id, cardUrl, source, card, trust, report}`;
+//!   `404 Unknown agent.`; an upstream failure is `502` with its message.
+//! - `DELETE /api/agents/{agentId}` (administer): `200 {"removed":true}`; env agents `409`.
+//!
+//! `trust` is `unsigned` until card signatures are verified.
+
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::body::JsonBody;
+use super::error::ApiError;
+use super::principal::{Permission, Principal};
+use crate::config::validate_card_url;
+use crate::db::entity::agent;
+use crate::services::agents::{self as agent_services, AgentServiceError, CardPreview};
+use crate::state::AppState;
+use crate::store::agents::{self as agent_store, AgentSource};
+
+pub const UNKNOWN_AGENT: &str = "Unknown agent.";
+const TRUST: &str = "unsigned";
+
+/// `{"cardUrl": …}` of `POST /api/agents` and `/preview` (strict).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CardUrlBody {
+    #[serde(default)]
+    card_url: Option<String>,
+}
+
+impl CardUrlBody {
+    /// The validated URL, or the original's exact `400` message.
+    fn url(&self) -> Result<url::Url, ApiError> {
+        validate_card_url(self.card_url.as_deref().unwrap_or_default()).map_err(ApiError::bad_request)
+    }
+}
+
+/// Agent-side failures are the agent's (`502` with the reason); database faults are ours.
+fn service_error(error: AgentServiceError) -> ApiError {
+    match error {
+        AgentServiceError::Store(error) => error.into(),
+        other => ApiError::bad_gateway(other.to_string()),
+    }
+}
+
+fn listed(agent: &agent::Model, preview: &CardPreview) -> Value {
+    json!({
+        "id": agent.id,
+        "cardUrl": agent.card_url,
+        "source": agent.source,
+        "name": preview.card.name,
+        "description": preview.card.description,
+        "skills": preview.raw.get("skills").cloned().unwrap_or_else(|| json!([])),
+        "card": preview.raw,
+        "trust": TRUST,
+    })
+}
+
+/// `GET /api/agents`.
+pub async fn list(State(state): State<AppState>, principal: Principal) -> Result<Json<Value>, ApiError> {
+    principal.require(Permission::Read)?;
+    let agents = agent_store::list(&state.db, &principal.organization_id).await?;
+    let discoveries = agents
+        .iter()
+        .map(|agent| agent_services::discover(&state.db, &state.gateway, agent));
+    let outcomes = futures::future::join_all(discoveries).await;
+    let mut rows = Vec::with_capacity(agents.len());
+    for (agent, outcome) in agents.iter().zip(outcomes) {
+        rows.push(match outcome {
+            Ok(preview) => listed(agent, &preview),
+            Err(AgentServiceError::Store(error)) => return Err(error.into()),
+            Err(error) => json!({
+                "id": agent.id,
+                "cardUrl": agent.card_url,
+                "source": agent.source,
+                "error": error.to_string(),
+            }),
+        });
+    }
+    Ok(Json(json!({ "agents": rows })))
+}
+
+/// `POST /api/agents`.
+pub async fn register(
+    State(state): State<AppState>,
+    principal: Principal,
+    JsonBody(body): JsonBody<CardUrlBody>,
+) -> Result<Response, ApiError> {
+    principal.require(Permission::Administer)?;
+    let url = body.url()?;
+    let agent = agent_store::register(
+        &state.db,
+        &principal.organization_id,
+        url.as_str(),
+        AgentSource::Managed,
+    )
+    .await?;
+    let body = json!({"agent": {"id": agent.id, "cardUrl": agent.card_url, "source": agent.source}});
+    Ok((StatusCode::CREATED, Json(body)).into_response())
+}
+
+/// `POST /api/agents/preview`.
+pub async fn preview(
+    State(state): State<AppState>,
+    principal: Principal,
+    JsonBody(body): JsonBody<CardUrlBody>,
+) -> Result<Json<Value>, ApiError> {
+    principal.require(Permission::Administer)?;
+    let url = body.url()?;
+    let preview = agent_services::preview_card(&state.gateway, url.as_str())
+        .await
+        .map_err(service_error)?;
+    Ok(Json(json!({
+        "card": preview.raw,
+        "resolvedCardUrl": preview.resolved_url,
+        "report": preview.report,
+    })))
+}
+
+/// `GET /api/agents/{agentId}`.
+pub async fn detail(
+    State(state): State<AppState>,
+    principal: Principal,
+    Path(agent_id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    principal.require(Permission::Read)?;
+    let agent = find(&state, &principal, &agent_id).await?;
+    let preview = agent_services::discover(&state.db, &state.gateway, &agent)
+        .await
+        .map_err(service_error)?;
+    Ok(Json(json!({
+        "id": agent.id,
+        "cardUrl": agent.card_url,
+        "source": agent.source,
+        "card": preview.raw,
+        "trust": TRUST,
+        "report": preview.report,
+    })))
+}
+
+/// `DELETE /api/agents/{agentId}`.
+pub async fn remove(
+    State(state): State<AppState>,
+    principal: Principal,
+    Path(agent_id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    principal.require(Permission::Administer)?;
+    agent_store::remove(&state.db, &principal.organization_id, &agent_id)
+        .await
+        .map_err(|e| ApiError::from_store(e, UNKNOWN_AGENT))?;
+    Ok(Json(json!({ "removed": true })))
+}
+
+/// A listed agent of the caller's organization, or `404 Unknown agent.`.
+pub async fn find(state: &AppState, principal: &Principal, agent_id: &str) -> Result<agent::Model, ApiError> {
+    agent_store::find(&state.db, &principal.organization_id, agent_id)
+        .await
+        .map_err(|e| ApiError::from_store(e, UNKNOWN_AGENT))
+}

@@ -1,0 +1,294 @@
+//! `POST /api/agents/{agentId}/stream` (operate; `shared/spec/reference.md` §4.6,
+//! `shared/spec/security-and-durability.md` §3.4 "Compatibility routes"): SSE built only from
+//! **committed** state, read every 250 ms for up to 50 s.
+//!
+//! The body is a command body (§4.4), or `{"resubscribe": true, "taskId": "<remote>",
+//! "tenant": ""}` to follow a known task again (`taskId is required to resubscribe.`; anything
+//! but an object is `A valid send or subscription object is required.`). Frames, each
+//! `event: <name>` / `data: <json>`:
+//!
+//! - `accepted {commandId}`: first, for a newly accepted send only (not for a replayed key);
+//! - `persisted {localId, taskId, tenant}`: every poll cycle once the task exists (`taskId` is
+//!   the remote id, or the local one when there is none);
+//! - `snapshot`: the task view, first and whenever its `version` changes;
+//! - `a2a`: each stored ledger event's protocol JSON, in sequence;
+//! - `error {sessionId, requestId, message}`: the command failed or became uncertain; a read
+//!   failure adds `commandId` with a fixed message;
+//! - `end {sessionId, requestId}`: last, at a paused or terminal state, after an error, or
+//!   after 50 s.
+//!
+//! `sessionId` = `requestId` = the command id (a fresh id for a resubscription). The stream is
+//! a reader in its own task: a client that goes away stops the reading, never the command.
+//! Not emitted yet: `meta` and `sideband`.
+
+use std::convert::Infallible;
+use std::time::{Duration, Instant};
+
+use app::a2a::TaskState;
+use app::projection::TaskKind;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, HeaderValue, header};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+use tokio::sync::mpsc;
+
+use super::agents::find as find_agent;
+use super::body::{self, JsonBody};
+use super::commands::{default_key, header_key, submit};
+use super::error::ApiError;
+use super::principal::{Permission, Principal};
+use super::tasks::TASK_NOT_FOUND;
+use crate::services::commands;
+use crate::state::AppState;
+use crate::store::tasks::{self as task_store, EVENTS_PER_READ, EventScope};
+use crate::store::{StoreError, new_id, subscriptions};
+
+/// How often the stream re-reads committed state.
+pub const POLL: Duration = Duration::from_millis(250);
+/// How long one stream lasts at most.
+pub const LIFETIME: Duration = Duration::from_secs(50);
+
+pub const INVALID_BODY: &str = "A valid send or subscription object is required.";
+pub const RESUBSCRIBE_NEEDS_TASK: &str = "taskId is required to resubscribe.";
+pub const RESUBSCRIBE_NOT_BOOLEAN: &str = "resubscribe must be a boolean.";
+pub const UNAVAILABLE: &str =
+    "Durable task stream unavailable; query task or command status before retrying.";
+
+/// `{"resubscribe": true, "taskId", "tenant"}` (strict).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct Resubscribe {
+    #[serde(rename = "resubscribe")]
+    _resubscribe: bool,
+    #[serde(default)]
+    task_id: Option<String>,
+    #[serde(default)]
+    tenant: Option<String>,
+}
+
+/// What one stream follows.
+struct Follow {
+    organization_id: String,
+    /// The send being followed; `None` for a resubscription.
+    command_id: Option<String>,
+    session: String,
+    /// The local task, once known.
+    task: Option<String>,
+    /// The last ledger sequence sent.
+    after: i64,
+    /// The task version of the last snapshot sent.
+    version: Option<i64>,
+}
+
+enum Next {
+    Continue,
+    End,
+    /// The client went away.
+    Gone,
+}
+
+/// `POST /api/agents/{agentId}/stream`.
+pub async fn stream(
+    State(state): State<AppState>,
+    principal: Principal,
+    Path(agent_id): Path<String>,
+    headers: HeaderMap,
+    JsonBody(value): JsonBody<Value>,
+) -> Result<Response, ApiError> {
+    principal.require(Permission::Operate)?;
+    let Value::Object(mut map) = value else {
+        return Err(ApiError::bad_request(INVALID_BODY));
+    };
+    match map.get("resubscribe") {
+        Some(Value::Bool(true)) => return resubscribe(state, principal, &agent_id, map).await,
+        Some(Value::Bool(false)) => {
+            map.remove("resubscribe");
+        }
+        Some(_) => return Err(ApiError::bad_request(RESUBSCRIBE_NOT_BOOLEAN)),
+        None => {}
+    }
+    let body: commands::CommandBody = body::from_value(Value::Object(map))?;
+    let key = match header_key(&headers)? {
+        Some(key) => key,
+        None => default_key(&agent_id, &body),
+    };
+    let (command, replay) = submit(&state, &principal, &agent_id, body, key).await?;
+    // A follow-up on a known task streams what happens from now on, not its whole history.
+    let after = match (&command.task_id, replay) {
+        (Some(local), false) => task_store::find(&state.db.read, &principal.organization_id, local)
+            .await
+            .map(|t| t.last_sequence)
+            .unwrap_or(0),
+        _ => 0,
+    };
+    let follow = Follow {
+        organization_id: principal.organization_id,
+        command_id: Some(command.id.clone()),
+        session: command.id.clone(),
+        task: command.task_id.clone(),
+        after,
+        version: None,
+    };
+    let first = (!replay).then(|| frame("accepted", &json!({ "commandId": command.id })));
+    Ok(spawn(state, follow, first))
+}
+
+async fn resubscribe(
+    state: AppState,
+    principal: Principal,
+    agent_id: &str,
+    map: Map<String, Value>,
+) -> Result<Response, ApiError> {
+    let body: Resubscribe = body::from_value(Value::Object(map))?;
+    let remote = body
+        .task_id
+        .filter(|t| !t.trim().is_empty())
+        .ok_or_else(|| ApiError::bad_request(RESUBSCRIBE_NEEDS_TASK))?;
+    let agent = find_agent(&state, &principal, agent_id).await?;
+    let tenant = body.tenant.unwrap_or_default();
+    let found = crate::store::tasks::find_remote(
+        &state.db.read,
+        &principal.organization_id,
+        &agent.id,
+        &tenant,
+        &remote,
+    )
+    .await
+    .map_err(|e| ApiError::from_store(e, TASK_NOT_FOUND))?;
+    if !TaskState::parse(&found.state).ends_stream() {
+        subscriptions::rearm(&state.db, &found).await?;
+    }
+    let follow = Follow {
+        organization_id: principal.organization_id,
+        command_id: None,
+        session: new_id(),
+        task: Some(found.id),
+        after: found.last_sequence,
+        version: None,
+    };
+    Ok(spawn(state, follow, None))
+}
+
+fn frame(name: &str, data: &impl serde::Serialize) -> Event {
+    Event::default()
+        .event(name)
+        .json_data(data)
+        .unwrap_or_else(|_| Event::default().comment("unserialisable frame"))
+}
+
+/// Starts the reader and answers with its frames.
+fn spawn(state: AppState, mut follow: Follow, first: Option<Event>) -> Response {
+    let (tx, rx) = mpsc::channel::<Event>(64);
+    tokio::spawn(async move {
+        if let Some(first) = first
+            && tx.send(first).await.is_err()
+        {
+            return;
+        }
+        let ids = json!({"sessionId": follow.session, "requestId": follow.session});
+        let deadline = Instant::now() + LIFETIME;
+        loop {
+            match cycle(&state, &mut follow, &tx).await {
+                Ok(Next::Continue) => {}
+                Ok(Next::End) => break,
+                Ok(Next::Gone) => return,
+                Err(error) => {
+                    tracing::warn!(%error, "durable task stream read failed");
+                    let mut data = ids.clone();
+                    data["commandId"] = json!(follow.command_id);
+                    data["message"] = json!(UNAVAILABLE);
+                    if tx.send(frame("error", &data)).await.is_err() {
+                        return;
+                    }
+                    break;
+                }
+            }
+            if Instant::now() >= deadline {
+                break;
+            }
+            tokio::select! {
+                () = tokio::time::sleep(POLL) => {}
+                () = state.shutdown.cancelled() => break,
+                () = tx.closed() => return,
+            }
+        }
+        let _ = tx.send(frame("end", &ids)).await;
+    });
+    let stream = futures::stream::unfold(rx, |mut rx| async move {
+        rx.recv().await.map(|event| (Ok::<_, Infallible>(event), rx))
+    });
+    let mut response = Sse::new(stream).keep_alive(KeepAlive::default()).into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("no-store, no-transform"),
+    );
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response
+}
+
+/// One read of committed state: the command, then the task row, its view when the version
+/// moved, and the ledger events after the last one sent. The end is decided on the task row
+/// read before the events, so every event up to that state has been sent.
+async fn cycle(state: &AppState, follow: &mut Follow, tx: &mpsc::Sender<Event>) -> Result<Next, StoreError> {
+    let send = |event: Event| async move { tx.send(event).await.is_ok() };
+    let ids = json!({"sessionId": follow.session, "requestId": follow.session});
+    let org = follow.organization_id.clone();
+    let mut settled = follow.command_id.is_none();
+    if let Some(id) = &follow.command_id {
+        let command = commands::find(&state.db, &org, id).await?;
+        match command.status.as_str() {
+            "failed" | "uncertain" => {
+                let mut data = ids;
+                data["message"] = json!(command.last_error.unwrap_or_else(|| "The command failed.".into()));
+                return Ok(if send(frame("error", &data)).await {
+                    Next::End
+                } else {
+                    Next::Gone
+                });
+            }
+            "succeeded" => settled = true,
+            _ => {}
+        }
+        if follow.task.is_none() {
+            follow.task.clone_from(&command.task_id);
+        }
+    }
+    let Some(local) = follow.task.clone() else {
+        return Ok(Next::Continue);
+    };
+    let row = task_store::find(&state.db.read, &org, &local).await?;
+    let persisted = json!({
+        "localId": row.id,
+        "taskId": row.remote_task_id.clone().unwrap_or_else(|| row.id.clone()),
+        "tenant": row.tenant,
+    });
+    if !send(frame("persisted", &persisted)).await {
+        return Ok(Next::Gone);
+    }
+    if follow.version != Some(row.version) {
+        let view = task_store::view(&state.db.read, &org, &local).await?;
+        follow.version = Some(row.version);
+        if !send(frame("snapshot", &view)).await {
+            return Ok(Next::Gone);
+        }
+    }
+    let events =
+        task_store::events_after(&state.db.read, &org, &EventScope::Task(local), follow.after).await?;
+    let full = events.len() as u64 >= EVENTS_PER_READ;
+    for event in events {
+        follow.after = event.sequence;
+        if !send(frame("a2a", &event.payload)).await {
+            return Ok(Next::Gone);
+        }
+    }
+    let finished =
+        TaskKind::parse(&row.kind) == TaskKind::Message || TaskState::parse(&row.state).ends_stream();
+    Ok(if settled && finished && !full {
+        Next::End
+    } else {
+        Next::Continue
+    })
+}
