@@ -131,6 +131,13 @@ pub struct Prepared {
     archived: Vec<Archived>,
 }
 
+impl Prepared {
+    /// The event as it will be stored: inline bytes replaced by archive references.
+    pub fn payload(&self) -> &Value {
+        &self.payload
+    }
+}
+
 impl Ingestor {
     /// Ingests one observation in its own transaction and publishes it.
     pub async fn ingest(&self, observation: &Observation) -> Result<Ingested, IngestError> {
@@ -274,7 +281,7 @@ impl Ingestor {
         };
         task::Entity::update(active).exec(tx).await?;
         if saved.kind == TaskKind::Task.as_str() && saved.remote_task_id.is_some() && !state.ends_stream() {
-            arm_subscription(tx, &saved, observation.rearm).await?;
+            crate::store::subscriptions::arm(tx, &saved, observation.rearm).await?;
         }
         Ok(outcome(&saved, Some(sequence), new_task))
     }
@@ -476,44 +483,5 @@ async fn record_access(
     )
     .exec_without_returning(tx)
     .await?;
-    Ok(())
-}
-
-/// Records the intent to follow an active task; a stopped subscription comes back only when a
-/// new command made the task active again (`rearm`).
-async fn arm_subscription(tx: &DatabaseTransaction, task: &task::Model, rearm: bool) -> Result<(), DbErr> {
-    let now = Utc::now();
-    let existing = task_subscription::Entity::find()
-        .filter(task_subscription::Column::TaskId.eq(&task.id))
-        .one(tx)
-        .await?;
-    match existing {
-        None => {
-            task_subscription::Entity::insert(task_subscription::ActiveModel {
-                id: Set(new_id()),
-                organization_id: Set(task.organization_id.clone()),
-                task_id: Set(task.id.clone()),
-                status: Set("pending".into()),
-                attempts: Set(0),
-                available_at: Set(now),
-                lease_owner: Set(None),
-                lease_until: Set(None),
-                last_error: Set(None),
-                updated_at: Set(now),
-            })
-            .exec_without_returning(tx)
-            .await?;
-        }
-        Some(sub) if rearm && sub.status == "stopped" => {
-            let mut sub: task_subscription::ActiveModel = sub.into();
-            sub.status = Set("pending".into());
-            sub.attempts = Set(0);
-            sub.available_at = Set(now);
-            sub.last_error = Set(None);
-            sub.updated_at = Set(now);
-            task_subscription::Entity::update(sub).exec(tx).await?;
-        }
-        Some(_) => {}
-    }
     Ok(())
 }

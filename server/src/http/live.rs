@@ -92,7 +92,9 @@ pub async fn conversation_stream(
     ))
 }
 
-fn sse(events: mpsc::Receiver<Event>) -> Response {
+/// An SSE response of the frames sent on `events`, with the no-store and no-buffering headers
+/// every event stream here carries; it ends when the sender is dropped.
+pub(crate) fn sse(events: mpsc::Receiver<Event>) -> Response {
     let stream = futures::stream::unfold(events, |mut rx| async move {
         rx.recv().await.map(|event| (Ok::<_, Infallible>(event), rx))
     });

@@ -1,31 +1,23 @@
 //! Stream subscriptions: the intent that a worker follows a task live.
 
 use chrono::Utc;
-use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter};
+use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter};
 
 use super::{StoreError, new_id};
 use crate::db::Db;
 use crate::db::entity::{task, task_subscription};
 
-/// Asks the workers to follow `task` again now (the task page's Subscribe button). A
-/// subscription already being followed is left alone.
-pub async fn rearm(db: &Db, task: &task::Model) -> Result<(), StoreError> {
+/// Records that `task` should be followed: a task seen for the first time gets a pending
+/// subscription; a stopped one comes back only when `restart` says so (a new command made the
+/// task active again, or the operator pressed Subscribe). One being followed is left alone.
+/// Runs on whatever connection it is given, so ingestion calls it inside its transaction.
+pub async fn arm<C: ConnectionTrait>(db: &C, task: &task::Model, restart: bool) -> Result<(), DbErr> {
     let now = Utc::now();
     let existing = task_subscription::Entity::find()
         .filter(task_subscription::Column::TaskId.eq(&task.id))
-        .one(&db.write)
+        .one(db)
         .await?;
     match existing {
-        Some(sub) if sub.status == "streaming" => {}
-        Some(sub) => {
-            let mut sub: task_subscription::ActiveModel = sub.into();
-            sub.status = Set("pending".into());
-            sub.attempts = Set(0);
-            sub.available_at = Set(now);
-            sub.last_error = Set(None);
-            sub.updated_at = Set(now);
-            task_subscription::Entity::update(sub).exec(&db.write).await?;
-        }
         None => {
             task_subscription::Entity::insert(task_subscription::ActiveModel {
                 id: Set(new_id()),
@@ -39,11 +31,26 @@ pub async fn rearm(db: &Db, task: &task::Model) -> Result<(), StoreError> {
                 last_error: Set(None),
                 updated_at: Set(now),
             })
-            .exec_without_returning(&db.write)
+            .exec_without_returning(db)
             .await?;
         }
+        Some(sub) if restart && sub.status == "stopped" => {
+            let mut sub: task_subscription::ActiveModel = sub.into();
+            sub.status = Set("pending".into());
+            sub.attempts = Set(0);
+            sub.available_at = Set(now);
+            sub.last_error = Set(None);
+            sub.updated_at = Set(now);
+            task_subscription::Entity::update(sub).exec(db).await?;
+        }
+        Some(_) => {}
     }
     Ok(())
+}
+
+/// Asks the workers to follow `task` again now (the task page's Subscribe button).
+pub async fn rearm(db: &Db, task: &task::Model) -> Result<(), StoreError> {
+    Ok(arm(&db.write, task, true).await?)
 }
 
 /// The subscription row of a task, if any.

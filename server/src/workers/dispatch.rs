@@ -50,18 +50,7 @@ pub const LEASE_LOST: &str = "Dispatch lease lost before completion.";
 pub const AGENT_REMOVED: &str = "The agent has been removed.";
 
 /// Media types the console can show, asked for when the caller names none (reference §4.4).
-pub const DEFAULT_OUTPUT_MODES: [&str; 10] = [
-    "text/plain",
-    "text/markdown",
-    "text/csv",
-    "application/json",
-    "application/pdf",
-    "application/octet-stream",
-    "application/zip",
-    "image/*",
-    "audio/*",
-    "video/*",
-];
+pub use app::settings::DEFAULT_OUTPUT_MODES;
 
 /// The loop: one pass every [`POLL`] until shutdown.
 pub async fn run(deps: WorkerDeps, tracker: TaskTracker, shutdown: CancellationToken) {
@@ -448,6 +437,10 @@ async fn complete(
             }
         }
     }
+    // The command's result keeps the answer as stored: archive references, never inline bytes.
+    let stored_answer = prepared
+        .last()
+        .map_or_else(|| answer.clone(), |p| p.payload().clone());
     let tx = deps.db.write.begin().await?;
     if !holds(&tx, outbox_id, owner).await? {
         tracing::info!(command = %command.id, "{LEASE_LOST}");
@@ -471,7 +464,7 @@ async fn complete(
     row.task_id = Set(local_task.clone());
     row.last_error = Set(None);
     row.result_json = Set(Some(json!({
-        "event": answer,
+        "event": stored_answer,
         "localId": local_task,
         "taskId": remote_task,
         "tenant": command.tenant,

@@ -21,15 +21,14 @@
 //! a reader in its own task: a client that goes away stops the reading, never the command.
 //! Not emitted yet: `meta` and `sideband`.
 
-use std::convert::Infallible;
 use std::time::{Duration, Instant};
 
 use app::a2a::TaskState;
 use app::projection::TaskKind;
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, HeaderValue, header};
-use axum::response::sse::{Event, KeepAlive, Sse};
-use axum::response::{IntoResponse, Response};
+use axum::http::HeaderMap;
+use axum::response::Response;
+use axum::response::sse::Event;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
@@ -216,17 +215,7 @@ fn spawn(state: AppState, mut follow: Follow, first: Option<Event>) -> Response 
         }
         let _ = tx.send(frame("end", &ids)).await;
     });
-    let stream = futures::stream::unfold(rx, |mut rx| async move {
-        rx.recv().await.map(|event| (Ok::<_, Infallible>(event), rx))
-    });
-    let mut response = Sse::new(stream).keep_alive(KeepAlive::default()).into_response();
-    let headers = response.headers_mut();
-    headers.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static("no-store, no-transform"),
-    );
-    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
-    response
+    crate::http::live::sse(rx)
 }
 
 /// One read of committed state: the command, then the task row, its view when the version
