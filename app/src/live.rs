@@ -95,12 +95,26 @@ pub fn encode_segment(segment: &str) -> String {
 pub fn use_live_stream(url: Signal<Option<String>>, on_frame: impl Fn(LiveFrame) + 'static) {
     let on_frame: std::rc::Rc<dyn Fn(LiveFrame)> = std::rc::Rc::new(on_frame);
     let connection = StoredValue::new_local(None::<connection::Connection>);
+    // EventSource retries dropped connections by itself, but gives up for good on an HTTP error
+    // (a restarting server's 503, a proxy's 502). Then a new one is opened after a pause; events
+    // it repeats are ignored by the fold (their sequence is not newer).
+    let generation = RwSignal::new(0u32);
+    let reopen: std::rc::Rc<dyn Fn()> = std::rc::Rc::new(move || {
+        connection::after(connection::REOPEN_AFTER_MS, move || {
+            let _ = generation.try_update(|g| *g += 1);
+        });
+    });
     Effect::new(move |_| {
         let url = url.get();
+        generation.track();
         // Dropping a connection closes it.
         connection.update_value(|current| *current = None);
         if let Some(url) = url {
-            connection.set_value(connection::Connection::open(&url, on_frame.clone()));
+            connection.set_value(connection::Connection::open(
+                &url,
+                on_frame.clone(),
+                reopen.clone(),
+            ));
         }
     });
     on_cleanup(move || {
@@ -128,10 +142,27 @@ mod connection {
     pub(super) struct Connection {
         source: EventSource,
         _listeners: Vec<Closure<dyn FnMut(MessageEvent)>>,
+        _on_error: Closure<dyn FnMut(web_sys::Event)>,
+    }
+
+    /// Pause before a stream the browser gave up on is opened again.
+    pub(super) const REOPEN_AFTER_MS: i32 = 2000;
+
+    /// Runs `f` once after `ms` milliseconds.
+    pub(super) fn after(ms: i32, f: impl FnOnce() + 'static) {
+        let callback = Closure::once_into_js(f);
+        if let Some(window) = web_sys::window() {
+            let _ =
+                window.set_timeout_with_callback_and_timeout_and_arguments_0(callback.unchecked_ref(), ms);
+        }
     }
 
     impl Connection {
-        pub(super) fn open(url: &str, on_frame: Rc<dyn Fn(LiveFrame)>) -> Option<Connection> {
+        pub(super) fn open(
+            url: &str,
+            on_frame: Rc<dyn Fn(LiveFrame)>,
+            reopen: Rc<dyn Fn()>,
+        ) -> Option<Connection> {
             let source = EventSource::new(url).ok()?;
             let listeners = FRAME_NAMES
                 .iter()
@@ -149,9 +180,17 @@ mod connection {
                     listener
                 })
                 .collect();
+            let watched = source.clone();
+            let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |_event: web_sys::Event| {
+                if watched.ready_state() == EventSource::CLOSED {
+                    reopen();
+                }
+            });
+            let _ = source.add_event_listener_with_callback("error", on_error.as_ref().unchecked_ref());
             Some(Connection {
                 source,
                 _listeners: listeners,
+                _on_error: on_error,
             })
         }
     }

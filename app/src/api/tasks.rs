@@ -13,6 +13,9 @@ use crate::projection::{TaskKind, TaskView};
 /// Rows per page of the task list.
 pub const TASK_PAGE_SIZE: u64 = 50;
 
+/// Stored ledger events the Wire panel loads when it opens (the newest ones).
+pub const WIRE_HISTORY: u64 = 200;
+
 /// The task list filters (`GET /api/tasks?filter=`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum TaskFilter {
@@ -22,7 +25,8 @@ pub enum TaskFilter {
     Active,
     /// Input or auth required ("Needs you").
     NeedsInput,
-    /// Completed, failed, canceled or rejected (and direct message replies).
+    /// Everything that is neither active nor waiting: completed, failed, canceled, rejected,
+    /// direct message replies, and states the console does not know.
     Done,
 }
 
@@ -208,6 +212,11 @@ pub trait TasksBackend: Send + Sync {
         &self,
         conversation_id: String,
     ) -> crate::api::BoxFuture<'_, Result<ConversationView, AppError>>;
+    /// The newest [`WIRE_HISTORY`] ledger events of a conversation, oldest first.
+    fn conversation_events(
+        &self,
+        conversation_id: String,
+    ) -> crate::api::BoxFuture<'_, Result<Vec<LedgerEvent>, AppError>>;
     fn send(&self, input: SendInput) -> crate::api::BoxFuture<'_, Result<CommandView, AppError>>;
     fn cancel(&self, task_id: String) -> crate::api::BoxFuture<'_, Result<CommandView, AppError>>;
     fn subscribe(&self, task_id: String) -> crate::api::BoxFuture<'_, Result<(), AppError>>;
@@ -239,6 +248,20 @@ pub async fn get_conversation(conversation_id: String) -> Result<ConversationVie
             crate::api::backend()?
                 .tasks
                 .get_conversation(conversation_id)
+                .await
+        }
+        .await,
+    )
+}
+
+/// The stored exchange of a conversation for the Wire panel: its newest ledger events.
+#[server(prefix = "/api/fn", endpoint = "get_conversation_events")]
+pub async fn get_conversation_events(conversation_id: String) -> Result<Vec<LedgerEvent>, AppError> {
+    crate::api::respond(
+        async {
+            crate::api::backend()?
+                .tasks
+                .conversation_events(conversation_id)
                 .await
         }
         .await,

@@ -111,14 +111,20 @@ pub fn format_size(bytes: u64) -> String {
 pub fn MediaView(kind: ContentKind, url: String, filename: Option<String>) -> impl IntoView {
     let name = filename.unwrap_or_else(|| DEFAULT_FILENAME.to_owned());
     let media = match kind {
-        ContentKind::Image => view! { <img class="content-media" src=url.clone() alt=name.clone() loading="lazy"/> }.into_any(),
-        ContentKind::Audio => view! { <audio class="content-media" controls=true preload="metadata" src=url.clone()></audio> }.into_any(),
-        ContentKind::Video => view! { <video class="content-media" controls=true preload="metadata" src=url.clone()></video> }.into_any(),
-        // A link, not an embed: the PDF opens in the browser's own viewer in a new tab.
-        _ => view! {
-            <a class="content-file-action" href=url.clone() target="_blank" rel="noopener noreferrer">"Open PDF"</a>
+        ContentKind::Image => {
+            view! { <img class="content-media" src=url.clone() alt=name.clone() loading="lazy"/> }.into_any()
         }
-        .into_any(),
+        ContentKind::Audio => {
+            view! { <audio class="content-media" controls=true preload="metadata" src=url.clone()></audio> }
+                .into_any()
+        }
+        ContentKind::Video => {
+            view! { <video class="content-media" controls=true preload="metadata" src=url.clone()></video> }
+                .into_any()
+        }
+        // Not embedded: archived files are served as attachments, so the PDF is downloaded and
+        // opened by the operator's own viewer.
+        _ => view! { <span class="content-file-note">"PDF document"</span> }.into_any(),
     };
     view! {
         <figure class="content-figure">

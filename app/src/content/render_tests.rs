@@ -230,7 +230,7 @@ fn media_rule_archived_media_is_inline() {
         Some("r.pdf"),
     ));
     assert!(
-        html.contains("Open PDF") && html.contains("download=\"r.pdf\""),
+        html.contains("PDF document") && html.contains("download=\"r.pdf\""),
         "{html}"
     );
 }

@@ -11,7 +11,7 @@ pub fn InboxPage() -> impl IntoView {
         <ComingSoon
             title="Inbox"
             purpose="Tasks that need input and approvals that wait for a decision, in one list."
-            coming="The inbox arrives with the console and extensions issues (#4, #5)."
+            coming="The inbox arrives with approvals and sign-in (the extensions issue, #5, and later ones). Until then, Tasks → Needs you lists what waits for you."
         />
     }
 }

@@ -114,17 +114,20 @@ fn DetailHeader(task: Signal<TaskView>, refresh: Callback<()>) -> impl IntoView 
         <div class="toolbar task-actions">
             <button type="button" class="button" on:click=move |_| refresh.run(())>"Refresh"</button>
             <a class="button" href=format!("/chat/{conversation_id}")>"Open in chat"</a>
-            <button
-                type="button"
-                class="button"
-                disabled=move || subscribe.pending().get()
-                on:click=move |_| {
-                    subscribe.dispatch(SubscribeTask { task_id: subscribe_id.clone() });
-                }
-            >
-                "Subscribe"
-            </button>
             <Show when=active>
+                <button
+                    type="button"
+                    class="button"
+                    disabled=move || subscribe.pending().get()
+                    on:click={
+                        let subscribe_id = subscribe_id.clone();
+                        move |_| {
+                            subscribe.dispatch(SubscribeTask { task_id: subscribe_id.clone() });
+                        }
+                    }
+                >
+                    "Subscribe"
+                </button>
                 <CancelTaskControl task_id=local_id.clone()/>
             </Show>
         </div>

@@ -3,8 +3,8 @@
 
 use app::api::BoxFuture;
 use app::api::tasks::{
-    CommandView, ConversationSummary, ConversationView, SendInput, TASK_PAGE_SIZE, TaskFilter, TaskPage,
-    TasksBackend,
+    CommandView, ConversationSummary, ConversationView, LedgerEvent, SendInput, TASK_PAGE_SIZE, TaskFilter,
+    TaskPage, TasksBackend, WIRE_HISTORY,
 };
 use app::error::AppError;
 use app::projection::{TaskKind, TaskView};
@@ -147,6 +147,21 @@ impl TasksBackend for Tasks {
 
     fn get_conversation(&self, conversation_id: String) -> BoxFuture<'_, Result<ConversationView, AppError>> {
         Box::pin(self.conversation(conversation_id))
+    }
+
+    fn conversation_events(
+        &self,
+        conversation_id: String,
+    ) -> BoxFuture<'_, Result<Vec<LedgerEvent>, AppError>> {
+        Box::pin(async move {
+            let org = self.organization().await?;
+            if uuid::Uuid::parse_str(&conversation_id).is_err() {
+                return Err(AppError::NotFound);
+            }
+            task_store::conversation_tail(&self.0.db.read, &org, &conversation_id, WIRE_HISTORY)
+                .await
+                .map_err(store_error)
+        })
     }
 
     fn send(&self, input: SendInput) -> BoxFuture<'_, Result<CommandView, AppError>> {

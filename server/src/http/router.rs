@@ -1,6 +1,7 @@
 //! The router: an index of every route the server answers.
 
 use axum::Router;
+use axum::extract::DefaultBodyLimit;
 use axum::handler::Handler;
 use axum::http::{HeaderName, HeaderValue};
 use axum::middleware::from_fn_with_state;
@@ -30,6 +31,10 @@ const SECURITY_HEADERS: [(&str, &str); 6] = [
     ),
 ];
 
+/// Largest server-function request: a composer send carries attached files as base64 (10 MiB of
+/// file is about 13.4 MiB of JSON), like the JSON API's 16 MiB body limit.
+pub const SERVER_FN_BODY_LIMIT: usize = 16 * 1024 * 1024;
+
 /// Builds the whole application; tests call this without a socket.
 pub fn build_router(state: AppState) -> Router {
     let routes = generate_route_list(app::App);
@@ -58,6 +63,8 @@ pub fn build_router(state: AppState) -> Router {
                 move || app::shell(options.clone())
             },
         )
+        // Server functions read their body with axum's extractors (2 MB by default).
+        .layer(DefaultBodyLimit::max(SERVER_FN_BODY_LIMIT))
         // Routing has happened inside a route layer, so the metrics see the route template.
         .route_layer(from_fn_with_state(state.clone(), metrics::record))
         .fallback(

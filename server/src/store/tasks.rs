@@ -337,6 +337,46 @@ pub async fn events_after<C: ConnectionTrait>(
         .collect())
 }
 
+/// The newest `limit` ledger events of a conversation, oldest first.
+pub async fn conversation_tail<C: ConnectionTrait>(
+    db: &C,
+    organization_id: &str,
+    conversation_id: &str,
+    limit: u64,
+) -> Result<Vec<LedgerEvent>, StoreError> {
+    let tasks: Vec<String> = task::Entity::find()
+        .filter(task::Column::OrganizationId.eq(organization_id))
+        .filter(task::Column::ConversationId.eq(conversation_id))
+        .all(db)
+        .await?
+        .into_iter()
+        .map(|t| t.id)
+        .collect();
+    if tasks.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut rows = task_event::Entity::find()
+        .filter(task_event::Column::OrganizationId.eq(organization_id))
+        .filter(task_event::Column::TaskId.is_in(tasks))
+        .order_by_desc(task_event::Column::Sequence)
+        .limit(limit)
+        .all(db)
+        .await?;
+    rows.reverse();
+    Ok(rows
+        .into_iter()
+        .map(|e| LedgerEvent {
+            sequence: e.sequence,
+            conversation_id: conversation_id.to_owned(),
+            task_id: e.task_id,
+            source: e.source,
+            payload: e.payload_json,
+            extensions: from_json(e.extensions_json),
+            received_at: rfc3339(e.received_at),
+        })
+        .collect())
+}
+
 /// Every ledger event of a task in order (for rebuilds and checks).
 pub async fn ledger<C: ConnectionTrait>(db: &C, task_id: &str) -> Result<Vec<task_event::Model>, StoreError> {
     Ok(task_event::Entity::find()

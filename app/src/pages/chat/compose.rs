@@ -201,7 +201,8 @@ pub fn parse_list(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// The Options panel as [`SendOptions`]; an unchecked box means "not set".
+/// The Options panel as [`SendOptions`]; the box is always sent (the agent is asked to
+/// return immediately, or to answer when the task settles).
 pub fn build_options(
     return_immediately: bool,
     history_length: &str,
@@ -219,7 +220,7 @@ pub fn build_options(
         )
     };
     Ok(SendOptions {
-        return_immediately: return_immediately.then_some(true),
+        return_immediately: Some(return_immediately),
         history_length,
         accepted_output_modes: parse_list(accepted_output_modes),
         reference_task_ids: parse_list(reference_task_ids),
@@ -352,7 +353,13 @@ mod tests {
 
     #[test]
     fn options_from_the_panel() {
-        assert_eq!(build_options(false, "", "", ""), Ok(SendOptions::default()));
+        assert_eq!(
+            build_options(false, "", "", ""),
+            Ok(SendOptions {
+                return_immediately: Some(false),
+                ..SendOptions::default()
+            })
+        );
         let options = build_options(true, " 5 ", "text/plain, ,application/json", "t1,t2 ").expect("valid");
         assert_eq!(options.return_immediately, Some(true));
         assert_eq!(options.history_length, Some(5));

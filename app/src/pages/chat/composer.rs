@@ -3,6 +3,8 @@
 
 use leptos::prelude::*;
 
+use crate::settings::Preferences;
+
 use super::attach::{AttachTools, AttachmentChips};
 use super::compose::{Attachment, TextFormat, accepts, build_options, message_content, preferred_format};
 use super::options::OptionsPanel;
@@ -26,6 +28,8 @@ pub struct Draft {
     pub reference_task_ids: RwSignal<String>,
     /// Why the draft cannot be sent or a part could not be attached.
     pub error: RwSignal<Option<String>>,
+    /// The Settings screen's request defaults, which the Options panel starts from.
+    defaults: StoredValue<Preferences>,
 }
 
 impl Draft {
@@ -42,7 +46,21 @@ impl Draft {
             accepted_output_modes: RwSignal::new(String::new()),
             reference_task_ids: RwSignal::new(String::new()),
             error: RwSignal::new(None),
+            defaults: StoredValue::new(Preferences::default()),
         }
+    }
+
+    /// Sets the Options panel to the request defaults.
+    fn apply_defaults(self) {
+        let Some(defaults) = self.defaults.try_get_value() else {
+            return;
+        };
+        self.return_immediately.try_set(defaults.return_immediately);
+        self.history_length
+            .try_set(defaults.history_length.map(|n| n.to_string()).unwrap_or_default());
+        self.accepted_output_modes
+            .try_set(defaults.accepted_output_modes.join(", "));
+        self.reference_task_ids.try_set(String::new());
     }
 
     /// Adds a part to send with the next message.
@@ -75,10 +93,7 @@ impl Draft {
         self.text.try_set(String::new());
         self.attachments.try_set(Vec::new());
         self.target.try_set(None);
-        self.return_immediately.try_set(false);
-        self.history_length.try_set(String::new());
-        self.accepted_output_modes.try_set(String::new());
-        self.reference_task_ids.try_set(String::new());
+        self.apply_defaults();
         self.error.try_set(None);
     }
 }
@@ -87,6 +102,11 @@ impl Draft {
 #[component]
 pub fn Composer(state: ChatState) -> impl IntoView {
     let draft = Draft::new();
+    // Effects run in the browser only, after hydration: the preferences live in localStorage.
+    Effect::new(move |_| {
+        draft.defaults.set_value(crate::settings::load());
+        draft.apply_defaults();
+    });
     let modes = Signal::derive(move || {
         state
             .card

@@ -84,8 +84,25 @@ pub fn ConversationPage() -> impl IntoView {
 /// The loaded conversation with its live stream.
 #[component]
 fn ChatView(initial: ConversationView, card: Option<AgentCard>) -> impl IntoView {
+    let conversation_id = initial.conversation_id.clone();
     let state = ChatState::new(initial, card);
     let wire_open = RwSignal::new(false);
+    // Opening the Wire panel loads the stored exchange once; live events keep adding to it.
+    let history_loaded = StoredValue::new(false);
+    Effect::new(move |_| {
+        if !wire_open.get() || history_loaded.get_value() || conversation_id.is_empty() {
+            return;
+        }
+        history_loaded.set_value(true);
+        let id = conversation_id.clone();
+        leptos::task::spawn_local(async move {
+            if let Ok(history) = crate::api::tasks::get_conversation_events(id).await {
+                state
+                    .wire
+                    .update(|log| super::wire::prepend_history(log, &history));
+            }
+        });
+    });
     view! {
         <div class="chat-layout" class:with-rail=move || wire_open.get()>
             <div class="chat-main">

@@ -57,6 +57,23 @@ pub fn record_received(log: &mut Vec<WireEntry>, event: &LedgerEvent) -> bool {
     !seen
 }
 
+/// Puts the stored exchange (oldest first) before what the page saw live; events already in
+/// the log are skipped. Stored events are older than anything that arrived live.
+pub fn prepend_history(log: &mut Vec<WireEntry>, history: &[LedgerEvent]) {
+    let mut stored = Vec::new();
+    for event in history {
+        record_received(&mut stored, event);
+    }
+    stored.retain(|entry| match entry {
+        WireEntry::Received { sequence, .. } => !log
+            .iter()
+            .any(|e| matches!(e, WireEntry::Received { sequence: s, .. } if s == sequence)),
+        WireEntry::Sent { .. } => true,
+    });
+    stored.append(log);
+    *log = stored;
+}
+
 fn pretty(value: &Value) -> String {
     serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
 }
@@ -169,5 +186,27 @@ mod tests {
         assert!(record_received(&mut log, &event(4, json!({}))));
         assert_eq!(log.len(), 2);
         assert!(matches!(&log[0], WireEntry::Received { check: Err(_), .. }));
+    }
+
+    #[test]
+    fn the_stored_exchange_goes_first_without_repeating_live_events() {
+        let mut log = Vec::new();
+        record_received(&mut log, &event(5, json!({})));
+        log.push(WireEntry::Sent {
+            action: "SendMessage",
+            body: json!({"text": "hi"}),
+        });
+        prepend_history(
+            &mut log,
+            &[event(3, json!({})), event(4, json!({})), event(5, json!({}))],
+        );
+        let sequences: Vec<Option<i64>> = log
+            .iter()
+            .map(|e| match e {
+                WireEntry::Received { sequence, .. } => Some(*sequence),
+                WireEntry::Sent { .. } => None,
+            })
+            .collect();
+        assert_eq!(sequences, [Some(3), Some(4), Some(5), None]);
     }
 }
