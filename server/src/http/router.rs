@@ -35,9 +35,18 @@ const SECURITY_HEADERS: [(&str, &str); 6] = [
 /// file is about 13.4 MiB of JSON), like the JSON API's 16 MiB body limit.
 pub const SERVER_FN_BODY_LIMIT: usize = 16 * 1024 * 1024;
 
+/// The app's routes, generated once per process. Generating them renders the app with resource
+/// loading suppressed through a process-global flag, so a resource first polled by a concurrent
+/// render while that flag is set would never load (leptos-rs/leptos#4773); once per process,
+/// before anything is served, avoids that.
+fn route_list() -> Vec<leptos_axum::AxumRouteListing> {
+    static ROUTES: std::sync::OnceLock<Vec<leptos_axum::AxumRouteListing>> = std::sync::OnceLock::new();
+    ROUTES.get_or_init(|| generate_route_list(app::App)).clone()
+}
+
 /// Builds the whole application; tests call this without a socket.
 pub fn build_router(state: AppState) -> Router {
-    let routes = generate_route_list(app::App);
+    let routes = route_list();
     let options = state.leptos_options.clone();
     let mut router = Router::new()
         // The console opens on Chat, like the original (its logo links there too).

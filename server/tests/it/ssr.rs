@@ -100,3 +100,80 @@ async fn theme_cookie_is_rendered_on_first_paint() {
         "no cookie follows the system theme"
     );
 }
+
+/// A conversation and a task page render on the server (with a multi-threaded runtime, as in
+/// production, where a page's reactive owner may be cleaned up on another thread).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_conversation_and_its_task_render_on_the_server() {
+    let (state, _db) = support::app().await;
+    let org = server::store::organizations::local(&state.db).await.unwrap();
+    let agent = server::store::agents::register(
+        &state.db,
+        &org.id,
+        "http://127.0.0.1:9/card.json",
+        server::store::agents::AgentSource::Managed,
+    )
+    .await
+    .unwrap();
+    let conversation = "00000000-0000-4000-8000-00000000abcd";
+    let done = state
+        .ingestor
+        .ingest(&server::ingest::Observation {
+            organization_id: org.id.clone(),
+            agent_id: agent.id.clone(),
+            tenant: String::new(),
+            conversation_id: conversation.into(),
+            local_task_id: None,
+            source: server::ingest::Source::Command,
+            source_key: Some("command:x".into()),
+            payload: serde_json::json!({"message": {"messageId": "u", "role": "ROLE_USER", "taskId": "r1",
+                "parts": [{"text": "Render me on the server"}]}}),
+            extensions: vec![],
+            protocol_version: None,
+            skill_id: None,
+            fence: None,
+            rearm: false,
+        })
+        .await
+        .unwrap();
+    for _ in 0..5 {
+        let chat = get(&state, &format!("/chat/{conversation}")).await;
+        assert_eq!(chat.status(), StatusCode::OK);
+        assert!(text(chat).await.contains("Render me on the server"));
+        let task = get(&state, &format!("/tasks/{}", done.task_id)).await;
+        assert_eq!(task.status(), StatusCode::OK);
+        assert!(text(task).await.contains("Render me on the server"));
+    }
+    let missing = get(&state, "/tasks/00000000-0000-4000-8000-000000000404").await;
+    assert_eq!(missing.status(), StatusCode::NOT_FOUND);
+}
+
+/// Pages that load data render completely under concurrent requests (a route list generated
+/// while another page rendered used to stall that page forever: leptos-rs/leptos#4773).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_renders_of_data_pages_all_complete() {
+    let (state, _db) = support::app().await;
+    for path in ["/agents", "/chat", "/tasks", "/flows"] {
+        let mut renders = Vec::new();
+        for _ in 0..4 {
+            let state = state.clone();
+            renders.push(tokio::spawn(async move {
+                for _ in 0..5 {
+                    let html = text(get(&state, path).await).await;
+                    assert!(
+                        html.contains("__RESOLVED_RESOURCES"),
+                        "{path}: resources resolved"
+                    );
+                }
+            }));
+        }
+        let all = tokio::time::timeout(
+            std::time::Duration::from_secs(30),
+            futures::future::join_all(renders),
+        )
+        .await;
+        for render in all.unwrap_or_else(|_| panic!("{path}: a render stalled")) {
+            render.unwrap();
+        }
+    }
+}

@@ -2,6 +2,7 @@
 //! kept current by its live stream, the wire log, and the send in flight.
 
 use leptos::prelude::*;
+#[cfg(feature = "hydrate")]
 use leptos_router::hooks::use_navigate;
 use serde_json::json;
 
@@ -22,6 +23,7 @@ enum Refetch {
 }
 
 /// Client-side navigation, kept for after an await (hooks cannot be called there).
+#[cfg(feature = "hydrate")]
 type Navigate = Box<dyn Fn(&str)>;
 
 /// The conversation page's shared state; `Copy`, handed to each part of the page.
@@ -40,13 +42,25 @@ pub struct ChatState {
     /// Bumped after each re-fetch, so the live stream resumes after the fresh view.
     epoch: RwSignal<u32>,
     refetch: StoredValue<Refetch>,
+    /// Browser only: a thread-local value must not live in the server's render, whose owner is
+    /// cleaned up on another thread (and the server never navigates).
+    #[cfg(feature = "hydrate")]
     navigate: StoredValue<Navigate, LocalStorage>,
 }
 
 impl ChatState {
+    /// Client-side navigation (nothing on the server).
+    fn go_to(self, url: &str) {
+        #[cfg(feature = "hydrate")]
+        self.navigate.try_with_value(|navigate| navigate(url));
+        #[cfg(not(feature = "hydrate"))]
+        let _ = url;
+    }
+
     /// State for a loaded conversation (or an empty new chat), subscribed to its live stream
     /// for as long as the calling component lives.
     pub fn new(initial: ConversationView, card: Option<AgentCard>) -> ChatState {
+        #[cfg(feature = "hydrate")]
         let navigate = use_navigate();
         let card = match card {
             Some(card) => Signal::stored(Some(card)),
@@ -64,6 +78,7 @@ impl ChatState {
             send_error: RwSignal::new(None),
             epoch: RwSignal::new(0),
             refetch: StoredValue::new(Refetch::Idle),
+            #[cfg(feature = "hydrate")]
             navigate: StoredValue::new_local(Box::new(move |url: &str| navigate(url, Default::default()))),
         };
         let url = Signal::derive(move || {
@@ -159,10 +174,7 @@ impl ChatState {
                     let conversation_id = command.conversation_id.clone();
                     let refetch = self.conversation.try_update(|c| note_command(c, command)) == Some(true);
                     match conversation_id {
-                        Some(id) if new_chat => {
-                            self.navigate
-                                .try_with_value(|navigate| navigate(&format!("/chat/{id}")));
-                        }
+                        Some(id) if new_chat => self.go_to(&format!("/chat/{id}")),
                         _ if refetch => self.refetch(),
                         _ => {}
                     }
