@@ -1,4 +1,4 @@
-//! The command line: `agent-taskbay [serve|migrate|demo-agent]`, with the environment variables listed
+//! The command line: `agent-taskbay [serve|migrate|rebuild-projections|demo-agent]`, with the environment variables listed
 //! in `--help`.
 
 use std::net::{IpAddr, SocketAddr};
@@ -39,6 +39,12 @@ pub enum Command {
     Serve(ServeArgs),
     /// Apply pending database migrations and exit.
     Migrate,
+    /// Rebuild task projections from the ledger (all tasks, or one) and exit.
+    RebuildProjections {
+        /// Only this task (its local id).
+        #[arg(long)]
+        task: Option<String>,
+    },
     /// Serve the demo A2A agent on 127.0.0.1 and print one card URL per variant.
     DemoAgent {
         /// Port to listen on.
@@ -90,6 +96,7 @@ pub async fn run(cli: Cli, config: Config) -> anyhow::Result<()> {
     match cli.command.unwrap_or(Command::Serve(cli.serve)) {
         Command::Serve(args) => serve_command(args, config).await,
         Command::Migrate => migrate_command(config).await,
+        Command::RebuildProjections { task } => rebuild_command(config, task).await,
         Command::DemoAgent { port } => demo_agent_command(port).await,
     }
 }
@@ -139,6 +146,25 @@ async fn migrate_command(config: Config) -> anyhow::Result<()> {
         "{applied} migration(s) applied; the {} database is up to date.",
         config.database.kind()
     );
+    db.close().await;
+    Ok(())
+}
+
+/// `rebuild-projections [--task ID]`: one line per task, then the total. Stops at the first task
+/// whose ledger no longer folds (its previous projection stays).
+async fn rebuild_command(config: Config, task: Option<String>) -> anyhow::Result<()> {
+    let db = serve::open_database(&config).await?;
+    let tasks = match task {
+        Some(id) => vec![id],
+        None => crate::ingest::task_ids(&db).await.context("listing tasks")?,
+    };
+    for id in &tasks {
+        let events = crate::ingest::rebuild(&db, id)
+            .await
+            .with_context(|| format!("rebuilding task {id}"))?;
+        println!("Rebuilt task {id} from {events} ledger event(s).");
+    }
+    println!("Rebuilt {} task(s).", tasks.len());
     db.close().await;
     Ok(())
 }

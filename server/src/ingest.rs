@@ -485,3 +485,95 @@ async fn record_access(
     .await?;
     Ok(())
 }
+
+/// Rebuilds a task's projections from its ledger: the projection rows are dropped and every
+/// stored event is folded again, in sequence order, in one transaction under the task lock.
+/// A stored event that no longer decodes fails the rebuild and leaves the previous projection
+/// in place. Rebuilding never writes ledger events or contacts an agent, and rebuilding twice
+/// gives the same projection. Returns how many events were folded.
+pub async fn rebuild(db: &Db, task_id: &str) -> Result<usize, IngestError> {
+    use crate::db::entity::{task_artifact, task_artifact_chunk, task_message, task_transition};
+    use sea_orm::QueryOrder;
+
+    let tx = db.write.begin().await?;
+    let select = task::Entity::find_by_id(task_id.to_owned());
+    let select = if tx.get_database_backend() == DatabaseBackend::Postgres {
+        select.lock_exclusive()
+    } else {
+        select
+    };
+    let mut row = select
+        .one(&tx)
+        .await?
+        .ok_or(IngestError::Identity("Unknown local task."))?;
+    task_message::Entity::delete_many()
+        .filter(task_message::Column::TaskId.eq(task_id))
+        .exec(&tx)
+        .await?;
+    task_artifact_chunk::Entity::delete_many()
+        .filter(task_artifact_chunk::Column::TaskId.eq(task_id))
+        .exec(&tx)
+        .await?;
+    task_artifact::Entity::delete_many()
+        .filter(task_artifact::Column::TaskId.eq(task_id))
+        .exec(&tx)
+        .await?;
+    task_transition::Entity::delete_many()
+        .filter(task_transition::Column::TaskId.eq(task_id))
+        .exec(&tx)
+        .await?;
+    // The row as ingestion first created it; identity and scheduling columns stay.
+    row.state = match TaskKind::parse(&row.kind) {
+        TaskKind::Task => TaskState::Submitted.as_v1_str().to_owned(),
+        TaskKind::Message => "MESSAGE".to_owned(),
+    };
+    row.state_timestamp = None;
+    row.remote_context_id = None;
+    row.title = String::new();
+    row.terminal_at = None;
+    let events = task_event::Entity::find()
+        .filter(task_event::Column::TaskId.eq(task_id))
+        .order_by_asc(task_event::Column::Sequence)
+        .all(&tx)
+        .await?;
+    let mut folded = fold::Folded {
+        row: &mut row,
+        changed: false,
+    };
+    for event in &events {
+        let decoded =
+            decode_stream_event(&event.payload_json).map_err(|e| IngestError::Invalid(e.to_string()))?;
+        fold::fold(&tx, &mut folded, event.sequence, &decoded.event).await?;
+    }
+    let now = chrono::Utc::now();
+    if TaskState::parse(&row.state).is_terminal() {
+        row.terminal_at = Some(row.updated_at);
+    }
+    let active = task::ActiveModel {
+        id: sea_orm::ActiveValue::Unchanged(row.id.clone()),
+        remote_task_id: Set(row.remote_task_id.clone()),
+        remote_context_id: Set(row.remote_context_id.clone()),
+        state: Set(row.state.clone()),
+        state_timestamp: Set(row.state_timestamp.clone()),
+        title: Set(row.title.clone()),
+        version: Set(row.version + 1),
+        terminal_at: Set(row.terminal_at),
+        updated_at: Set(now),
+        ..Default::default()
+    };
+    task::Entity::update(active).exec(&tx).await?;
+    tx.commit().await?;
+    Ok(events.len())
+}
+
+/// The ids of the organization's tasks, oldest first (for a rebuild of all of them).
+pub async fn task_ids(db: &Db) -> Result<Vec<String>, DbErr> {
+    use sea_orm::QueryOrder;
+    Ok(task::Entity::find()
+        .order_by_asc(task::Column::CreatedAt)
+        .all(&db.read)
+        .await?
+        .into_iter()
+        .map(|t| t.id)
+        .collect())
+}

@@ -207,3 +207,79 @@ fn serve_answers_and_stops_gracefully_on_sigterm() {
     assert!(messages.contains(&"Agent Taskbay is serving"), "{messages:?}");
     assert!(messages.contains(&"stopped"), "{messages:?}");
 }
+
+/// `rebuild-projections` folds every task's ledger again (reference: docs/reference/cli.md); an
+/// unknown task stops it with exit code 1 and one line naming the task.
+#[tokio::test]
+async fn rebuild_projections_reports_each_task_and_the_total() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap().to_owned();
+    let config = crate::support::config_from(&[("A2A_DATA_DIR", &data)]);
+    let db = server::db::connect(&config.database).await.unwrap();
+    server::db::migration::migrate(&db).await.unwrap();
+    let org = server::store::organizations::local(&db).await.unwrap();
+    let agent = server::store::agents::register(
+        &db,
+        &org.id,
+        "http://127.0.0.1:9/c.json",
+        server::store::agents::AgentSource::Managed,
+    )
+    .await
+    .unwrap();
+    let ingestor = server::ingest::Ingestor {
+        db: db.clone(),
+        store: server::ingest::archive::ArtifactStore::new(dir.path().join("artifacts")),
+        bus: server::ingest::bus::Bus::default(),
+    };
+    let done = ingestor
+        .ingest(&server::ingest::Observation {
+            organization_id: org.id.clone(),
+            agent_id: agent.id.clone(),
+            tenant: String::new(),
+            conversation_id: "00000000-0000-4000-8000-0000000000aa".into(),
+            local_task_id: None,
+            source: server::ingest::Source::CommandResponse,
+            source_key: Some("c".into()),
+            payload: serde_json::json!({"task": {"id": "r", "status": {"state": "TASK_STATE_COMPLETED"}}}),
+            extensions: vec![],
+            protocol_version: None,
+            skill_id: None,
+            fence: None,
+            rearm: false,
+        })
+        .await
+        .unwrap();
+    db.close().await;
+    let output = binary()
+        .env("A2A_DATA_DIR", &data)
+        .arg("rebuild-projections")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        String::from_utf8(output.stdout).unwrap(),
+        format!(
+            "Rebuilt task {} from 1 ledger event(s).\nRebuilt 1 task(s).\n",
+            done.task_id
+        )
+    );
+    let output = binary()
+        .env("A2A_DATA_DIR", &data)
+        .args([
+            "rebuild-projections",
+            "--task",
+            "00000000-0000-4000-8000-000000000404",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        String::from_utf8(output.stderr)
+            .unwrap()
+            .contains("rebuilding task 00000000-0000-4000-8000-000000000404")
+    );
+}

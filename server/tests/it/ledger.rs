@@ -201,6 +201,31 @@ async fn ingestion_folds_dedupes_and_matches_the_browser_fold_on_every_backend()
         assert_eq!(folded.transitions, view.transitions);
         assert_eq!(folded.last_sequence, view.last_sequence);
         assert_eq!(events[0].extensions, ["urn:x-a2a:trace:v1"]);
+
+        // The server's own rebuild folds the ledger again into the same projection, twice over.
+        for _ in 0..2 {
+            assert_eq!(
+                server::ingest::rebuild(&db, &task_id).await.unwrap(),
+                script().len()
+            );
+            let rebuilt = task_store::view(&db.read, &org, &task_id).await.unwrap();
+            assert_eq!(
+                rebuilt.messages, view.messages,
+                "{}: rebuilt messages",
+                test_db.name
+            );
+            assert_eq!(
+                rebuilt.artifacts, view.artifacts,
+                "{}: rebuilt artifacts",
+                test_db.name
+            );
+            assert_eq!(rebuilt.transitions, view.transitions);
+            assert_eq!(
+                (rebuilt.state, rebuilt.title.as_str()),
+                (view.state.clone(), "Write a report")
+            );
+            assert_eq!(rebuilt.remote_context_id, view.remote_context_id);
+        }
         test_db.cleanup().await;
     }
 }
