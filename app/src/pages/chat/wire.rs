@@ -74,6 +74,15 @@ pub fn prepend_history(log: &mut Vec<WireEntry>, history: &[LedgerEvent]) {
     *log = stored;
 }
 
+/// What identifies an entry at its position: the stored history is put before live entries,
+/// so a position can change hands and must render again.
+fn entry_key(entry: &WireEntry) -> i64 {
+    match entry {
+        WireEntry::Received { sequence, .. } => *sequence,
+        WireEntry::Sent { .. } => -1,
+    }
+}
+
 fn pretty(value: &Value) -> String {
     serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
 }
@@ -85,12 +94,12 @@ pub fn WirePanel(#[prop(into)] entries: Signal<Vec<WireEntry>>) -> impl IntoView
     view! {
         <section class="wire-panel" aria-label="Wire inspector">
             <h2>"{ } Wire"</h2>
-            <p class="muted small">"Commands sent and A2A events received since this page opened."</p>
+            <p class="muted small">"This conversation's stored exchange (the newest 200 events), then what arrives live."</p>
             <Show when=move || entries.with(Vec::is_empty)>
                 <p class="muted small">"Nothing on the wire yet."</p>
             </Show>
             <ol class="wire-list">
-                <For each=numbered key=|(i, _)| *i children=|(i, entry)| view! { <WireLine number=i + 1 entry/> }/>
+                <For each=numbered key=|(i, entry)| (*i, entry_key(entry)) children=|(i, entry)| view! { <WireLine number=i + 1 entry/> }/>
             </ol>
         </section>
     }

@@ -1,0 +1,86 @@
+// Event-to-screen latency (issue #6, item 3): the demo agent's `flood` variant emits status
+// events stamped with `metadata.emittedAtMs` at 50, 200 and 1000 per second into a chat whose
+// Wire panel is open; in Chromium a MutationObserver records when each event's entry appears in
+// the DOM (same machine, same clock). Reports p50 / p99 / max latency, events missing from the
+// screen, and the longest gap between animation frames (responsiveness).
+// Usage: node flood.mjs <base url> <demo origin>
+import { chromium } from "@playwright/test";
+
+const [base, demo] = process.argv.slice(2);
+const SECONDS = 5;
+const RATES = [50, 200, 1000];
+
+const api = async (method, path, body) => {
+  const res = await fetch(base + path, { method, headers: { "content-type": "application/json" }, body: body && JSON.stringify(body) });
+  return res.json();
+};
+const registered = await api("POST", "/api/agents", { cardUrl: `${demo}/flood/card.json` });
+const agentId = registered.agent.id;
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+  args: ["--headless", "--no-sandbox", "--disable-gpu"],
+});
+const page = await browser.newPage();
+await page.goto(`${base}/chat/new?agent=${agentId}`);
+await page.waitForFunction(() => document.body.dataset.hydrated === "true");
+// A first tiny flood creates the conversation.
+await page.getByTestId("composer-input").fill("rate=10 count=1");
+await page.getByTestId("composer-input").press("Enter");
+await page.waitForURL(/\/chat\/[0-9a-f-]{36}$/);
+await page.waitForFunction(() => document.body.dataset.hydrated === "true");
+await page.getByTestId("wire-toggle").click();
+await page.locator(".wire-list").waitFor();
+
+await page.evaluate(() => {
+  window.__seen = new Map();
+  window.__maxGap = 0;
+  const list = document.querySelector(".wire-list");
+  new MutationObserver((records) => {
+    const now = Date.now();
+    for (const record of records) {
+      for (const node of record.addedNodes) {
+        if (!(node instanceof HTMLElement) || node.dataset.direction !== "in") continue;
+        const text = node.textContent ?? "";
+        const emitted = /"emittedAtMs":\s*(\d+)/.exec(text);
+        const seq = /"seq":\s*(\d+)/.exec(text);
+        const count = /"count":\s*(\d+)/.exec(text);
+        if (emitted && seq && count) {
+          const key = `${count[1]}:${seq[1]}`;
+          if (!window.__seen.has(key)) window.__seen.set(key, now - Number(emitted[1]));
+        }
+      }
+    }
+  }).observe(list, { childList: true, subtree: true });
+  let last = performance.now();
+  const frame = (t) => {
+    window.__maxGap = Math.max(window.__maxGap, t - last);
+    last = t;
+    requestAnimationFrame(frame);
+  };
+  requestAnimationFrame(frame);
+});
+
+for (const rate of RATES) {
+  const count = rate * SECONDS;
+  await page.evaluate(() => { window.__maxGap = 0; });
+  // A new task in the same conversation (the first one has finished).
+  await page.getByTestId("composer-input").fill(`rate=${rate} count=${count}`);
+  await page.getByTestId("composer-input").press("Enter");
+  const deadline = Date.now() + (SECONDS + 30) * 1000;
+  let seen = 0;
+  while (Date.now() < deadline) {
+    seen = await page.evaluate((c) => [...window.__seen.keys()].filter((k) => k.startsWith(`${c}:`)).length, count);
+    if (seen >= count) break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const { latencies, maxGap } = await page.evaluate((c) => ({
+    latencies: [...window.__seen.entries()].filter(([k]) => k.startsWith(`${c}:`)).map(([, v]) => v).sort((a, b) => a - b),
+    maxGap: window.__maxGap,
+  }), count);
+  const pct = (p) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] : NaN);
+  console.log(`| ${rate}/s | ${count} | ${pct(0.5)} ms | ${pct(0.99)} ms | ${latencies.at(-1) ?? NaN} ms | ${count - latencies.length} | ${maxGap.toFixed(0)} ms |`);
+  // Let the task finish before the next rate.
+  await new Promise((r) => setTimeout(r, 1500));
+}
+await browser.close();
