@@ -25,6 +25,20 @@ pub struct WorkerDeps {
     pub bus: Bus,
 }
 
+/// Resolves when a command was accepted or settled in this process: the worker loops then run
+/// a pass at once instead of at their next poll (other processes still find the work by
+/// polling). Ledger notices are not a reason to wake.
+pub async fn command_notice(notices: &mut tokio::sync::broadcast::Receiver<crate::ingest::bus::Notice>) {
+    use tokio::sync::broadcast::error::RecvError;
+    loop {
+        match notices.recv().await {
+            Ok(crate::ingest::bus::Notice::Command { .. }) | Err(RecvError::Lagged(_)) => return,
+            Ok(crate::ingest::bus::Notice::Ledger { .. }) => {}
+            Err(RecvError::Closed) => std::future::pending::<()>().await,
+        }
+    }
+}
+
 /// A fresh lease owner id.
 pub fn owner_id() -> String {
     uuid::Uuid::new_v4().to_string()

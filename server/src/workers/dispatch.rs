@@ -1,6 +1,7 @@
 //! The dispatch worker (`shared/spec/security-and-durability.md` §3.4): sends stored commands.
 //!
-//! - Polls every 250 ms and claims at most 10 due outbox rows per pass, each under a 60 s lease
+//! - Polls every 250 ms (at once when this process accepts a command) and claims at most 10
+//!   due outbox rows per pass, each under a 60 s lease
 //!   renewed every 20 s while the call runs.
 //! - Failures before anything is sent (card discovery) retry up to three attempts, 1 s then
 //!   2 s apart, then the command fails.
@@ -54,10 +55,12 @@ pub use app::settings::DEFAULT_OUTPUT_MODES;
 
 /// The loop: one pass every [`POLL`] until shutdown.
 pub async fn run(deps: WorkerDeps, tracker: TaskTracker, shutdown: CancellationToken) {
+    let mut notices = deps.bus.subscribe();
     loop {
         tokio::select! {
             () = shutdown.cancelled() => return,
             () = tokio::time::sleep(POLL) => {}
+            () = super::command_notice(&mut notices) => {}
         }
         if let Err(error) = pass(&deps, &tracker).await {
             tracing::warn!(%error, "command dispatch pass failed");

@@ -1,6 +1,8 @@
 //! The subscription worker (`shared/spec/security-and-durability.md` §3.5–§3.6): follows every
 //! active task so its state keeps arriving with no browser open.
 //!
+//! - Looks for new work every 250 ms, and at once when a command settles in this process (so
+//!   a new task is attached to within milliseconds of its send's answer).
 //! - At most 8 streams per process; each subscription is held under a 15 s lease renewed
 //!   every 5 s. A worker that dies loses its leases, and another (or the restarted one) takes
 //!   over with `SubscribeToTask`, which observes existing work and never resends a message.
@@ -46,10 +48,12 @@ pub const GET_TASK_INTERVAL: Duration = Duration::from_secs(2);
 /// The loop: claims due subscriptions while fewer than [`MAX_STREAMS`] run.
 pub async fn run(deps: WorkerDeps, tracker: TaskTracker, shutdown: CancellationToken) {
     let running = Arc::new(AtomicUsize::new(0));
+    let mut notices = deps.bus.subscribe();
     loop {
         tokio::select! {
             () = shutdown.cancelled() => return,
             () = tokio::time::sleep(POLL) => {}
+            () = super::command_notice(&mut notices) => {}
         }
         if let Err(error) = pass(&deps, &tracker, &shutdown, &running).await {
             tracing::warn!(%error, "subscription pass failed");
