@@ -4,6 +4,7 @@
 //! - [`a2a`]: the A2A wire model (1.0 and 0.3), normalisation and card compliance; no I/O.
 //! - [`api`]: server functions and the ssr-only backend traits the server implements.
 //! - [`error`]: [`error::AppError`], the error type of every server function.
+//! - [`ext`]: the extensions (negotiation, forms, approvals, skill routing, A2UI, sideband), pure.
 //! - [`root`]: the HTML shell and the [`App`] component with its routes.
 //! - [`theme`]: the light / dark / system theme choice and where it is persisted.
 //! - [`browser`]: the few browser calls the app makes (no-ops when rendering on the server).
@@ -20,6 +21,7 @@ pub mod browser;
 pub mod components;
 pub mod content;
 pub mod error;
+pub mod ext;
 pub mod live;
 pub mod pages;
 pub mod projection;
