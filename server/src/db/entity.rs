@@ -4,6 +4,10 @@
 pub mod agent;
 pub mod agent_card_snapshot;
 pub mod artifact_access;
+pub mod decision;
+pub mod decision_execution;
+pub mod decision_request;
+pub mod decision_revision;
 pub mod ledger_counter;
 pub mod organization;
 pub mod outbox_message;

@@ -9,6 +9,7 @@ use super::Db;
 mod m20261129_000001_initial;
 mod m20261129_000002_agent_interface_pin;
 mod m20261130_000003_ledger;
+mod m20261130_000004_approvals;
 
 /// The migration table keeps the original console's name.
 pub const MIGRATION_TABLE: &str = "agent_taskbay_migrations";
@@ -23,6 +24,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261129_000001_initial::Migration),
             Box::new(m20261129_000002_agent_interface_pin::Migration),
             Box::new(m20261130_000003_ledger::Migration),
+            Box::new(m20261130_000004_approvals::Migration),
         ]
     }
 

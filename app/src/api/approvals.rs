@@ -1,0 +1,161 @@
+//! Server functions of the Approvals screens (`shared/spec/reference.md` §1.2, §4.8): the list,
+//! one request with its revisions and decisions, and deciding.
+
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::AppError;
+
+/// The statuses a request can have, for the list filter (reference §4.8).
+pub const STATUSES: [&str; 6] = [
+    "pending",
+    "approved",
+    "rejected",
+    "changes_requested",
+    "expired",
+    "superseded",
+];
+
+/// Whether `status` names a request that can still be decided.
+pub fn is_open(status: &str) -> bool {
+    matches!(status, "pending" | "changes_requested")
+}
+
+/// One approval request as the lists show it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApprovalSummary {
+    pub id: String,
+    /// The local task id.
+    pub task_id: String,
+    pub conversation_id: String,
+    pub agent_id: String,
+    pub agent_name: String,
+    pub task_title: String,
+    pub task_state: String,
+    pub skill_id: Option<String>,
+    /// `send_message` or `send_data`.
+    pub kind: String,
+    pub status: String,
+    pub title: String,
+    pub summary: String,
+    pub risk: String,
+    pub current_revision: i32,
+    pub expires_at: String,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+/// One immutable proposal of a request.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApprovalRevision {
+    pub revision: i32,
+    /// The action as stored (`{kind, text, data?}` or `{kind, form, values}`).
+    pub action: Value,
+    /// SHA-256 of the action's canonical JSON, echoed to the agent as `revisionDigest`.
+    pub digest: String,
+    /// `agent` or `user`.
+    pub author_type: String,
+    pub created_at: String,
+}
+
+/// A decision someone made.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApprovalDecision {
+    pub id: String,
+    pub revision: i32,
+    pub outcome: String,
+    pub rationale: Option<String>,
+    pub created_at: String,
+}
+
+/// The command that carries an approved action to the agent.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApprovalExecution {
+    pub decision_id: String,
+    pub command_id: String,
+    pub status: String,
+    pub task_state: Option<String>,
+}
+
+/// A request with everything the review page shows.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApprovalDetail {
+    pub request: ApprovalSummary,
+    /// Oldest first.
+    pub revisions: Vec<ApprovalRevision>,
+    /// Oldest first.
+    pub decisions: Vec<ApprovalDecision>,
+    pub executions: Vec<ApprovalExecution>,
+}
+
+/// A decision to record (`POST /api/decisions/{id}/decisions`, reference §4.8).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DecisionInput {
+    /// `approve`, `reject`, `edit`, `request_changes` or `delegate`.
+    pub outcome: String,
+    /// The revision the reviewer looked at; a newer one makes the decision stale (409).
+    pub expected_revision: i32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rationale: Option<String>,
+    /// With `edit`: the edited action (same kind; for `send_data`, the same form).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edit: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delegate_membership_id: Option<String>,
+}
+
+/// What the Approvals screens need from the server.
+#[cfg(feature = "ssr")]
+pub trait ApprovalsBackend: Send + Sync {
+    fn list(
+        &self,
+        status: Option<String>,
+        task_id: Option<String>,
+    ) -> crate::api::BoxFuture<'_, Result<Vec<ApprovalSummary>, AppError>>;
+    fn get(&self, id: String) -> crate::api::BoxFuture<'_, Result<ApprovalDetail, AppError>>;
+    fn decide(
+        &self,
+        id: String,
+        input: DecisionInput,
+        key: String,
+    ) -> crate::api::BoxFuture<'_, Result<ApprovalDetail, AppError>>;
+    fn pending_count(&self) -> crate::api::BoxFuture<'_, Result<u64, AppError>>;
+}
+
+/// Requests, newest first, optionally of one status and one task.
+#[server(prefix = "/api/fn", endpoint = "list_approvals")]
+pub async fn list_approvals(
+    status: Option<String>,
+    task_id: Option<String>,
+) -> Result<Vec<ApprovalSummary>, AppError> {
+    crate::api::respond(async { crate::api::backend()?.approvals.list(status, task_id).await }.await)
+}
+
+/// One request with its revisions, decisions and executions.
+#[server(prefix = "/api/fn", endpoint = "get_approval")]
+pub async fn get_approval(id: String) -> Result<ApprovalDetail, AppError> {
+    crate::api::respond(async { crate::api::backend()?.approvals.get(id).await }.await)
+}
+
+/// Records a decision. `key` makes a repeated click a replay, never a second decision.
+#[server(prefix = "/api/fn", endpoint = "decide_approval", input = leptos::server_fn::codec::Json)]
+pub async fn decide_approval(
+    id: String,
+    input: DecisionInput,
+    key: String,
+) -> Result<ApprovalDetail, AppError> {
+    crate::api::respond(async { crate::api::backend()?.approvals.decide(id, input, key).await }.await)
+}
+
+/// How many requests wait for a decision (the navigation badge).
+#[server(prefix = "/api/fn", endpoint = "count_pending_approvals")]
+pub async fn count_pending_approvals() -> Result<u64, AppError> {
+    crate::api::respond(async { crate::api::backend()?.approvals.pending_count().await }.await)
+}

@@ -1,0 +1,328 @@
+//! The approval review page (`/approvals/:id`, reference §1.2, §4.8): what the agent proposes
+//! (revision, digest), the decision controls while the request is open (approve with a
+//! confirmation, edit then approve, request changes, reject; a rationale except for approve),
+//! then the record: decisions, delivery, revisions.
+
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::hooks::use_params_map;
+use serde_json::{Map, Value, json};
+
+use super::status_label;
+use crate::api::approvals::{
+    ApprovalDetail, ApprovalRevision, DecisionInput, decide_approval, get_approval, is_open,
+};
+use crate::components::structured_form::StructuredForm;
+use crate::components::when::When;
+use crate::content::json::JsonView;
+use crate::ext::approval::MAX_RATIONALE_CHARS;
+use crate::ext::form::parse_form;
+use crate::live::{FRESHNESS_URL, LiveFrame, use_live_stream};
+
+/// The idempotency key of a decision made on this page: a repeated click on the same outcome
+/// for the same revision is a replay, never a second decision.
+pub fn decision_key(request_id: &str, revision: i32, outcome: &str) -> String {
+    format!("ui:{request_id}:{revision}:{outcome}")
+}
+
+/// Reads the request id from the route and keeps the page current.
+#[component]
+pub fn ApprovalReviewPage() -> impl IntoView {
+    let params = use_params_map();
+    let id = move || params.read().get("id").unwrap_or_default();
+    let (version, set_version) = signal(0_u64);
+    let detail = Resource::new_blocking(move || (id(), version.get()), |(id, _)| get_approval(id));
+    let refresh = Callback::new(move |()| set_version.update(|n| *n += 1));
+    use_live_stream(Signal::derive(|| Some(FRESHNESS_URL.to_owned())), move |frame| {
+        if frame == LiveFrame::Freshness {
+            refresh.run(());
+        }
+    });
+    view! {
+        <p><a href="/approvals">"← Approvals"</a></p>
+        <Transition fallback=|| view! { <p class="muted" aria-busy="true">"Loading the request…"</p> }>
+            <ErrorBoundary fallback=|errors| {
+                view! {
+                    <p role="alert" class="error">
+                        {move || errors.get().into_iter().map(|(_, e)| e.to_string()).collect::<Vec<_>>().join(" ")}
+                    </p>
+                }
+            }>
+                {move || Suspend::new(async move {
+                    detail.await.map(|detail| view! { <Review detail refresh/> })
+                })}
+            </ErrorBoundary>
+        </Transition>
+    }
+}
+
+/// The whole review for one loaded request.
+#[component]
+fn Review(detail: ApprovalDetail, refresh: Callback<()>) -> impl IntoView {
+    let request = detail.request.clone();
+    let current = detail
+        .revisions
+        .iter()
+        .find(|r| r.revision == request.current_revision)
+        .cloned();
+    let open = is_open(&request.status);
+    view! {
+        <Title text=format!("Approval: {}", request.title)/>
+        <header class="page-header">
+            <h1>{request.title.clone()}</h1>
+            <p class="lede">
+                <span class=format!("chip risk-{}", request.risk)>{format!("{} risk", request.risk)}</span>
+                " "
+                <span class=format!("chip status-{}", request.status) data-testid="approval-status">
+                    {status_label(&request.status)}
+                </span>
+                " · " {request.agent_name.clone()} " · opened " <When at=request.created_at.clone()/>
+                {open.then(|| view! { " · expires " <When at=request.expires_at.clone()/> })}
+            </p>
+            <p>
+                <a href=format!("/tasks/{}", request.task_id)>"View task"</a>
+                " · "
+                <a href=format!("/chat/{}", request.conversation_id)>"Open in chat"</a>
+                " · task state "
+                <code>{request.task_state.clone()}</code>
+            </p>
+        </header>
+        {(!request.summary.is_empty()).then(|| view! { <p class="approval-summary">{request.summary.clone()}</p> })}
+        {closed_notice(&request.status)}
+        {current.clone().map(|revision| view! { <Proposal revision/> })}
+        {current.filter(|_| open).map(|revision| view! { <DecisionForm request_id=request.id.clone() revision refresh/> })}
+        <Record detail/>
+    }
+}
+
+/// Why a closed request cannot be decided.
+fn closed_notice(status: &str) -> Option<impl IntoView + use<>> {
+    let text = match status {
+        "expired" => "This request expired before anyone decided. The agent has to ask again.",
+        "superseded" => "A newer request replaced this one, or its task finished.",
+        "approved" => "Approved. The approved action was sent to the agent once.",
+        "rejected" => "Rejected. Nothing was sent to the agent.",
+        _ => return None,
+    };
+    Some(view! { <p class="notice" role="status">{text}</p> })
+}
+
+/// The proposed action of one revision, with its digest.
+#[component]
+fn Proposal(revision: ApprovalRevision) -> impl IntoView {
+    let kind = revision
+        .action
+        .get("kind")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    let body = match kind.as_str() {
+        "send_message" => {
+            let text = revision
+                .action
+                .get("text")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned();
+            let data = revision.action.get("data").filter(|d| d.is_object()).cloned();
+            view! {
+                <p class="muted">"Reply the agent will receive:"</p>
+                <pre class="proposal-text" data-testid="proposal-text">{text}</pre>
+                {data.map(|value| view! { <p class="muted">"With data:"</p> <JsonView value/> })}
+            }
+            .into_any()
+        }
+        _ => {
+            let values = revision.action.get("values").cloned().unwrap_or(json!({}));
+            view! {
+                <p class="muted">"Values the agent will receive:"</p>
+                <JsonView value=values/>
+            }
+            .into_any()
+        }
+    };
+    view! {
+        <section class="card" aria-labelledby="proposal-heading">
+            <h2 id="proposal-heading">{format!("Proposed action · revision {}", revision.revision)}</h2>
+            {body}
+            <p class="muted">"Digest " <code data-testid="proposal-digest">{revision.digest.clone()}</code></p>
+        </section>
+    }
+}
+
+/// Rationale, the four outcomes, and the edit form.
+#[component]
+fn DecisionForm(request_id: String, revision: ApprovalRevision, refresh: Callback<()>) -> impl IntoView {
+    let rationale = RwSignal::new(String::new());
+    let confirming = RwSignal::new(false);
+    let editing = RwSignal::new(false);
+    let error = RwSignal::new(None::<String>);
+    let decide = Action::new(move |(outcome, edit): &(String, Option<Value>)| {
+        let input = DecisionInput {
+            outcome: outcome.clone(),
+            expected_revision: revision.revision,
+            rationale: Some(rationale.get_untracked()).filter(|r| !r.trim().is_empty()),
+            edit: edit.clone(),
+            delegate_membership_id: None,
+        };
+        let key = decision_key(&request_id, revision.revision, outcome);
+        let id = request_id.clone();
+        async move { decide_approval(id, input, key).await }
+    });
+    Effect::new(move |_| match decide.value().get() {
+        Some(Ok(_)) => {
+            error.set(None);
+            refresh.run(());
+        }
+        Some(Err(e)) => error.set(Some(e.to_string())),
+        None => {}
+    });
+    let pending = decide.pending();
+    let send = move |outcome: &str, edit: Option<Value>| {
+        decide.dispatch((outcome.to_owned(), edit));
+    };
+    let action = revision.action.clone();
+    view! {
+        <section class="card decision" aria-labelledby="decision-heading">
+            <h2 id="decision-heading">"Your decision"</h2>
+            <label for="rationale">"Rationale"</label>
+            <p class="muted" id="rationale-help">"Required to reject, edit or request changes."</p>
+            <textarea
+                id="rationale"
+                aria-describedby="rationale-help"
+                maxlength=MAX_RATIONALE_CHARS.to_string()
+                prop:value=rationale
+                on:input=move |ev| rationale.set(event_target_value(&ev))
+            ></textarea>
+            {move || error.get().map(|e| view! { <p role="alert" class="error">{e}</p> })}
+            <div class="button-row">
+                {move || if confirming.get() {
+                    view! {
+                        <button type="button" class="button primary" disabled=pending on:click=move |_| send("approve", None)>
+                            "Confirm: send it to the agent"
+                        </button>
+                        <button type="button" class="button" on:click=move |_| confirming.set(false)>"Back"</button>
+                    }.into_any()
+                } else {
+                    view! {
+                        <button type="button" class="button primary" disabled=pending on:click=move |_| confirming.set(true)>"Approve"</button>
+                    }.into_any()
+                }}
+                <button type="button" class="button" disabled=pending on:click=move |_| editing.update(|e| *e = !*e)>"Edit…"</button>
+                <button type="button" class="button" disabled=pending on:click=move |_| send("request_changes", None)>"Request changes"</button>
+                <button type="button" class="button danger" disabled=pending on:click=move |_| send("reject", None)>"Reject"</button>
+            </div>
+            {move || editing.get().then(|| view! { <EditProposal action=action.clone() on_edit=Callback::new(move |edit| send("edit", Some(edit)))/> })}
+        </section>
+    }
+}
+
+/// Edit then approve: the text of a `send_message`, or the values of a `send_data` form.
+#[component]
+fn EditProposal(action: Value, on_edit: Callback<Value>) -> impl IntoView {
+    if action.get("kind").and_then(Value::as_str) == Some("send_data") {
+        let form_json = action.get("form").cloned().unwrap_or(Value::Null);
+        let Ok(form) = parse_form(&form_json) else {
+            return view! { <p class="error">"The proposal's form cannot be edited here."</p> }.into_any();
+        };
+        let initial: Map<String, Value> = action
+            .get("values")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        return view! {
+            <StructuredForm
+                form
+                initial
+                submit_label="Approve edited version".to_owned()
+                on_submit=Callback::new(move |values: Map<String, Value>| {
+                    on_edit.run(json!({"kind": "send_data", "form": form_json.clone(), "values": values}));
+                })
+            />
+        }
+        .into_any();
+    }
+    let text = RwSignal::new(
+        action
+            .get("text")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned(),
+    );
+    let data = action.get("data").cloned();
+    view! {
+        <form class="edit-proposal" on:submit=move |ev| {
+            ev.prevent_default();
+            let mut edit = json!({"kind": "send_message", "text": text.get_untracked()});
+            if let Some(data) = data.clone() {
+                edit["data"] = data;
+            }
+            on_edit.run(edit);
+        }>
+            <label for="edit-text">"Reply text"</label>
+            <textarea id="edit-text" prop:value=text on:input=move |ev| text.set(event_target_value(&ev))></textarea>
+            <button type="submit" class="button primary">"Approve edited version"</button>
+        </form>
+    }
+    .into_any()
+}
+
+/// Decisions, delivery and revisions.
+#[component]
+fn Record(detail: ApprovalDetail) -> impl IntoView {
+    view! {
+        <section class="card" aria-labelledby="record-heading">
+            <h2 id="record-heading">"Record"</h2>
+            <h3>"Decisions"</h3>
+            {if detail.decisions.is_empty() {
+                view! { <p class="muted">"No decision yet."</p> }.into_any()
+            } else {
+                view! {
+                    <ul class="record" data-testid="decisions">
+                        {detail.decisions.iter().map(|d| view! {
+                            <li>
+                                <strong>{d.outcome.replace('_', " ")}</strong>
+                                {format!(" · revision {}", d.revision)}
+                                " · " <When at=d.created_at.clone()/>
+                                {d.rationale.clone().map(|r| view! { <p>{r}</p> })}
+                            </li>
+                        }).collect_view()}
+                    </ul>
+                }.into_any()
+            }}
+            {(!detail.executions.is_empty()).then(|| view! {
+                <h3>"Delivery"</h3>
+                <ul class="record" data-testid="executions">
+                    {detail.executions.iter().map(|e| view! {
+                        <li>
+                            "Command " <code>{e.command_id.clone()}</code> " · " <span data-testid="delivery-status">{e.status.clone()}</span>
+                            " · message " <code>{format!("decision-{}", e.decision_id)}</code>
+                        </li>
+                    }).collect_view()}
+                </ul>
+            })}
+            <h3>"Revisions"</h3>
+            <ol class="record">
+                {detail.revisions.iter().map(|r| view! {
+                    <li>
+                        {format!("Revision {} by {}", r.revision, if r.author_type == "agent" { "the agent" } else { "a reviewer" })}
+                        " · " <code>{r.digest.chars().take(16).collect::<String>()}</code>
+                        " · " <When at=r.created_at.clone()/>
+                    </li>
+                }).collect_view()}
+            </ol>
+        </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_same_click_on_the_same_revision_is_one_key() {
+        assert_eq!(decision_key("r", 2, "approve"), decision_key("r", 2, "approve"));
+        assert_ne!(decision_key("r", 2, "approve"), decision_key("r", 3, "approve"));
+        assert_ne!(decision_key("r", 2, "approve"), decision_key("r", 2, "reject"));
+    }
+}

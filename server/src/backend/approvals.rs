@@ -1,0 +1,79 @@
+//! The Approvals screens' backend, over [`services::approvals`](crate::services::approvals).
+
+use app::api::BoxFuture;
+use app::api::approvals::{ApprovalDetail, ApprovalSummary, ApprovalsBackend, DecisionInput};
+use app::error::AppError;
+
+use super::store_error;
+use crate::services::approvals::{self, ApprovalError};
+use crate::state::AppState;
+use crate::store::organizations;
+
+pub(super) struct Approvals(pub AppState);
+
+fn approval_error(error: ApprovalError) -> AppError {
+    match error {
+        ApprovalError::NotFound => AppError::NotFound,
+        ApprovalError::Invalid(message) | ApprovalError::Unprocessable(message) => AppError::Invalid {
+            field: "decision".into(),
+            message,
+        },
+        ApprovalError::Conflict(message) => AppError::Conflict(message),
+        ApprovalError::Command(error) => super::tasks::command_error(error),
+        ApprovalError::Store(error) => store_error(error),
+    }
+}
+
+impl Approvals {
+    async fn organization(&self) -> Result<String, AppError> {
+        Ok(organizations::local(&self.0.db).await.map_err(store_error)?.id)
+    }
+}
+
+impl ApprovalsBackend for Approvals {
+    fn list(
+        &self,
+        status: Option<String>,
+        task_id: Option<String>,
+    ) -> BoxFuture<'_, Result<Vec<ApprovalSummary>, AppError>> {
+        Box::pin(async move {
+            let org = self.organization().await?;
+            approvals::list(&self.0.db, &org, status.as_deref(), task_id.as_deref())
+                .await
+                .map_err(approval_error)
+        })
+    }
+
+    fn get(&self, id: String) -> BoxFuture<'_, Result<ApprovalDetail, AppError>> {
+        Box::pin(async move {
+            let org = self.organization().await?;
+            approvals::detail(&self.0.db, &org, &id)
+                .await
+                .map_err(approval_error)
+        })
+    }
+
+    fn decide(
+        &self,
+        id: String,
+        input: DecisionInput,
+        key: String,
+    ) -> BoxFuture<'_, Result<ApprovalDetail, AppError>> {
+        Box::pin(async move {
+            let org = self.organization().await?;
+            approvals::decide(&self.0.db, &self.0.bus, &org, &id, input, &key)
+                .await
+                .map(|(detail, _)| detail)
+                .map_err(approval_error)
+        })
+    }
+
+    fn pending_count(&self) -> BoxFuture<'_, Result<u64, AppError>> {
+        Box::pin(async move {
+            let org = self.organization().await?;
+            approvals::pending_count(&self.0.db, &org)
+                .await
+                .map_err(approval_error)
+        })
+    }
+}

@@ -1,0 +1,124 @@
+//! Approval routes (`shared/spec/reference.md` §4.8):
+//!
+//! - `GET /api/decisions?status=&taskId=` (read): at most 100 requests, newest first, each with
+//!   `agentName`, `taskTitle`, `taskState`; an unknown status is `400 Unknown status.`;
+//! - `GET /api/decisions/{id}` (read): `{request, revisions, decisions, executions}`;
+//!   `404 Decision request not found.`;
+//! - `POST /api/decisions/{id}/decisions` (operate): requires `Idempotency-Key`; body
+//!   `{outcome, expectedRevision, rationale?, edit?, delegateMembershipId?}`; `201 {…, replay:
+//!   false}`, a replay `200 {…, replay: true}`; `409` stale or closed, `400` rationale, `422` edit.
+//!
+//! Revisions by people arrive as `edit` decisions; `POST /api/decisions` (requests opened by
+//! people) and `GET /api/reviewers` arrive with sign-in.
+
+use std::collections::HashMap;
+
+use app::api::approvals::{ApprovalDetail, DecisionInput};
+use axum::Json;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+
+use super::body::JsonBody;
+use super::commands::header_key;
+use super::error::ApiError;
+use super::principal::{Permission, Principal};
+use crate::services::approvals::{self, ApprovalError};
+use crate::services::commands::KEY_REQUIRED;
+use crate::state::AppState;
+
+impl From<ApprovalError> for ApiError {
+    fn from(error: ApprovalError) -> ApiError {
+        match error {
+            ApprovalError::NotFound => ApiError::not_found(approvals::NOT_FOUND),
+            ApprovalError::Invalid(message) => ApiError::bad_request(message),
+            ApprovalError::Unprocessable(message) => ApiError::unprocessable(message),
+            ApprovalError::Conflict(message) => ApiError::conflict(message),
+            ApprovalError::Command(error) => error.into(),
+            ApprovalError::Store(error) => error.into(),
+        }
+    }
+}
+
+/// The request with the original's field names (reference §4.8 "Request fields").
+fn request_json(detail: &ApprovalDetail) -> Value {
+    let r = &detail.request;
+    json!({
+        "id": r.id, "requesterUserId": null, "taskId": r.task_id, "agentId": r.agent_id,
+        "agentName": r.agent_name, "taskTitle": r.task_title, "taskState": r.task_state,
+        "skillId": r.skill_id, "kind": r.kind, "status": r.status, "title": r.title,
+        "summary": r.summary, "risk": r.risk,
+        "policy": {"allowedOutcomes": ["approve", "reject", "edit", "request_changes", "delegate"],
+                   "separationOfDuties": true},
+        "assignedMembershipId": null, "currentRevision": r.current_revision,
+        "expiresAt": r.expires_at, "createdAt": r.created_at, "updatedAt": r.updated_at,
+    })
+}
+
+/// `GET /api/decisions`.
+pub async fn list(
+    State(state): State<AppState>,
+    principal: Principal,
+    Query(query): Query<HashMap<String, String>>,
+) -> Result<Json<Value>, ApiError> {
+    principal.require(Permission::Read)?;
+    let value = |name: &str| query.get(name).map(|v| v.trim()).filter(|v| !v.is_empty());
+    let requests = approvals::list(
+        &state.db,
+        &principal.organization_id,
+        value("status"),
+        value("taskId"),
+    )
+    .await?;
+    Ok(Json(json!({ "requests": requests })))
+}
+
+/// `GET /api/decisions/{id}`.
+pub async fn get(
+    State(state): State<AppState>,
+    principal: Principal,
+    Path(id): Path<String>,
+) -> Result<Json<Value>, ApiError> {
+    principal.require(Permission::Read)?;
+    let detail = approvals::detail(&state.db, &principal.organization_id, &id).await?;
+    Ok(Json(json!({
+        "request": request_json(&detail),
+        "revisions": detail.revisions,
+        "decisions": detail.decisions,
+        "executions": detail.executions,
+    })))
+}
+
+/// `POST /api/decisions/{id}/decisions`.
+pub async fn decide(
+    State(state): State<AppState>,
+    principal: Principal,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    JsonBody(input): JsonBody<DecisionInput>,
+) -> Result<Response, ApiError> {
+    principal.require(Permission::Operate)?;
+    let key = header_key(&headers)?.ok_or_else(|| ApiError::bad_request(KEY_REQUIRED))?;
+    let (detail, replay) = approvals::decide(
+        &state.db,
+        &state.bus,
+        &principal.organization_id,
+        &id,
+        input,
+        &key,
+    )
+    .await?;
+    let status = if replay {
+        StatusCode::OK
+    } else {
+        StatusCode::CREATED
+    };
+    let body = json!({
+        "decision": detail.decisions.last(),
+        "request": request_json(&detail),
+        "execution": detail.executions.last(),
+        "replay": replay,
+    });
+    Ok((status, Json(body)).into_response())
+}
