@@ -16,6 +16,9 @@ pub enum AppError {
     /// The operation conflicts with the current state (the message says how).
     #[error("{0}")]
     Conflict(String),
+    /// A rule refuses the operation (skill routing, approval policy); the message says which.
+    #[error("{0}")]
+    Forbidden(String),
     /// The database or another dependency is unavailable; retrying later may work.
     #[error("The service is unavailable; try again shortly.")]
     Unavailable,
@@ -34,6 +37,7 @@ impl AppError {
             AppError::NotFound => 404,
             AppError::Invalid { .. } => 400,
             AppError::Conflict(_) => 409,
+            AppError::Forbidden(_) => 403,
             AppError::Unavailable => 503,
             AppError::Internal => 500,
             AppError::Transport(_) => 502,

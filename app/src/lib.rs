@@ -15,6 +15,9 @@
 //!
 //! Nothing in this crate performs server I/O: server-only crates are optional and enabled by `ssr`.
 
+// Leptos views are nested types; the composer's is deeper than the default limit allows.
+#![recursion_limit = "256"]
+
 pub mod a2a;
 pub mod api;
 pub mod browser;

@@ -244,6 +244,7 @@ mod tests {
             source: "stream".into(),
             payload: json!({"statusUpdate": {"taskId": "r", "contextId": "ctx", "status": {"state": state}}}),
             extensions: Vec::new(),
+            protocol_version: None,
             received_at: "2026-01-01T00:00:00Z".into(),
         }
     }

@@ -14,12 +14,14 @@ use crate::store::StoreError;
 use crate::store::agents::{self as agent_store, AgentSource};
 use crate::store::organizations;
 
+mod approvals;
 mod tasks;
 
 /// The backend handed to the app for one state.
 pub fn backend(state: &AppState) -> Backend {
     Backend {
         agents: Arc::new(Agents(state.clone())),
+        approvals: Arc::new(approvals::Approvals(state.clone())),
         tasks: Arc::new(tasks::Tasks(state.clone())),
     }
 }
@@ -104,6 +106,31 @@ impl AgentsBackend for Agents {
                 .await
                 .map_err(store_error)?;
             Ok(())
+        })
+    }
+
+    fn extensions(
+        &self,
+        agent_id: String,
+        caller: Vec<String>,
+        skill: Option<String>,
+    ) -> BoxFuture<'_, Result<app::api::extensions::AgentExtensions, AppError>> {
+        Box::pin(async move {
+            let organization = organizations::local(&self.0.db).await.map_err(store_error)?;
+            let agent = agent_store::find(&self.0.db, &organization.id, &agent_id)
+                .await
+                .map_err(store_error)?;
+            let snapshot = crate::store::card_snapshots::latest(&self.0.db, &agent.id)
+                .await
+                .map_err(store_error)?;
+            Ok(snapshot.map_or_else(Default::default, |s| {
+                app::api::extensions::AgentExtensions::from_card(
+                    &s.raw_card_json,
+                    &caller,
+                    &self.0.understood_sideband(),
+                    skill.as_deref(),
+                )
+            }))
         })
     }
 

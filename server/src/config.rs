@@ -54,6 +54,10 @@ pub const VARIABLES: &[(&str, &str)] = &[
         "Alias of A2A_SIDEBAND_EXTENSION_URIS, used only when the plural is unset",
     ),
     (
+        "A2A_DECISION_SWEEP_MS",
+        "How often approval requests are expired and superseded, in ms (default 15000, at least 100)",
+    ),
+    (
         "A2A_LOG_FORMAT",
         "text (default) or json (one JSON object per line)",
     ),
@@ -154,8 +158,13 @@ pub struct Config {
     pub registered_agents: Vec<Url>,
     /// Sideband URIs understood beyond the two built-in ones.
     pub sideband_extension_uris: Vec<String>,
+    /// How often approval requests are expired and superseded.
+    pub decision_sweep: std::time::Duration,
     pub log_format: LogFormat,
 }
+
+/// `A2A_DECISION_SWEEP_MS` default (reference §5).
+pub const DEFAULT_DECISION_SWEEP: std::time::Duration = std::time::Duration::from_millis(15_000);
 
 /// Name of the embedded database file inside the data directory.
 pub const SQLITE_FILE_NAME: &str = "agent-taskbay.sqlite3";
@@ -188,8 +197,10 @@ impl Config {
             allowed_origins: parse_origins(get("A2A_ALLOWED_AGENT_ORIGINS"))?,
         };
         let registered_agents = parse_card_urls(get("A2A_REGISTERED_AGENTS"))?;
-        let sideband_extension_uris = match get("A2A_SIDEBAND_EXTENSION_URIS") {
-            Some(list) => parse_uri_list("A2A_SIDEBAND_EXTENSION_URIS", &list)?,
+        // An empty plural still suppresses the singular alias (reference §2.1).
+        let sideband_extension_uris = match lookup("A2A_SIDEBAND_EXTENSION_URIS") {
+            Some(list) if list.trim().is_empty() => Vec::new(),
+            Some(list) => parse_uri_list("A2A_SIDEBAND_EXTENSION_URIS", list.trim())?,
             None => match get("A2A_SIDEBAND_EXTENSION_URI") {
                 Some(list) => parse_uri_list("A2A_SIDEBAND_EXTENSION_URI", &list)?,
                 None => Vec::new(),
@@ -205,7 +216,13 @@ impl Config {
                 ));
             }
         };
+        // Below 100 ms, or unreadable, falls back to the default (reference §5).
+        let decision_sweep = get("A2A_DECISION_SWEEP_MS")
+            .and_then(|v| v.parse::<u64>().ok())
+            .filter(|ms| *ms >= 100)
+            .map_or(DEFAULT_DECISION_SWEEP, std::time::Duration::from_millis);
         Ok(Config {
+            decision_sweep,
             data_dir,
             artifact_dir,
             database,
@@ -547,6 +564,22 @@ mod tests {
         ])
         .unwrap();
         assert_eq!(cfg.sideband_extension_uris, vec!["urn:c:d"]);
+        // An empty plural suppresses the alias (reference §2.1).
+        let cfg = config(&[
+            ("A2A_SIDEBAND_EXTENSION_URIS", ""),
+            ("A2A_SIDEBAND_EXTENSION_URI", "urn:a:b"),
+        ])
+        .unwrap();
+        assert!(cfg.sideband_extension_uris.is_empty());
+    }
+
+    #[test]
+    fn decision_sweep_below_100_ms_falls_back_to_the_default_reference_5() {
+        assert_eq!(config(&[]).unwrap().decision_sweep, DEFAULT_DECISION_SWEEP);
+        let at = |v: &str| config(&[("A2A_DECISION_SWEEP_MS", v)]).unwrap().decision_sweep;
+        assert_eq!(at("250"), std::time::Duration::from_millis(250));
+        assert_eq!(at("99"), DEFAULT_DECISION_SWEEP);
+        assert_eq!(at("soon"), DEFAULT_DECISION_SWEEP);
     }
 
     #[test]

@@ -280,6 +280,10 @@ impl Ingestor {
             ..Default::default()
         };
         task::Entity::update(active).exec(tx).await?;
+        // An approval request opens in the same transaction as the prompt that carries it.
+        if changed {
+            crate::services::approvals::detect(tx, &saved).await?;
+        }
         if saved.kind == TaskKind::Task.as_str() && saved.remote_task_id.is_some() && !state.ends_stream() {
             crate::store::subscriptions::arm(tx, &saved, observation.rearm).await?;
         }

@@ -4,4 +4,5 @@
 //! command acceptance transaction, which `commands` owns whole.
 
 pub mod agents;
+pub mod approvals;
 pub mod commands;

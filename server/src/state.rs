@@ -57,12 +57,22 @@ impl AppState {
     }
 
     /// What the background workers need.
+    /// The sideband URIs understood: the two built-in ones, then `A2A_SIDEBAND_EXTENSION_URIS`.
+    pub fn understood_sideband(&self) -> Vec<String> {
+        app::ext::negotiation::understood_sideband_uris(
+            Some(&self.config.sideband_extension_uris.join(",")),
+            None,
+        )
+    }
+
     pub fn worker_deps(&self) -> WorkerDeps {
         WorkerDeps {
             db: self.db.clone(),
             gateway: self.gateway.clone(),
             ingestor: self.ingestor.clone(),
             bus: self.bus.clone(),
+            understood_sideband: std::sync::Arc::new(self.understood_sideband()),
+            decision_sweep: self.config.decision_sweep,
         }
     }
 }

@@ -5,6 +5,7 @@
 //! one PostgreSQL database and a crashed one's work is taken over when its leases expire.
 //! On a database error each loop logs one line and tries again on its next pass.
 
+pub mod approvals;
 pub mod dispatch;
 pub mod subscriptions;
 
@@ -23,6 +24,10 @@ pub struct WorkerDeps {
     pub gateway: Gateway,
     pub ingestor: Ingestor,
     pub bus: Bus,
+    /// The sideband URIs this deployment understands (built-in plus configured, reference §2.1).
+    pub understood_sideband: std::sync::Arc<Vec<String>>,
+    /// How often the approval sweep runs (`A2A_DECISION_SWEEP_MS`).
+    pub decision_sweep: std::time::Duration,
 }
 
 /// Resolves when a command was accepted or settled in this process: the worker loops then run
@@ -47,5 +52,10 @@ pub fn owner_id() -> String {
 /// Starts every worker loop on `tracker`; they stop when `shutdown` is cancelled.
 pub fn start(deps: WorkerDeps, tracker: &TaskTracker, shutdown: CancellationToken) {
     tracker.spawn(dispatch::run(deps.clone(), tracker.clone(), shutdown.clone()));
+    tracker.spawn(approvals::run(
+        deps.clone(),
+        deps.decision_sweep,
+        shutdown.clone(),
+    ));
     tracker.spawn(subscriptions::run(deps, tracker.clone(), shutdown));
 }

@@ -122,8 +122,8 @@ pub enum EventError {
     Rpc {
         /// The echoed request id.
         id: Option<RequestId>,
-        /// The error object.
-        error: JsonRpcError,
+        /// The error object (boxed: it carries arbitrary `data`, and the `Ok` path stays small).
+        error: Box<JsonRpcError>,
     },
     /// The payload could not be decoded.
     #[error(transparent)]
@@ -154,7 +154,7 @@ pub fn decode_stream_event(value: &Value) -> Result<DecodedEvent, EventError> {
             }
             Err(error) => Err(EventError::Rpc {
                 id: response.id,
-                error,
+                error: Box::new(error),
             }),
         };
     }

@@ -96,6 +96,13 @@ pub trait AgentsBackend: Send + Sync {
         agent_id: String,
         pin: Option<InterfacePin>,
     ) -> crate::api::BoxFuture<'_, Result<(), AppError>>;
+    /// The agent's extensions from its stored card, for the chat.
+    fn extensions(
+        &self,
+        agent_id: String,
+        caller: Vec<String>,
+        skill: Option<String>,
+    ) -> crate::api::BoxFuture<'_, Result<crate::api::extensions::AgentExtensions, AppError>>;
 }
 
 /// The registered agents, discovered now (the list shows live reachability).

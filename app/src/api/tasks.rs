@@ -162,6 +162,9 @@ pub struct SendOptions {
     pub accepted_output_modes: Vec<String>,
     #[serde(default)]
     pub reference_task_ids: Vec<String>,
+    /// Settings' "Extension URIs activated on every request" (reference §2.2 caller URIs).
+    #[serde(default)]
+    pub extensions: Vec<String>,
 }
 
 /// A send from the chat composer.
@@ -178,6 +181,13 @@ pub struct SendInput {
     /// Further A2A 1.0 part JSON objects (files, data) after the text.
     pub parts: Vec<Value>,
     pub options: SendOptions,
+    /// The skill a new task is restricted to (skill routing, reference §1.3); a follow-up
+    /// keeps its task's skill.
+    #[serde(default)]
+    pub skill_id: Option<String>,
+    /// Extra message metadata (A2UI actions add none beyond what the server adds).
+    #[serde(default)]
+    pub metadata: Option<serde_json::Map<String, Value>>,
 }
 
 /// One committed ledger event, as the live stream sends it (`data:` of an SSE frame whose
@@ -193,8 +203,12 @@ pub struct LedgerEvent {
     pub source: String,
     /// The stored A2A event (a stream response object; inline bytes replaced by archive URLs).
     pub payload: Value,
-    /// Extension URIs negotiated for the exchange that produced it.
+    /// Sideband extension URIs negotiated for the exchange that produced it: what the browser
+    /// decodes sideband events under (reference §3.5).
     pub extensions: Vec<String>,
+    /// `1.0` or `0.3`: the protocol of the interface it came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol_version: Option<String>,
     pub received_at: String,
 }
 

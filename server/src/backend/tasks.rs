@@ -22,14 +22,15 @@ pub const RECENT_CONVERSATIONS: u64 = 50;
 
 pub(super) struct Tasks(pub AppState);
 
-fn command_error(error: CommandError) -> AppError {
+pub(super) fn command_error(error: CommandError) -> AppError {
     match error {
         CommandError::Invalid(message) => AppError::Invalid {
             field: "message".into(),
             message,
         },
         CommandError::Conflict(message) => AppError::Conflict(message.to_owned()),
-        CommandError::UnknownAgent => AppError::NotFound,
+        CommandError::UnknownAgent | CommandError::TaskNotFound => AppError::NotFound,
+        CommandError::Forbidden(message) => AppError::Forbidden(message),
         CommandError::Store(error) => store_error(error),
     }
 }
@@ -37,6 +38,43 @@ fn command_error(error: CommandError) -> AppError {
 impl Tasks {
     async fn organization(&self) -> Result<String, AppError> {
         Ok(organizations::local(&self.0.db).await.map_err(store_error)?.id)
+    }
+
+    /// What the console adds to its own sends to an agent whose stored card advertises A2UI
+    /// (reference §1.4): the A2UI URI after the Settings URIs, and `a2uiClientCapabilities` in
+    /// the message metadata. API callers pass these themselves, as with the original.
+    async fn a2ui_additions(
+        &self,
+        agent_id: &str,
+        mut extensions: Vec<String>,
+        metadata: Option<Map<String, Value>>,
+    ) -> Result<(Vec<String>, Map<String, Value>), AppError> {
+        use app::ext::a2ui::{A2UI_CLIENT_CAPABILITIES_KEY, A2uiVersion, client_capabilities_metadata};
+        use app::ext::uri::{A2UI_URI, A2UI_V08_URI};
+        let mut metadata = metadata.unwrap_or_default();
+        let card = crate::store::card_snapshots::latest(&self.0.db, agent_id)
+            .await
+            .map_err(store_error)?;
+        let advertised = card.map(|c| c.raw_card_json).and_then(|card| {
+            let advertises = |uri| app::ext::negotiation::advertises(&card, uri);
+            if advertises(A2UI_URI) {
+                Some((A2UI_URI, A2uiVersion::V09))
+            } else if advertises(A2UI_V08_URI) {
+                Some((A2UI_V08_URI, A2uiVersion::V08))
+            } else {
+                None
+            }
+        });
+        if let Some((uri, version)) = advertised {
+            if !extensions.iter().any(|e| e == uri) {
+                extensions.push(uri.to_owned());
+            }
+            metadata.insert(
+                A2UI_CLIENT_CAPABILITIES_KEY.to_owned(),
+                client_capabilities_metadata(version),
+            );
+        }
+        Ok((extensions, metadata))
     }
 
     async fn conversation(&self, conversation_id: String) -> Result<ConversationView, AppError> {
@@ -188,18 +226,23 @@ impl TasksBackend for Tasks {
                 None => None,
             };
             let options = input.options;
+            let (extensions, metadata) = self
+                .a2ui_additions(&input.agent_id, options.extensions, input.metadata)
+                .await?;
             let config = CommandConfig {
                 return_immediately: options.return_immediately,
                 history_length: options.history_length,
                 accepted_output_modes: non_empty(&options.accepted_output_modes),
                 reference_task_ids: non_empty(&options.reference_task_ids),
-                extensions: None,
-                metadata: None,
+                extensions: non_empty(&extensions),
+                metadata: Some(metadata).filter(|m| !m.is_empty()),
                 request_metadata: None::<Map<String, Value>>,
             };
             let body = CommandBody {
                 text: Some(input.text).filter(|t| !t.trim().is_empty()),
                 parts: Some(input.parts).filter(|p| !p.is_empty()),
+                // A follow-up keeps its task's skill; the server checks both (reference §1.3).
+                skill_id: input.skill_id.filter(|s| !s.is_empty() && task_id.is_none()),
                 task_id,
                 config: Some(config),
                 ..CommandBody::default()

@@ -13,6 +13,11 @@ pub(crate) const APPROVAL_MEDIA_TYPE: &str = "application/vnd.agent-taskbay.appr
 pub(crate) const SKILL_ROUTING_URI: &str = "https://extensions.allsrc.dev/agent-taskbay/skill-routing/v1";
 /// A2UI v0.9 extension (§1.4).
 pub(crate) const A2UI_URI: &str = "https://a2ui.org/a2a-extension/a2ui/v0.9";
+/// A2UI v0.8 extension.
+pub(crate) const A2UI_V08_URI: &str = "https://a2ui.org/a2a-extension/a2ui/v0.8";
+/// The A2UI v0.8 standard catalog.
+pub(crate) const A2UI_V08_CATALOG: &str =
+    "https://a2ui.org/specification/v0_8/standard_catalog_definition.json";
 /// Media type of an A2UI data part (the current spelling).
 pub(crate) const A2UI_MEDIA_TYPE: &str = "application/a2ui+json";
 /// The deprecated A2UI media type, still accepted on replies.

@@ -4,8 +4,8 @@
 use serde_json::{Value, json};
 
 use super::extension::{
-    A2UI_BASIC_CATALOG, A2UI_URI, APPROVAL_URI, FORM_URI, SIDEBAND_URI, SKILL_ROUTING_URI, TRACE_URI,
-    UNKNOWN_URI,
+    A2UI_BASIC_CATALOG, A2UI_URI, A2UI_V08_CATALOG, A2UI_V08_URI, APPROVAL_URI, FORM_URI, SIDEBAND_URI,
+    SKILL_ROUTING_URI, TRACE_URI, UNKNOWN_URI,
 };
 use super::scenario::forms;
 
@@ -122,7 +122,9 @@ impl Variant {
             Variant::Approver => {
                 "Asks for approval: \"structured\" for a form-based action, \"invalid\" for a malformed request."
             }
-            Variant::A2ui => "Shows an A2UI v0.9 surface to confirm a deployment.",
+            Variant::A2ui => {
+                "Shows an A2UI surface to confirm a deployment: v0.9, or v0.8 when the message says \"v0.8\"."
+            }
             Variant::Plain => "Sends the deploy form without advertising the extension.",
             Variant::Invalid => "Advertises structured forms but sends a schema the console must reject.",
             Variant::Rogue => "Sends an approval request without advertising the extension.",
@@ -157,7 +159,12 @@ impl Variant {
             Variant::Showcase => vec![start_form(), a2ui(), approval()],
             Variant::Form | Variant::Legacy => vec![start_form()],
             Variant::Approver => vec![approval()],
-            Variant::A2ui => vec![a2ui()],
+            // v0.9 first (preferred); v0.8 for agents built on the older SDKs (say "v0.8").
+            Variant::A2ui => vec![
+                a2ui(),
+                json!({"uri": A2UI_V08_URI, "description": "A2UI v0.8 surfaces", "required": false,
+                       "params": {"supportedCatalogIds": [A2UI_V08_CATALOG]}}),
+            ],
             Variant::Invalid => vec![form(json!({}))],
             Variant::Unknown => {
                 vec![json!({"uri": UNKNOWN_URI, "description": "Nobody understands this", "required": false})]

@@ -14,11 +14,13 @@
 //! | `POST /api/agents/{id}/stream` | [`stream`] |
 //! | `GET /api/tasks`, `GET /api/tasks/{id}` | [`tasks`] |
 //! | `GET /api/artifacts/{digest}` | [`artifacts`] |
+//! | `GET /api/decisions`, `GET /api/decisions/{id}`, `POST /api/decisions/{id}/decisions` | [`decisions`] |
 
 pub mod agents;
 pub mod artifacts;
 pub mod body;
 pub mod commands;
+pub mod decisions;
 pub mod error;
 pub mod principal;
 pub mod stream;
@@ -51,6 +53,9 @@ pub fn routes() -> Router<AppState> {
         .route("/api/tasks", get(tasks::list))
         .route("/api/tasks/{task_id}", get(tasks::get))
         .route("/api/artifacts/{digest}", get(artifacts::download))
+        .route("/api/decisions", get(decisions::list))
+        .route("/api/decisions/{decision_id}", get(decisions::get))
+        .route("/api/decisions/{decision_id}/decisions", post(decisions::decide))
         .layer(SetResponseHeaderLayer::if_not_present(
             header::CACHE_CONTROL,
             HeaderValue::from_static("no-store"),

@@ -7,12 +7,15 @@
 use app::a2a::Part;
 use chrono::Utc;
 use sea_orm::sea_query::OnConflict;
-use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, TransactionTrait};
+use sea_orm::{
+    ActiveValue::Set, ColumnTrait, DatabaseTransaction, EntityTrait, QueryFilter, QueryOrder,
+    TransactionTrait,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use crate::db::Db;
-use crate::db::entity::{agent, outbox_message, task, task_command};
+use crate::db::entity::{agent, agent_card_snapshot, outbox_message, task, task_command};
 use crate::ingest::archive::digest;
 use crate::ingest::bus::{Bus, Notice};
 use crate::ingest::canonical;
@@ -153,6 +156,11 @@ pub enum CommandError {
     Conflict(&'static str),
     #[error("Unknown agent.")]
     UnknownAgent,
+    #[error("Task not found.")]
+    TaskNotFound,
+    /// Refused by a rule (skill routing, reference §1.3); the message says which.
+    #[error("{0}")]
+    Forbidden(String),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -182,6 +190,31 @@ pub async fn accept(
     bus: &Bus,
     new: NewCommand,
 ) -> Result<(task_command::Model, bool), CommandError> {
+    let tx = db.write.begin().await?;
+    let (command, replay) = accept_in(&tx, new).await?;
+    if replay {
+        return Ok((command, true));
+    }
+    tx.commit().await?;
+    publish_accepted(bus, &command);
+    Ok((command, false))
+}
+
+/// Tells this process's workers about an accepted command.
+pub fn publish_accepted(bus: &Bus, command: &task_command::Model) {
+    bus.publish(Notice::Command {
+        organization_id: command.organization_id.clone(),
+        command_id: command.id.clone(),
+        conversation_id: command.conversation_id.clone(),
+    });
+}
+
+/// [`accept`] inside the caller's transaction (an approval's decision and its command commit
+/// together). The caller commits, then calls [`publish_accepted`] unless it was a replay.
+pub async fn accept_in(
+    tx: &DatabaseTransaction,
+    new: NewCommand,
+) -> Result<(task_command::Model, bool), CommandError> {
     let key = new.idempotency_key.trim().to_owned();
     if key.is_empty() || key.chars().count() > MAX_KEY_CHARS {
         return Err(CommandError::Invalid(KEY_REQUIRED.into()));
@@ -190,33 +223,34 @@ pub async fn accept(
     let tenant = body.tenant.clone().unwrap_or_default();
     let content = json!({"agentId": new.agent.id, "conversationId": new.conversation_id, "body": body});
     let payload_digest = digest(canonical(&content).as_bytes());
-    let tx = db.write.begin().await?;
-    if let Some(existing) = find_by_key(&tx, &new.organization_id, &key).await? {
+    if let Some(existing) = find_by_key(tx, &new.organization_id, &key).await? {
         return if existing.payload_digest == payload_digest {
             Ok((existing, true))
         } else {
             Err(CommandError::Conflict(KEY_CONFLICT))
         };
     }
-    // The task this continues, and the conversation it belongs to.
+    // The task this continues (reference §1.3 rule 2), and the conversation it belongs to.
     let known_task = match &body.task_id {
-        Some(remote) => {
+        Some(remote) => Some(
             task::Entity::find()
                 .filter(task::Column::AgentId.eq(&new.agent.id))
                 .filter(task::Column::Tenant.eq(&tenant))
                 .filter(task::Column::RemoteTaskId.eq(remote))
-                .one(&tx)
+                .one(tx)
                 .await?
-        }
+                .ok_or(CommandError::TaskNotFound)?,
+        ),
         None => None,
     };
+    let skill_id = effective_skill(tx, &new.agent, &body, known_task.as_ref()).await?;
     let context_task = match (&known_task, &body.context_id) {
         (None, Some(context)) => {
             task::Entity::find()
                 .filter(task::Column::AgentId.eq(&new.agent.id))
                 .filter(task::Column::RemoteContextId.eq(context))
                 .order_by_desc(task::Column::CreatedAt)
-                .one(&tx)
+                .one(tx)
                 .await?
         }
         _ => None,
@@ -248,7 +282,7 @@ pub async fn accept(
         attempts: Set(0),
         result_json: Set(None),
         last_error: Set(None),
-        skill_id: Set(body.skill_id.clone()),
+        skill_id: Set(skill_id),
         created_at: Set(now),
         updated_at: Set(now),
     })
@@ -260,11 +294,11 @@ pub async fn accept(
         .do_nothing()
         .to_owned(),
     )
-    .exec_without_returning(&tx)
+    .exec_without_returning(tx)
     .await?;
     if inserted == 0 {
         // Another request with the same key committed first.
-        let existing = find_by_key(&tx, &new.organization_id, &key)
+        let existing = find_by_key(tx, &new.organization_id, &key)
             .await?
             .ok_or(CommandError::Store(StoreError::NotFound))?;
         return if existing.payload_digest == payload_digest {
@@ -288,19 +322,47 @@ pub async fn accept(
         created_at: Set(now),
         processed_at: Set(None),
     })
-    .exec_without_returning(&tx)
+    .exec_without_returning(tx)
     .await?;
     let command = task_command::Entity::find_by_id(id)
-        .one(&tx)
+        .one(tx)
         .await?
         .ok_or(CommandError::Store(StoreError::NotFound))?;
-    tx.commit().await?;
-    bus.publish(Notice::Command {
-        organization_id: command.organization_id.clone(),
-        command_id: command.id.clone(),
-        conversation_id: command.conversation_id.clone(),
-    });
     Ok((command, false))
+}
+
+/// The skill a send is bound to, checked against the reference §1.3 rules 3, 7 and 8 (there is
+/// one operator, with whole-agent access, until sign-in: rules 4 and 7 always pass). A task's
+/// skill never changes; a new task takes the body's `skillId`, which the agent's stored card
+/// must list together with the skill-routing URI.
+async fn effective_skill(
+    tx: &DatabaseTransaction,
+    agent: &agent::Model,
+    body: &CommandBody,
+    task: Option<&task::Model>,
+) -> Result<Option<String>, CommandError> {
+    use app::ext::skill_routing::{self, SkillError};
+    if let Some(task) = task {
+        if body.skill_id.is_some() && body.skill_id != task.skill_id {
+            return Err(CommandError::Forbidden(SkillError::SkillChanged.to_string()));
+        }
+        if let (Some(context), Some(known)) = (&body.context_id, &task.remote_context_id)
+            && context != known
+        {
+            return Err(CommandError::Forbidden(SkillError::ContextMismatch.to_string()));
+        }
+    }
+    let skill = task.map_or_else(|| body.skill_id.clone(), |t| t.skill_id.clone());
+    let Some(skill) = skill else { return Ok(None) };
+    let card = agent_card_snapshot::Entity::find()
+        .filter(agent_card_snapshot::Column::AgentId.eq(&agent.id))
+        .order_by_desc(agent_card_snapshot::Column::FetchedAt)
+        .one(tx)
+        .await?;
+    if !card.is_some_and(|c| skill_routing::card_supports_skill(&c.raw_card_json, &skill)) {
+        return Err(CommandError::Forbidden(SkillError::Unsupported.to_string()));
+    }
+    Ok(Some(skill))
 }
 
 async fn find_by_key<C: sea_orm::ConnectionTrait>(

@@ -332,6 +332,7 @@ pub async fn events_after<C: ConnectionTrait>(
             source: e.source,
             payload: e.payload_json,
             extensions: from_json(e.extensions_json),
+            protocol_version: e.protocol_version,
             received_at: rfc3339(e.received_at),
         })
         .collect())
@@ -372,6 +373,7 @@ pub async fn conversation_tail<C: ConnectionTrait>(
             source: e.source,
             payload: e.payload_json,
             extensions: from_json(e.extensions_json),
+            protocol_version: e.protocol_version,
             received_at: rfc3339(e.received_at),
         })
         .collect())

@@ -18,6 +18,7 @@ use app::a2a::{
     Message, Part, ProtocolVersion, Role, SendConfiguration, SendParams, decode_stream_event, encode_message,
     encode_send_params, encode_task_id,
 };
+use app::ext::{negotiation, skill_routing};
 use chrono::Utc;
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{
@@ -185,17 +186,22 @@ async fn handle(deps: &WorkerDeps, command_id: &str, outbox_id: &str, owner: &st
         )
         .await;
     };
-    if let Err(error) = agent_services::discover(&deps.db, &deps.gateway, &agent).await {
-        let settled = if attempts >= MAX_ATTEMPTS {
-            Settled::Failed(DISCOVERY_FAILED.into())
-        } else {
-            Settled::Retry(
-                Duration::from_secs(1 << (attempts - 1).clamp(0, 4)),
-                error.to_string(),
-            )
-        };
-        return settle(deps, &command, outbox_id, owner, settled).await;
-    }
+    // The card fetched now decides which sideband URIs are negotiated (reference §2.1).
+    let live_card = match agent_services::discover(&deps.db, &deps.gateway, &agent).await {
+        Ok(preview) => preview.raw,
+        Err(error) => {
+            let settled = if attempts >= MAX_ATTEMPTS {
+                Settled::Failed(DISCOVERY_FAILED.into())
+            } else {
+                Settled::Retry(
+                    Duration::from_secs(1 << (attempts - 1).clamp(0, 4)),
+                    error.to_string(),
+                )
+            };
+            return settle(deps, &command, outbox_id, owner, settled).await;
+        }
+    };
+    let negotiated = negotiation::negotiated_sideband(&live_card, &deps.understood_sideband);
     let endpoint = match agent_services::endpoint(&deps.db, &agent).await {
         Ok(endpoint) => endpoint,
         Err(error) => {
@@ -235,11 +241,8 @@ async fn handle(deps: &WorkerDeps, command_id: &str, outbox_id: &str, owner: &st
         owner.to_owned(),
         heartbeat.clone(),
     ));
-    let extensions = body
-        .config
-        .as_ref()
-        .and_then(|c| c.extensions.clone())
-        .unwrap_or_default();
+    // The header carries the negotiated sideband URIs only (reference §2.2).
+    let extensions = negotiated;
     let (result, user_message) = match command.action.as_str() {
         "cancelTask" => {
             let params = encode_task_id(
@@ -253,8 +256,8 @@ async fn handle(deps: &WorkerDeps, command_id: &str, outbox_id: &str, owner: &st
             )
         }
         _ => {
-            let message = user_message(&command, &body, context_id);
-            let params = send_params(&message, &body, &endpoint);
+            let message = user_message(&command, &body, context_id, &extensions);
+            let params = send_params(&message, &body, &endpoint, command.skill_id.as_deref());
             (
                 deps.gateway.send_message(&endpoint, params, &extensions).await,
                 Some(message),
@@ -316,7 +319,15 @@ async fn conversation_context(
         .and_then(|t| t.remote_context_id))
 }
 
-fn user_message(command: &task_command::Model, body: &CommandBody, context_id: Option<String>) -> Message {
+/// The message sent: the caller's parts, and the extension list and metadata of reference §2.2
+/// (caller URIs, the skill-routing URI when the command is bound to a skill, the negotiated
+/// sideband URIs; no caller-supplied routing metadata).
+fn user_message(
+    command: &task_command::Model,
+    body: &CommandBody,
+    context_id: Option<String>,
+    negotiated: &[String],
+) -> Message {
     let mut parts = Vec::new();
     if let Some(text) = body.text.as_deref().filter(|t| !t.trim().is_empty()) {
         parts.push(Part {
@@ -326,20 +337,36 @@ fn user_message(command: &task_command::Model, body: &CommandBody, context_id: O
     }
     parts.extend(body.parts.iter().flatten().filter_map(|p| Part::decode(p).ok()));
     let config = body.config.clone().unwrap_or_default();
+    let mut metadata = config.metadata;
+    if let Some(metadata) = metadata.as_mut() {
+        skill_routing::strip_caller_routing(metadata);
+    }
     Message {
         message_id: command.message_id.clone(),
         role: Role::User,
         parts,
         context_id,
         task_id: body.task_id.clone(),
-        metadata: config.metadata,
-        extensions: config.extensions.unwrap_or_default(),
+        metadata,
+        extensions: negotiation::message_extensions(
+            &config.extensions.unwrap_or_default(),
+            command.skill_id.is_some(),
+            None,
+            negotiated,
+        ),
         reference_task_ids: config.reference_task_ids.unwrap_or_default(),
     }
 }
 
-fn send_params(message: &Message, body: &CommandBody, endpoint: &Endpoint) -> Value {
+fn send_params(message: &Message, body: &CommandBody, endpoint: &Endpoint, skill: Option<&str>) -> Value {
     let config = body.config.clone().unwrap_or_default();
+    // Request-level routing is written by the server only (reference §1.3 rules 6, 8, 9).
+    let mut request_metadata = config.request_metadata.unwrap_or_default();
+    skill_routing::strip_caller_routing(&mut request_metadata);
+    if let Some(skill) = skill {
+        let (key, value) = skill_routing::routing_metadata(skill);
+        request_metadata.insert(key, value);
+    }
     let params = SendParams {
         // The request's tenant when the caller named one (the interface's tenant is added by the
         // gateway otherwise).
@@ -355,7 +382,7 @@ fn send_params(message: &Message, body: &CommandBody, endpoint: &Endpoint) -> Va
             return_immediately: config.return_immediately.unwrap_or(true),
             push: None,
         }),
-        metadata: config.request_metadata,
+        metadata: Some(request_metadata).filter(|m| !m.is_empty()),
     };
     encode_send_params(&params, endpoint.version)
 }

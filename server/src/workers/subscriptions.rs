@@ -20,6 +20,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use app::a2a::{AgentCard, TaskState, encode_get_task, encode_task_id};
+use app::ext::negotiation;
 use chrono::Utc;
 use futures::StreamExt;
 use sea_orm::sea_query::Expr;
@@ -179,6 +180,9 @@ struct Target {
     endpoint: Endpoint,
     streaming: bool,
     remote_task_id: String,
+    /// Sideband URIs negotiated from the stored card: sent as the extension header and
+    /// recorded with every event this subscription stores (reference §2.1, §3.5).
+    negotiated: Vec<String>,
 }
 
 async fn target(deps: &WorkerDeps, sub: &task_subscription::Model) -> Result<Option<Target>, String> {
@@ -202,16 +206,22 @@ async fn target(deps: &WorkerDeps, sub: &task_subscription::Model) -> Result<Opt
     let endpoint = agent_services::endpoint(&deps.db, &agent)
         .await
         .map_err(|e| e.to_string())?;
-    let streaming = card_snapshots::latest(&deps.db, &agent.id)
+    let snapshot = card_snapshots::latest(&deps.db, &agent.id)
         .await
-        .map_err(|e| e.to_string())?
+        .map_err(|e| e.to_string())?;
+    let streaming = snapshot
+        .as_ref()
         .and_then(|s| AgentCard::decode(&s.raw_card_json).ok())
         .is_some_and(|card| card.capabilities.streaming);
+    let negotiated = snapshot.map_or_else(Vec::new, |s| {
+        negotiation::negotiated_sideband(&s.raw_card_json, &deps.understood_sideband)
+    });
     Ok(Some(Target {
         task,
         endpoint,
         streaming,
         remote_task_id,
+        negotiated,
     }))
 }
 
@@ -232,7 +242,7 @@ impl Observer<'_> {
         let mut events = match self
             .deps
             .gateway
-            .subscribe_to_task(&self.target.endpoint, params, &[])
+            .subscribe_to_task(&self.target.endpoint, params, &self.target.negotiated)
             .await
         {
             Ok(events) => events,
@@ -279,7 +289,7 @@ impl Observer<'_> {
         let answer = match self
             .deps
             .gateway
-            .get_task(&self.target.endpoint, params, &[])
+            .get_task(&self.target.endpoint, params, &self.target.negotiated)
             .await
         {
             Ok(answer) => answer,
@@ -315,7 +325,7 @@ impl Observer<'_> {
             source,
             source_key,
             payload,
-            extensions: Vec::new(),
+            extensions: self.target.negotiated.clone(),
             protocol_version: Some(self.target.endpoint.version.as_str().to_owned()),
             skill_id: None,
             fence: Some(Fence::Subscription {

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use axum::body::Body;
-use axum::http::{HeaderMap, Request, StatusCode};
+use axum::http::{Request, StatusCode};
 use axum::middleware::Next;
 use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
 use serde_json::{Value, json};
@@ -16,74 +16,12 @@ use server::http::api::commands::{outcome, wait_for};
 use server::store::agents::{self as agent_store, AgentSource};
 use server::store::organizations;
 
+use crate::client::{call, get, post, reply};
 use crate::support::{self, TestDb};
 
 const KEY_REQUIRED: &str = "An idempotency key of 1–255 characters is required.";
 const KEY_CONFLICT: &str = "This idempotency key already belongs to different command content.";
 const SETTLE: Duration = Duration::from_secs(30);
-
-struct Reply {
-    status: StatusCode,
-    headers: HeaderMap,
-    bytes: Vec<u8>,
-    body: String,
-}
-
-async fn reply(response: axum::response::Response) -> Reply {
-    let (status, headers) = (response.status(), response.headers().clone());
-    let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
-        .await
-        .unwrap()
-        .to_vec();
-    let body = String::from_utf8_lossy(&bytes).into_owned();
-    Reply {
-        status,
-        headers,
-        bytes,
-        body,
-    }
-}
-
-impl Reply {
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("{e}: {}", self.body))
-    }
-
-    fn header(&self, name: &str) -> &str {
-        self.headers.get(name).map_or("", |v| v.to_str().unwrap())
-    }
-
-    /// Asserts `{"error":{"message": message}}` with `status`, not cached.
-    fn assert_error(&self, status: StatusCode, message: &str) {
-        assert_eq!(
-            (self.status, self.json()),
-            (status, json!({"error": {"message": message}}))
-        );
-        assert_eq!(self.header("cache-control"), "no-store");
-    }
-}
-
-async fn call(
-    state: &AppState,
-    method: &str,
-    uri: &str,
-    body: impl Into<Body>,
-    headers: &[(&str, &str)],
-) -> Reply {
-    let mut request = Request::builder().method(method).uri(uri);
-    for (name, value) in headers {
-        request = request.header(*name, *value);
-    }
-    reply(support::send(state, request.body(body.into()).unwrap()).await).await
-}
-
-async fn post(state: &AppState, uri: &str, body: Value, headers: &[(&str, &str)]) -> Reply {
-    call(state, "POST", uri, body.to_string(), headers).await
-}
-
-async fn get(state: &AppState, uri: &str) -> Reply {
-    call(state, "GET", uri, Body::empty(), &[]).await
-}
 
 async fn app() -> (AppState, TestDb) {
     support::app_with(&[("A2A_ALLOW_PRIVATE_NETWORKS", "true")]).await

@@ -19,7 +19,7 @@ async fn readyz_is_200_when_migrated() {
     let (state, _db) = support::app().await;
     let response = get(&state, "/readyz").await;
     assert_eq!(response.status(), StatusCode::OK);
-    assert_eq!(text(response).await, r#"{"database":"sqlite","status":"ready"}"#);
+    assert_eq!(text(response).await, r#"{"status":"ready","database":"sqlite"}"#);
 }
 
 #[tokio::test]

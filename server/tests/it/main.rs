@@ -6,8 +6,11 @@
 
 mod agents;
 mod api;
+mod approvals;
 mod cli;
+mod client;
 mod demo_agent;
+mod extensions;
 mod gateway;
 mod gateway_demo;
 mod health;

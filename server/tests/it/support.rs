@@ -185,3 +185,23 @@ pub async fn serve(router: axum::Router) -> String {
 pub async fn demo() -> String {
     serve(server::demo_agent::router()).await
 }
+
+/// The background workers of one state, stopped like a process that ends.
+pub struct Workers {
+    tracker: tokio_util::task::TaskTracker,
+    stop: tokio_util::sync::CancellationToken,
+}
+
+impl Workers {
+    pub fn start(state: &AppState) -> Workers {
+        let (tracker, stop) = start_workers(state);
+        Workers { tracker, stop }
+    }
+
+    /// Stops the loops and waits for their in-flight work.
+    pub async fn stop(self) {
+        self.stop.cancel();
+        self.tracker.close();
+        self.tracker.wait().await;
+    }
+}

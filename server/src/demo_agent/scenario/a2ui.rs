@@ -1,10 +1,13 @@
-//! The A2UI v0.9 "deploy" surface (`reference.md` §1.4, product.md §6) and its action reply.
-//! The surface deliberately carries hostile content the console must neutralise.
+//! The A2UI "deploy" surface (`reference.md` §1.4, product.md §6) in v0.9 and in v0.8
+//! (`a2a-and-a2ui.md` §B.3), and its action reply. The surface deliberately carries hostile
+//! content the console must neutralise.
 
 use app::a2a::TaskState;
 use serde_json::{Value, json};
 
-use crate::demo_agent::extension::{A2UI_BASIC_CATALOG, A2UI_MEDIA_TYPE};
+use crate::demo_agent::extension::{
+    A2UI_BASIC_CATALOG, A2UI_LEGACY_MEDIA_TYPE, A2UI_MEDIA_TYPE, A2UI_V08_CATALOG,
+};
 use crate::demo_agent::wire::{Update, data_part, text_part};
 
 /// The surface id.
@@ -44,6 +47,48 @@ pub(crate) fn surface() -> Value {
         {"version": "v0.9", "updateDataModel": {"surfaceId": SURFACE, "path": "/",
             "value": {"service": "billing-api", "env": ["staging"], "notify": false}}},
     ])
+}
+
+/// The same surface as v0.8 messages (one object each; rendering starts at `beginRendering`).
+pub(crate) fn surface_v08() -> Value {
+    let text = |id: &str, text: Value| json!({"id": id, "component": {"Text": {"text": text}}});
+    let literal = |s: &str| json!({"literalString": s});
+    json!([
+        {"surfaceUpdate": {"surfaceId": SURFACE, "components": [
+            {"id": "root", "component": {"Card": {"child": "body"}}},
+            {"id": "body", "component": {"Column": {"children": {"explicitList": [
+                "title", "service", "caption", "reason", "env", "notify", "confirm"
+            ]}}}},
+            {"id": "title", "component": {"Text": {"text": literal("Confirm deployment (v0.8)"), "usageHint": "h3"}}},
+            text("service", json!({"path": "/service"})),
+            {"id": "caption", "component": {"Text": {"usageHint": "caption",
+             "text": literal("<b>Release notes</b><img src=x onerror=alert(document.cookie)>")}}},
+            {"id": "reason", "component": {"TextField": {"label": literal("Reason"), "text": {"path": "/reason"}}}},
+            {"id": "env", "component": {"MultipleChoice": {"selections": {"path": "/env"}, "maxAllowedSelections": 1,
+             "options": [{"label": literal("Staging"), "value": "staging"},
+                         {"label": literal("Production"), "value": "production"}]}}},
+            {"id": "notify", "component": {"CheckBox": {"label": literal("Notify the team"), "value": {"path": "/notify"}}}},
+            text("confirm-label", literal("Confirm")),
+            {"id": "confirm", "component": {"Button": {"child": "confirm-label", "primary": true,
+             "action": {"name": "confirm_deploy", "context": [
+                 {"key": "service", "value": {"path": "/service"}}, {"key": "reason", "value": {"path": "/reason"}},
+                 {"key": "env", "value": {"path": "/env"}}, {"key": "notify", "value": {"path": "/notify"}}]}}}},
+        ]}},
+        {"dataModelUpdate": {"surfaceId": SURFACE, "contents": [
+            {"key": "service", "valueString": "billing-api"},
+            {"key": "notify", "valueBoolean": false},
+        ]}},
+        {"beginRendering": {"surfaceId": SURFACE, "root": "root", "catalogId": A2UI_V08_CATALOG}},
+    ])
+}
+
+/// INPUT_REQUIRED with the v0.8 surface, one part per message as the v0.8 SDKs send it.
+pub(crate) fn prompt_v08() -> Update {
+    let mut parts = vec![text_part("Please confirm the deployment.")];
+    if let Value::Array(messages) = surface_v08() {
+        parts.extend(messages.into_iter().map(|m| data_part(m, A2UI_LEGACY_MEDIA_TYPE)));
+    }
+    Update::parts(TaskState::InputRequired, parts)
 }
 
 /// INPUT_REQUIRED "Please confirm the deployment." with the surface.

@@ -30,6 +30,7 @@ pub(crate) fn plan(variant: Variant, incoming: &Incoming) -> Vec<Step> {
         Variant::Approver | Variant::Rogue => {
             approvals::prompt(approvals::send_message_request(&incoming.text))
         }
+        Variant::A2ui if lower.contains("v0.8") => a2ui::prompt_v08(),
         Variant::A2ui => a2ui::prompt(),
         Variant::Invalid => forms::prompt(forms::nested_form()),
         Variant::Unknown => everything(&incoming.text),

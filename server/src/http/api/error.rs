@@ -32,6 +32,14 @@ impl ApiError {
         ApiError::new(StatusCode::NOT_FOUND, message)
     }
 
+    pub fn forbidden(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::FORBIDDEN, message)
+    }
+
+    pub fn unprocessable(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, message)
+    }
+
     pub fn conflict(message: impl Into<String>) -> ApiError {
         ApiError::new(StatusCode::CONFLICT, message)
     }
@@ -92,6 +100,8 @@ impl From<CommandError> for ApiError {
             CommandError::Invalid(message) => ApiError::bad_request(message),
             CommandError::Conflict(message) => ApiError::conflict(message),
             CommandError::UnknownAgent => ApiError::not_found("Unknown agent."),
+            CommandError::TaskNotFound => ApiError::not_found("Task not found."),
+            CommandError::Forbidden(message) => ApiError::forbidden(message),
             CommandError::Store(error) => error.into(),
         }
     }

@@ -11,7 +11,10 @@
 //! - `persisted {localId, taskId, tenant}`: every poll cycle once the task exists (`taskId` is
 //!   the remote id, or the local one when there is none);
 //! - `snapshot`: the task view, first and whenever its `version` changes;
+//! - `meta {protocolVersion, negotiatedExtensions, sessionId, requestId}`: before each `a2a`;
 //! - `a2a`: each stored ledger event's protocol JSON, in sequence;
+//! - `sideband`: each sideband event decoded from that stored event under the URIs negotiated
+//!   when it was received (reference §3), right after its `a2a` frame;
 //! - `error {sessionId, requestId, message}`: the command failed or became uncertain; a read
 //!   failure adds `commandId` with a fixed message;
 //! - `end {sessionId, requestId}`: last, at a paused or terminal state, after an error, or
@@ -19,11 +22,11 @@
 //!
 //! `sessionId` = `requestId` = the command id (a fresh id for a resubscription). The stream is
 //! a reader in its own task: a client that goes away stops the reading, never the command.
-//! Not emitted yet: `meta` and `sideband`.
 
 use std::time::{Duration, Instant};
 
 use app::a2a::TaskState;
+use app::ext::sideband;
 use app::projection::TaskKind;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
@@ -170,6 +173,21 @@ async fn resubscribe(
     Ok(spawn(state, follow, None))
 }
 
+/// The sideband events of a stored event, decoded under the URIs negotiated when it was
+/// received (reference §3.5); the same decoder runs in the browser's Trace panel.
+fn sideband_of(event: &app::api::tasks::LedgerEvent, session: &str) -> Vec<sideband::SidebandEvent> {
+    sideband::decode(
+        &event.payload,
+        &event.extensions,
+        &sideband::DecodeContext {
+            now: event.received_at.clone(),
+            id_prefix: format!("event-{}", event.sequence),
+            session_id: Some(session.to_owned()),
+            request_id: Some(session.to_owned()),
+        },
+    )
+}
+
 fn frame(name: &str, data: &impl serde::Serialize) -> Event {
     Event::default()
         .event(name)
@@ -269,8 +287,19 @@ async fn cycle(state: &AppState, follow: &mut Follow, tx: &mpsc::Sender<Event>) 
     let full = events.len() as u64 >= EVENTS_PER_READ;
     for event in events {
         follow.after = event.sequence;
-        if !send(frame("a2a", &event.payload)).await {
+        let meta = json!({
+            "protocolVersion": event.protocol_version,
+            "negotiatedExtensions": event.extensions,
+            "sessionId": follow.session,
+            "requestId": follow.session,
+        });
+        if !send(frame("meta", &meta)).await || !send(frame("a2a", &event.payload)).await {
             return Ok(Next::Gone);
+        }
+        for sideband in sideband_of(&event, &follow.session) {
+            if !send(frame("sideband", &sideband)).await {
+                return Ok(Next::Gone);
+            }
         }
     }
     let finished =
