@@ -3,6 +3,8 @@
 //! behind the ssr-only traits declared here.
 
 pub mod agents;
+pub mod approvals;
+pub mod extensions;
 pub mod tasks;
 
 /// A boxed future, for the object-safe backend traits (server side only).
@@ -15,6 +17,7 @@ pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T
 #[derive(Clone)]
 pub struct Backend {
     pub agents: std::sync::Arc<dyn agents::AgentsBackend>,
+    pub approvals: std::sync::Arc<dyn approvals::ApprovalsBackend>,
     pub tasks: std::sync::Arc<dyn tasks::TasksBackend>,
 }
 

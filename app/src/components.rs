@@ -1,10 +1,13 @@
 //! Widgets shared by several pages.
 
+pub mod a2ui_surface;
 pub mod artifact;
 pub mod cancel_task;
 pub mod icon;
 pub mod nav;
 pub mod placeholder;
 pub mod state_chip;
+pub mod structured_form;
 pub mod theme_switch;
+pub mod trace;
 pub mod when;

@@ -2,6 +2,7 @@
 
 pub mod agent_detail;
 pub mod agents;
+pub mod approvals;
 pub mod chat;
 pub mod flows;
 pub mod inbox;

@@ -61,6 +61,8 @@ pub fn App() -> impl IntoView {
                         <Route path=path!("/chat") view=pages::chat::ChatPage/>
                         <Route path=path!("/chat/:id") view=pages::chat::ConversationPage/>
                         <Route path=path!("/inbox") view=pages::inbox::InboxPage/>
+                        <Route path=path!("/approvals") view=pages::approvals::ApprovalsPage/>
+                        <Route path=path!("/approvals/:id") view=pages::approvals::review::ApprovalReviewPage/>
                         <Route path=path!("/tasks") view=pages::tasks::TasksPage/>
                         <Route path=path!("/tasks/:id") view=pages::task_detail::TaskDetailPage/>
                         <Route path=path!("/flows") view=pages::flows::FlowsPage/>

@@ -1,17 +1,89 @@
-//! The Inbox screen (`/inbox`).
+//! The Inbox screen (`/inbox`): what waits for a person, in one place: approval requests
+//! pending a decision, then tasks whose agent needs input. Kept current by the freshness
+//! signal. Views by owner (Mine, Overdue, Unassigned) arrive with sign-in.
 
 use leptos::prelude::*;
+use leptos_meta::Title;
 
-use crate::components::placeholder::ComingSoon;
+use crate::api::approvals::{ApprovalSummary, list_approvals};
+use crate::api::tasks::{TaskFilter, TaskSummary, list_tasks};
+use crate::components::state_chip::StateChip;
+use crate::components::when::When;
+use crate::live::{FRESHNESS_URL, LiveFrame, use_live_stream};
+use crate::pages::task_detail::display_title;
 
-/// Everything that waits for you.
+/// Approvals pending, then tasks that need input.
 #[component]
 pub fn InboxPage() -> impl IntoView {
+    let (freshness, set_freshness) = signal(0_u64);
+    let items = Resource::new(
+        move || freshness.get(),
+        |_| async move {
+            let approvals = list_approvals(Some("pending".into()), None).await?;
+            let tasks = list_tasks(TaskFilter::NeedsInput, 0).await?.tasks;
+            Ok::<_, crate::error::AppError>((approvals, tasks))
+        },
+    );
+    use_live_stream(Signal::derive(|| Some(FRESHNESS_URL.to_owned())), move |frame| {
+        if frame == LiveFrame::Freshness {
+            set_freshness.update(|n| *n += 1);
+        }
+    });
     view! {
-        <ComingSoon
-            title="Inbox"
-            purpose="Tasks that need input and approvals that wait for a decision, in one list."
-            coming="The inbox arrives with approvals and sign-in (the extensions issue, #5, and later ones). Until then, Tasks → Needs you lists what waits for you."
-        />
+        <Title text="Inbox"/>
+        <header class="page-header">
+            <h1>"Inbox"</h1>
+            <p class="lede">"Approvals that wait for a decision and tasks whose agent needs input."</p>
+        </header>
+        <Transition fallback=|| view! { <p class="muted" aria-busy="true">"Loading the inbox…"</p> }>
+            <ErrorBoundary fallback=|errors| {
+                view! {
+                    <p role="alert" class="error">
+                        {move || errors.get().into_iter().map(|(_, e)| e.to_string()).collect::<Vec<_>>().join(" ")}
+                    </p>
+                }
+            }>
+                {move || Suspend::new(async move {
+                    items.await.map(|(approvals, tasks)| view! { <InboxLists approvals tasks/> })
+                })}
+            </ErrorBoundary>
+        </Transition>
     }
+}
+
+#[component]
+fn InboxLists(approvals: Vec<ApprovalSummary>, tasks: Vec<TaskSummary>) -> impl IntoView {
+    if approvals.is_empty() && tasks.is_empty() {
+        return view! {
+            <section class="empty-state">
+                <h2>"Nothing waits for you"</h2>
+                <p>"Approval requests and tasks that need input appear here."</p>
+            </section>
+        }
+        .into_any();
+    }
+    view! {
+        <ul class="task-list" aria-label="Inbox">
+            {approvals.into_iter().map(|a| view! {
+                <li class="task-row" data-testid="inbox-approval">
+                    <div class="task-row-main">
+                        <a class="task-title" href=format!("/approvals/{}", a.id)>{a.title.clone()}</a>
+                        <p class="task-meta">"Approval · " {a.agent_name.clone()} " · expires " <When at=a.expires_at.clone()/></p>
+                    </div>
+                    <span class=format!("chip risk-{}", a.risk)>{format!("{} risk", a.risk)}</span>
+                </li>
+            }).collect_view()}
+            {tasks.into_iter().map(|t| view! {
+                <li class="task-row" data-testid="inbox-task">
+                    <div class="task-row-main">
+                        <a class="task-title" href=format!("/tasks/{}", t.local_id)>{display_title(&t.title)}</a>
+                        <p class="task-meta">"Task · " {t.agent_name.clone().unwrap_or_else(|| t.agent_id.clone())} " · " <When at=t.updated_at.clone()/></p>
+                    </div>
+                    <StateChip state=t.state.clone() kind=t.kind/>
+                </li>
+            }).collect_view()}
+        </ul>
+        <p><a href="/approvals?tab=all">"Every approval request"</a> " · " <a href="/tasks?filter=needs-input">"Every task that needs you"</a></p>
+    }
+    .into_any()
 }

@@ -7,9 +7,11 @@ use leptos_router::hooks::use_params_map;
 
 use crate::a2a::Role;
 use crate::api::tasks::{SubscribeTask, get_task};
+use crate::components::a2ui_surface::TaskInterface;
 use crate::components::artifact::ArtifactCard;
 use crate::components::cancel_task::CancelTaskControl;
 use crate::components::state_chip::StateChip;
+use crate::components::trace::{TraceItem, TracePanel, decode_history, decode_ledger_event, merge};
 use crate::components::when::When;
 use crate::content::PartsView;
 use crate::live::{LiveFrame, fold_ledger_event, task_stream_url, use_live_stream};
@@ -57,6 +59,8 @@ pub fn TaskDetailPage() -> impl IntoView {
 #[component]
 fn TaskDetail(initial: TaskView, refresh: Callback<()>) -> impl IntoView {
     let url = task_stream_url(&initial.local_id, initial.last_sequence);
+    let trace = RwSignal::new(Vec::<TraceItem>::new());
+    load_trace_history(trace, initial.local_id.clone(), initial.conversation_id.clone());
     let task = RwSignal::new(initial);
     use_live_stream(Signal::derive(move || Some(url.clone())), move |frame| {
         if let LiveFrame::Ledger(event) = frame {
@@ -66,9 +70,16 @@ fn TaskDetail(initial: TaskView, refresh: Callback<()>) -> impl IntoView {
                     let _ = fold_ledger_event(view, &event);
                 }
             });
+            if task.with_untracked(|view| view.local_id == event.task_id) {
+                let decoded = decode_ledger_event(&event);
+                if !decoded.is_empty() {
+                    trace.try_update(|items| merge(items, decoded));
+                }
+            }
         }
     });
     let task: Signal<TaskView> = task.into();
+    let titles = Signal::derive(move || task.with(|t| [(t.local_id.clone(), t.title.clone())].into()));
     view! {
         <DetailHeader task refresh/>
         <div class="card-grid task-cards">
@@ -76,9 +87,25 @@ fn TaskDetail(initial: TaskView, refresh: Callback<()>) -> impl IntoView {
             <IdentifiersCard task/>
         </div>
         <HistoryCard task/>
+        <TaskInterface task/>
         <ArtifactsCard task/>
+        <TracePanel items=trace titles/>
     }
     .into_any()
+}
+
+/// Loads the task's stored sideband events once, in the browser: the conversation's stored
+/// events filtered to this task, merged with what the live stream already added.
+fn load_trace_history(trace: RwSignal<Vec<TraceItem>>, task_id: String, conversation_id: String) {
+    Effect::new(move |_| {
+        let (task_id, conversation_id) = (task_id.clone(), conversation_id.clone());
+        leptos::task::spawn_local(async move {
+            if let Ok(history) = crate::api::tasks::get_conversation_events(conversation_id).await {
+                let items = decode_history(history.iter().filter(|e| e.task_id == task_id));
+                trace.try_update(|trace| merge(trace, items));
+            }
+        });
+    });
 }
 
 /// Title, state, remote ids and the actions.

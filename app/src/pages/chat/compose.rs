@@ -224,6 +224,7 @@ pub fn build_options(
         history_length,
         accepted_output_modes: parse_list(accepted_output_modes),
         reference_task_ids: parse_list(reference_task_ids),
+        extensions: Vec::new(),
     })
 }
 

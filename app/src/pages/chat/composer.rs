@@ -7,6 +7,7 @@ use crate::settings::Preferences;
 
 use super::attach::{AttachTools, AttachmentChips};
 use super::compose::{Attachment, TextFormat, accepts, build_options, message_content, preferred_format};
+use super::extensions::{ExtensionsSummary, SkillPicker};
 use super::options::OptionsPanel;
 use super::state::ChatState;
 use super::targets::{SendTarget, effective_target, send_to_choices};
@@ -79,13 +80,19 @@ impl Draft {
         });
     }
 
+    /// The Options panel's values, plus Settings' extension URIs (sent on every request).
     fn options(self) -> Result<SendOptions, String> {
-        build_options(
+        let mut options = build_options(
             self.return_immediately.get_untracked(),
             &self.history_length.get_untracked(),
             &self.accepted_output_modes.get_untracked(),
             &self.reference_task_ids.get_untracked(),
-        )
+        )?;
+        options.extensions = self
+            .defaults
+            .try_with_value(crate::settings::active_extension_uris)
+            .unwrap_or_default();
+        Ok(options)
     }
 
     /// Empties the draft after a send was accepted; the text format stays as chosen.
@@ -136,19 +143,29 @@ pub fn Composer(state: ChatState) -> impl IntoView {
         };
         draft.error.set(None);
         let chosen = draft.target.get_untracked();
-        let input = state.conversation.with_untracked(|c| SendInput {
-            agent_id: c.agent_id.clone(),
-            conversation_id: (!c.conversation_id.is_empty()).then(|| c.conversation_id.clone()),
-            task_id: effective_target(chosen.as_ref(), &c.tasks).task_id(),
-            text,
-            parts,
-            options,
+        let input = state.conversation.with_untracked(|c| {
+            let task_id = effective_target(chosen.as_ref(), &c.tasks).task_id();
+            SendInput {
+                agent_id: c.agent_id.clone(),
+                conversation_id: (!c.conversation_id.is_empty()).then(|| c.conversation_id.clone()),
+                // A skill binds a new task only (reference §1.3).
+                skill_id: task_id.is_none().then(|| state.skill.get_untracked()).flatten(),
+                task_id,
+                text,
+                parts,
+                options,
+                metadata: None,
+            }
         });
         state.send(input, move || draft.clear());
     };
     view! {
         <section class="composer" aria-label="Composer">
+            <super::start_form::StartForm state/>
             <SendToChips state draft/>
+            <SkillPicker state new_task=Signal::derive(move || {
+                state.conversation.with(|c| effective_target(draft.target.get().as_ref(), &c.tasks).task_id().is_none())
+            })/>
             <AttachmentChips draft modes/>
             <label for="composer-input" class="visually-hidden">"Message"</label>
             <textarea
@@ -192,6 +209,7 @@ pub fn Composer(state: ChatState) -> impl IntoView {
             <Show when=move || draft.options_open.get()>
                 <OptionsPanel draft card=state.card/>
             </Show>
+            <ExtensionsSummary state/>
             {move || draft.error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
             {move || state.send_error.get().map(|e| view! { <p class="error" role="alert">{format!("Not sent: {e}")}</p> })}
         </section>

@@ -1,5 +1,7 @@
 //! One conversation (`/chat/:id`; `/chat/new?agent=` for a chat not started yet): header,
-//! timeline, composer and the "{ } Wire" rail. An unknown conversation is a 404 during SSR.
+//! timeline, composer and the "{ } Wire" or "Trace" rail. An unknown conversation is a 404 during SSR.
+
+use std::collections::HashMap;
 
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -13,6 +15,7 @@ use crate::a2a::AgentCard;
 use crate::api::agents::get_agent;
 use crate::api::tasks::{ConversationView, get_conversation};
 use crate::components::state_chip::StateChip;
+use crate::components::trace::{TracePanel, decode_history, merge};
 use crate::error::AppError;
 use crate::live::encode_segment;
 use crate::pages::tasks::short_id;
@@ -87,6 +90,9 @@ fn ChatView(initial: ConversationView, card: Option<AgentCard>) -> impl IntoView
     let conversation_id = initial.conversation_id.clone();
     let state = ChatState::new(initial, card);
     let wire_open = RwSignal::new(false);
+    // One rail at a time: opening Trace closes Wire and the other way round.
+    let trace_open = RwSignal::new(false);
+    load_trace_history(state, trace_open, conversation_id.clone());
     // Opening the Wire panel loads the stored exchange once; live events keep adding to it.
     let history_loaded = StoredValue::new(false);
     Effect::new(move |_| {
@@ -103,10 +109,18 @@ fn ChatView(initial: ConversationView, card: Option<AgentCard>) -> impl IntoView
             }
         });
     });
+    let titles = Signal::derive(move || {
+        state.conversation.with(|c| {
+            c.tasks
+                .iter()
+                .map(|t| (t.local_id.clone(), t.title.clone()))
+                .collect::<HashMap<_, _>>()
+        })
+    });
     view! {
-        <div class="chat-layout" class:with-rail=move || wire_open.get()>
+        <div class="chat-layout" class:with-rail=move || wire_open.get() || trace_open.get()>
             <div class="chat-main">
-                <ChatHeader state wire_open/>
+                <ChatHeader state wire_open trace_open/>
                 <Timeline state/>
                 <Composer state/>
             </div>
@@ -115,14 +129,38 @@ fn ChatView(initial: ConversationView, card: Option<AgentCard>) -> impl IntoView
                     <WirePanel entries=state.wire/>
                 </aside>
             </Show>
+            <Show when=move || trace_open.get()>
+                <aside class="chat-rail" aria-label="Trace">
+                    <TracePanel items=state.trace titles/>
+                </aside>
+            </Show>
         </div>
     }
     .into_any()
 }
 
-/// Agent, short context id, the newest task's state, New chat and the Wire toggle.
+/// Opening the Trace rail loads the conversation's stored events once and merges their sideband
+/// events with what arrived live (the merge drops repeats).
+fn load_trace_history(state: ChatState, trace_open: RwSignal<bool>, conversation_id: String) {
+    let loaded = StoredValue::new(false);
+    Effect::new(move |_| {
+        if !trace_open.get() || loaded.get_value() || conversation_id.is_empty() {
+            return;
+        }
+        loaded.set_value(true);
+        let id = conversation_id.clone();
+        leptos::task::spawn_local(async move {
+            if let Ok(history) = crate::api::tasks::get_conversation_events(id).await {
+                let items = decode_history(&history);
+                state.trace.try_update(|trace| merge(trace, items));
+            }
+        });
+    });
+}
+
+/// Agent, short context id, the newest task's state, New chat and the Wire and Trace toggles.
 #[component]
-fn ChatHeader(state: ChatState, wire_open: RwSignal<bool>) -> impl IntoView {
+fn ChatHeader(state: ChatState, wire_open: RwSignal<bool>, trace_open: RwSignal<bool>) -> impl IntoView {
     let agent_id = state.conversation.with_untracked(|c| c.agent_id.clone());
     let agent_name = {
         let agent_id = agent_id.clone();
@@ -167,9 +205,28 @@ fn ChatHeader(state: ChatState, wire_open: RwSignal<bool>) -> impl IntoView {
                     class="button"
                     data-testid="wire-toggle"
                     aria-pressed=move || wire_open.get().to_string()
-                    on:click=move |_| wire_open.update(|open| *open = !*open)
+                    on:click=move |_| {
+                        wire_open.update(|open| *open = !*open);
+                        if wire_open.get_untracked() {
+                            trace_open.set(false);
+                        }
+                    }
                 >
                     "{ } Wire"
+                </button>
+                <button
+                    type="button"
+                    class="button"
+                    data-testid="trace-toggle"
+                    aria-pressed=move || trace_open.get().to_string()
+                    on:click=move |_| {
+                        trace_open.update(|open| *open = !*open);
+                        if trace_open.get_untracked() {
+                            wire_open.set(false);
+                        }
+                    }
+                >
+                    "Trace"
                 </button>
             </div>
         </header>

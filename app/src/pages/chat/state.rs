@@ -10,7 +10,9 @@ use super::fold::{Folded, fold_ledger, knows_task, note_command};
 use super::wire::{WireEntry, record_received};
 use crate::a2a::AgentCard;
 use crate::api::agents::get_agent;
+use crate::api::extensions::{AgentExtensions, get_agent_extensions};
 use crate::api::tasks::{CommandView, ConversationView, SendInput, get_conversation, send_message};
+use crate::components::trace::{TraceItem, decode_ledger_event, merge};
 use crate::live::{LiveFrame, conversation_stream_url, use_live_stream};
 
 /// Where a re-fetch of the conversation stands.
@@ -33,8 +35,15 @@ pub struct ChatState {
     pub conversation: RwSignal<ConversationView>,
     /// The agent's card (input modes, name), once known.
     pub card: Signal<Option<AgentCard>>,
+    /// The skill the next new task is restricted to (skill routing, reference §1.3).
+    pub skill: RwSignal<Option<String>>,
+    /// The agent's extensions from its stored card (forms, approvals, A2UI, skills, what each
+    /// send carries and why); `None` until loaded.
+    pub extensions: Signal<Option<AgentExtensions>>,
     /// The wire inspector's log.
     pub wire: RwSignal<Vec<WireEntry>>,
+    /// The Trace panel's sideband events, in ledger order.
+    pub trace: RwSignal<Vec<TraceItem>>,
     /// A send is on its way to the server.
     pub sending: RwSignal<bool>,
     /// Why the last send was refused.
@@ -70,10 +79,27 @@ impl ChatState {
                 Signal::derive(move || detail.get().and_then(Result::ok).and_then(|d| d.card))
             }
         };
+        let skill = RwSignal::new(None::<String>);
+        let extensions = {
+            let agent_id = initial.agent_id.clone();
+            // Browser only: the Settings URIs live in localStorage.
+            let loaded = LocalResource::new(move || {
+                let agent_id = agent_id.clone();
+                let skill = skill.get();
+                async move {
+                    let caller = crate::settings::active_extension_uris(&crate::settings::load());
+                    get_agent_extensions(agent_id, caller, skill).await
+                }
+            });
+            Signal::derive(move || loaded.get().and_then(Result::ok))
+        };
         let state = ChatState {
             conversation: RwSignal::new(initial),
             card,
+            skill,
+            extensions,
             wire: RwSignal::new(Vec::new()),
+            trace: RwSignal::new(Vec::new()),
             sending: RwSignal::new(false),
             send_error: RwSignal::new(None),
             epoch: RwSignal::new(0),
@@ -103,6 +129,10 @@ impl ChatState {
                 self.wire.update(|log| {
                     record_received(log, &event);
                 });
+                let decoded = decode_ledger_event(&event);
+                if !decoded.is_empty() {
+                    self.trace.try_update(|items| merge(items, decoded));
+                }
                 self.conversation.try_update(|c| fold_ledger(c, &event)) == Some(Folded::UnknownTask)
             }
             LiveFrame::Command(command) => {
@@ -152,9 +182,13 @@ impl ChatState {
     /// Sends a message: logs it, stores it on the server, shows it as pending and runs `done`
     /// once the server accepted it (the composer clears its draft then). A new chat moves to
     /// its conversation's URL.
-    pub fn send(self, input: SendInput, done: impl FnOnce() + 'static) {
+    pub fn send(self, mut input: SendInput, done: impl FnOnce() + 'static) {
         if self.sending.get_untracked() {
             return;
+        }
+        // Every send carries Settings' extension URIs (reference §2.2), whichever control sent it.
+        if input.options.extensions.is_empty() {
+            input.options.extensions = crate::settings::active_extension_uris(&crate::settings::load());
         }
         self.sending.set(true);
         self.send_error.set(None);

@@ -1,9 +1,7 @@
 //! Where a chat send goes ("Send to" chips: reply to a waiting task, follow up on a running one,
-//! or start a new task) and the quick replies an `INPUT_REQUIRED` prompt offers.
+//! or start a new task).
 
-use serde_json::Value;
-
-use crate::a2a::{PartContent, Role, TaskState};
+use crate::a2a::TaskState;
 use crate::projection::{TaskKind, TaskView};
 
 /// Longest task title a chip shows, in characters.
@@ -94,39 +92,9 @@ pub fn effective_target(chosen: Option<&SendTarget>, tasks: &[TaskView]) -> Send
     }
 }
 
-/// The answers offered by the newest agent message of an `INPUT_REQUIRED` task: the strings of
-/// an `options` or `choices` array in one of its data parts.
-pub fn quick_replies(task: &TaskView) -> Vec<String> {
-    if task.task_state() != TaskState::InputRequired {
-        return Vec::new();
-    }
-    let Some(prompt) = task.messages.iter().rev().find(|m| m.role == Role::Agent) else {
-        return Vec::new();
-    };
-    let mut replies: Vec<String> = Vec::new();
-    for part in &prompt.parts {
-        let PartContent::Data(Value::Object(data)) = &part.content else {
-            continue;
-        };
-        let list = ["options", "choices"]
-            .iter()
-            .find_map(|key| data.get(*key).and_then(Value::as_array));
-        for reply in list.into_iter().flatten().filter_map(Value::as_str) {
-            if !reply.trim().is_empty() && !replies.iter().any(|r| r == reply) {
-                replies.push(reply.to_owned());
-            }
-        }
-    }
-    replies
-}
-
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
-
     use super::*;
-    use crate::a2a::Part;
-    use crate::projection::MessageView;
 
     fn task(id: &str, state: &str, title: &str) -> TaskView {
         TaskView {
@@ -134,21 +102,6 @@ mod tests {
             state: state.into(),
             title: title.into(),
             ..TaskView::default()
-        }
-    }
-
-    fn agent_message(parts: Vec<Part>) -> MessageView {
-        MessageView {
-            message_id: "m".into(),
-            role: Role::Agent,
-            parts,
-            from_status: true,
-            state: Some("TASK_STATE_INPUT_REQUIRED".into()),
-            timestamp: None,
-            metadata: None,
-            extensions: Vec::new(),
-            reference_task_ids: Vec::new(),
-            sequence: 1,
         }
     }
 
@@ -197,33 +150,5 @@ mod tests {
     fn long_titles_are_cut() {
         let title = "x".repeat(60);
         assert_eq!(chip_title(&title).chars().count(), CHIP_TITLE_CHARS + 1);
-    }
-
-    #[test]
-    fn quick_replies_come_from_options_or_choices_of_the_newest_prompt() {
-        let mut t = task("a", "TASK_STATE_INPUT_REQUIRED", "Pick");
-        t.messages.push(agent_message(vec![
-            Part::text("Which size?"),
-            Part::data(json!({"options": ["S", "M", 3, "M", ""]}), None),
-        ]));
-        assert_eq!(quick_replies(&t), vec!["S", "M"]);
-        t.messages.push(agent_message(vec![Part::data(
-            json!({"choices": ["yes", "no"]}),
-            None,
-        )]));
-        assert_eq!(quick_replies(&t), vec!["yes", "no"]);
-        t.state = "TASK_STATE_WORKING".into();
-        assert!(quick_replies(&t).is_empty());
-    }
-
-    #[test]
-    fn no_quick_replies_without_a_string_array() {
-        let mut t = task("a", "TASK_STATE_INPUT_REQUIRED", "Pick");
-        t.messages
-            .push(agent_message(vec![Part::data(json!({"options": "S,M"}), None)]));
-        assert!(quick_replies(&t).is_empty());
-        t.messages
-            .push(agent_message(vec![Part::data(json!(["S"]), None)]));
-        assert!(quick_replies(&t).is_empty());
     }
 }

@@ -1,13 +1,15 @@
-//! The conversation timeline: per task (oldest first) its message bubbles in sequence order,
-//! its artifacts growing while they stream, quick replies and a task card with its steps;
-//! then the sends that have not settled yet.
+//! The conversation timeline: per task (oldest first) its message bubbles in sequence order
+//! (an open prompt's structured form right after its bubble), its A2UI surfaces, its artifacts
+//! growing while they stream, quick replies and a task card with its steps; then the sends
+//! that have not settled yet.
 
 use leptos::prelude::*;
 
+use super::prompt_form::{PromptForm, TimelineMessage, prompt_quick_replies, timeline_messages};
 use super::state::ChatState;
-use super::targets::quick_replies;
 use crate::a2a::{Role, TaskState};
 use crate::api::tasks::{CommandView, SendInput};
+use crate::components::a2ui_surface::A2uiSurfaces;
 use crate::components::artifact::ArtifactCard;
 use crate::components::cancel_task::CancelTaskControl;
 use crate::components::state_chip::StateChip;
@@ -43,7 +45,7 @@ pub fn Timeline(state: ChatState) -> impl IntoView {
     .into_any()
 }
 
-/// One task: bubbles, artifacts, quick replies and its card.
+/// One task: bubbles (and a prompt's form), A2UI surfaces, artifacts, quick replies and its card.
 #[component]
 fn TaskBlock(state: ChatState, id: String) -> impl IntoView {
     let task = Memo::new(move |_| {
@@ -52,13 +54,23 @@ fn TaskBlock(state: ChatState, id: String) -> impl IntoView {
             .with(|c| c.tasks.iter().find(|t| t.local_id == id).cloned())
             .unwrap_or_default()
     });
+    let forms = move || state.extensions.with(|e| e.as_ref().is_some_and(|e| e.forms));
+    let a2ui = Signal::derive(move || state.extensions.with(|e| e.as_ref().and_then(|e| e.a2ui)));
     let messages = move || {
-        task.with(|t| {
-            let mut messages = t.messages.clone();
-            messages.sort_by_key(|m| m.sequence);
-            messages
-        })
+        let (forms, a2ui) = (forms(), a2ui.with(Option::is_some));
+        task.with(|t| timeline_messages(t, forms, a2ui))
     };
+    let on_action = Callback::new(move |parts: Vec<serde_json::Value>| {
+        let input = task.with_untracked(|t| SendInput {
+            agent_id: t.agent_id.clone(),
+            conversation_id: Some(t.conversation_id.clone()),
+            task_id: Some(t.local_id.clone()),
+            parts,
+            ..SendInput::default()
+        });
+        state.send(input, || {});
+    });
+    let busy = Signal::derive(move || state.sending.get());
     let artifacts = move || {
         task.with(|t| {
             let active = !t.task_state().is_terminal();
@@ -70,7 +82,12 @@ fn TaskBlock(state: ChatState, id: String) -> impl IntoView {
     };
     view! {
         <section class="task-block" data-task-id=move || task.with(|t| t.local_id.clone())>
-            <For each=messages key=|m| (m.message_id.clone(), m.sequence) children=|message| view! { <Bubble message/> }/>
+            <For
+                each=messages
+                key=|m| (m.message.message_id.clone(), m.message.sequence, m.hidden, m.form.is_some())
+                children=move |item| view! { <TimelineEntry state task item/> }
+            />
+            <A2uiSurfaces task version=a2ui on_action busy/>
             <For
                 each=artifacts
                 key=|(a, streaming)| (a.artifact_id.clone(), a.sequence, *streaming)
@@ -83,6 +100,17 @@ fn TaskBlock(state: ChatState, id: String) -> impl IntoView {
         </section>
     }
     .into_any()
+}
+
+/// One message: its bubble (unless all its parts render elsewhere), then the prompt's form.
+#[component]
+fn TimelineEntry(state: ChatState, task: Memo<TaskView>, item: TimelineMessage) -> impl IntoView {
+    let bubble = item.shows_bubble();
+    let TimelineMessage { message, form, .. } = item;
+    view! {
+        {bubble.then(|| view! { <Bubble message/> })}
+        {form.map(|form| view! { <PromptForm state task form/> })}
+    }
 }
 
 /// A message bubble; agent prompts that pause the task are marked.
@@ -116,7 +144,7 @@ fn Bubble(message: MessageView) -> impl IntoView {
 /// Buttons for the answers an input-required prompt offers; each sends its text as a reply.
 #[component]
 fn QuickReplies(state: ChatState, task: Memo<TaskView>) -> impl IntoView {
-    let replies = move || task.with(quick_replies);
+    let replies = move || task.with(prompt_quick_replies);
     let reply = move |text: String| {
         let (local_id, conversation_id, agent_id) =
             task.with_untracked(|t| (t.local_id.clone(), t.conversation_id.clone(), t.agent_id.clone()));

@@ -169,6 +169,7 @@ mod tests {
             source: "stream".into(),
             payload,
             extensions: Vec::new(),
+            protocol_version: None,
             received_at: "2026-01-01T00:00:00Z".into(),
         }
     }

@@ -1,0 +1,135 @@
+//! The Trace panel's view: level filter, per-task groups, one row per sideband event.
+
+use std::collections::HashMap;
+
+use leptos::prelude::*;
+
+use super::{
+    LEVEL_CHOICES, TraceItem, group_visible, hidden_count, level_label, parse_level, sideband_part_to_part,
+};
+use crate::components::when::When;
+use crate::content::PartsView;
+use crate::ext::sideband::Level;
+use crate::pages::tasks::short_id;
+
+/// What the panel says when no sideband event was decoded at all.
+pub const EMPTY_TEXT: &str = "No sideband events yet. They appear when the agent advertises a sideband extension \
+     this console understands (urn:agent-observability:sideband-events:v1, urn:x-a2a:trace:v1, or one listed in \
+     A2A_SIDEBAND_EXTENSION_URIS).";
+
+/// A group's heading: the task's title when known and not blank, else `Task <short id>`.
+pub fn group_heading(task_id: &str, titles: &HashMap<String, String>) -> String {
+    titles
+        .get(task_id)
+        .map(|t| t.trim())
+        .filter(|t| !t.is_empty())
+        .map(str::to_owned)
+        .unwrap_or_else(|| format!("Task {}", short_id(task_id)))
+}
+
+/// The hidden-events note: `1 event hidden by the filter.`, `3 events hidden by the filter.`
+pub fn hidden_note(hidden: usize) -> String {
+    let noun = if hidden == 1 { "event" } else { "events" };
+    format!("{hidden} {noun} hidden by the filter.")
+}
+
+/// Sideband events in ledger order, grouped per task, filtered by level (debug hidden by default).
+/// `items` are kept by the page ([`super::merge`]); `titles` maps local task ids to task titles.
+#[component]
+pub fn TracePanel(
+    #[prop(into)] items: Signal<Vec<TraceItem>>,
+    #[prop(into)] titles: Signal<HashMap<String, String>>,
+) -> impl IntoView {
+    let level = RwSignal::new(Level::Info);
+    let groups = Memo::new(move |_| items.with(|i| group_visible(i, level.get())));
+    let hidden = move || items.with(|i| hidden_count(i, level.get()));
+    let group_ids = move || groups.with(|g| g.iter().map(|(task, _)| task.clone()).collect::<Vec<_>>());
+    let group = move |task_id: String| {
+        let heading = task_id.clone();
+        let title = Signal::derive(move || titles.with(|t| group_heading(&heading, t)));
+        let items = Signal::derive(move || {
+            groups.with(|g| {
+                g.iter()
+                    .find(|(task, _)| *task == task_id)
+                    .map(|(_, items)| items.clone())
+                    .unwrap_or_default()
+            })
+        });
+        view! { <TraceGroup title items/> }
+    };
+    view! {
+        <section class="trace-panel" data-testid="trace-panel" aria-label="Trace">
+            <div class="trace-head">
+                <h2>"Trace"</h2>
+                <LevelFilter level=level.into() on_change=Callback::new(move |l| level.set(l))/>
+            </div>
+            <Show when=move || items.with(Vec::is_empty)>
+                <p class="muted small trace-empty">{EMPTY_TEXT}</p>
+            </Show>
+            <Show when=move || { hidden() > 0 }>
+                <p class="muted small" data-testid="trace-hidden">{move || hidden_note(hidden())}</p>
+            </Show>
+            <div class="trace-groups" aria-live="polite">
+                <For each=group_ids key=|task| task.clone() children=group/>
+            </div>
+        </section>
+    }
+    .into_any()
+}
+
+/// The "Show:" level `<select>`.
+#[component]
+fn LevelFilter(level: Signal<Level>, on_change: Callback<Level>) -> impl IntoView {
+    view! {
+        <label class="trace-filter">
+            "Show: "
+            <select data-testid="trace-level" on:change=move |ev| on_change.run(parse_level(&event_target_value(&ev)))>
+                {LEVEL_CHOICES
+                    .iter()
+                    .map(|&(choice, label)| {
+                        view! { <option value=choice.as_str() selected=move || level.get() == choice>{label}</option> }
+                    })
+                    .collect_view()}
+            </select>
+        </label>
+    }
+    .into_any()
+}
+
+/// One task's events under its heading.
+#[component]
+fn TraceGroup(title: Signal<String>, items: Signal<Vec<TraceItem>>) -> impl IntoView {
+    view! {
+        <section class="trace-group" data-testid="trace-group" aria-label=move || title.get()>
+            <h3 class="trace-group-title">{move || title.get()}</h3>
+            <ol class="trace-list">
+                <For each=move || items.get() key=TraceItem::key children=|item| view! { <TraceEventRow item/> }/>
+            </ol>
+        </section>
+    }
+    .into_any()
+}
+
+/// One event: level badge, title, type, time and its parts.
+#[component]
+fn TraceEventRow(item: TraceItem) -> impl IntoView {
+    let event = item.event;
+    let level = event.level;
+    let parts: Vec<_> = event.parts.iter().map(sideband_part_to_part).collect();
+    view! {
+        <li class="trace-event" data-testid="trace-event" data-level=level.as_str()>
+            <p class="trace-event-head">
+                <span class="trace-badge" data-level=level.as_str()>{level_label(level)}</span>
+                " "
+                <strong class="trace-title">{event.title}</strong>
+            </p>
+            <p class="trace-meta" title=event.extension_uri>
+                <code class="trace-type">{event.event_type}</code>
+                " · "
+                <When at=event.timestamp/>
+            </p>
+            {(!parts.is_empty()).then(|| view! { <PartsView parts/> })}
+        </li>
+    }
+    .into_any()
+}
