@@ -8,6 +8,7 @@ pub mod flows;
 pub mod inbox;
 pub mod not_found;
 pub mod notifications;
+pub mod route;
 pub mod settings;
 pub mod task_detail;
 pub mod tasks;

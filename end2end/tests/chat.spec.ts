@@ -1,34 +1,8 @@
 import { test, expect, openHydrated } from "./fixtures";
-import type { Page } from "@playwright/test";
+import { addAgent, startChat } from "./helpers";
 
 // Chat and Tasks against the real demo agent (scripts/test starts it; DEMO_ORIGIN is its
 // origin). Agents used here are added through the UI, as an operator would.
-
-const demo = process.env.DEMO_ORIGIN ?? "http://127.0.0.1:4092";
-
-/** Adds the demo variant through the Agents screen unless it is already registered. */
-async function addAgent(page: Page, variant: string, name: string): Promise<void> {
-  await openHydrated(page, "/agents");
-  const list = page.getByRole("list", { name: "Registered agents" });
-  if ((await list.getByRole("listitem").filter({ hasText: name }).count()) > 0) return;
-  await page.getByRole("button", { name: "Add agent" }).click();
-  const panel = page.getByRole("region", { name: "Add agent" });
-  await panel.getByLabel("Agent Card URL").fill(`${demo}/${variant}/card.json`);
-  await panel.getByRole("button", { name: "Fetch Agent Card" }).click();
-  await panel.getByRole("article", { name: "Agent Card preview" }).getByRole("button", { name: "Connect" }).click();
-  await expect(list.getByRole("listitem").filter({ hasText: name })).toContainText("Reachable");
-}
-
-/** Opens a new chat with the agent from the Chat landing and sends `text` with Enter. */
-async function startChat(page: Page, name: string, text: string): Promise<void> {
-  await openHydrated(page, "/chat");
-  await page.getByRole("region", { name: "Start a chat" }).getByRole("link", { name }).click();
-  await expect(page).toHaveURL(/\/chat\/new\?agent=/);
-  const input = page.getByTestId("composer-input");
-  await input.fill(text);
-  await input.press("Enter");
-  await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/);
-}
 
 function chunks(from: number, to: number): string[] {
   return Array.from({ length: to - from + 1 }, (_, i) => `Chunk ${from + i} of 20: still going.`);
@@ -132,4 +106,18 @@ test("a form prompt needs input; a reply from the composer completes the task", 
   await page.getByTestId("send-button").click();
   await expect(card).toHaveAttribute("data-state", "TASK_STATE_COMPLETED", { timeout: 20_000 });
   await expect(page.getByTestId("message-bubble").last()).toContainText("Deploying 3 replica(s) to staging.");
+});
+
+test("a link inside a chat leads to the task page and back without errors", async ({ page }) => {
+  await addAgent(page, "form", "Form fixture (form)");
+  await startChat(page, "Form fixture (form)", "deploy please");
+  await expect(page.getByTestId("prompt-form")).toBeVisible();
+  const chat = new URL(page.url()).pathname;
+  // The page title keeps a closure over the chat's state: leaving must not touch it.
+  await page.getByTestId("task-card").last().getByRole("link").first().click();
+  await expect(page).toHaveURL(/\/tasks\/[0-9a-f-]{36}$/);
+  await expect(page.getByRole("heading", { level: 1 })).toContainText("deploy please");
+  await page.getByRole("link", { name: "Open in chat" }).click();
+  await expect(page).toHaveURL(chat);
+  await expect(page.getByTestId("prompt-form")).toBeVisible();
 });

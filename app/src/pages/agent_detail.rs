@@ -3,7 +3,6 @@
 
 use leptos::prelude::*;
 use leptos_meta::Title;
-use leptos_router::hooks::use_params_map;
 
 mod connection;
 
@@ -14,8 +13,8 @@ use connection::ConnectionSetup;
 /// Reads the agent id from the route and shows its card.
 #[component]
 pub fn AgentDetailPage() -> impl IntoView {
-    let params = use_params_map();
-    let id = move || params.read().get("id").unwrap_or_default();
+    let page = crate::pages::route::page_id("/agents/");
+    let id = move || page.get();
     // Blocking: the title and the HTTP status (404 for an unknown agent) come from the data.
     let agent = Resource::new_blocking(id, get_agent);
     view! {

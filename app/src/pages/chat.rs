@@ -8,6 +8,7 @@
 //! - [`compose`] and [`targets`]: what a send contains and where it goes (pure).
 //! - [`prompt_form`]: forms and quick replies in an agent's prompt; [`start_form`]: "Start with a form".
 
+pub mod approval_card;
 pub mod attach;
 pub mod compose;
 pub mod composer;

@@ -3,7 +3,6 @@
 
 use leptos::prelude::*;
 use leptos_meta::Title;
-use leptos_router::hooks::use_params_map;
 
 use crate::a2a::Role;
 use crate::api::tasks::{SubscribeTask, get_task};
@@ -30,8 +29,8 @@ pub fn display_title(title: &str) -> String {
 /// Reads the task id from the route; an unknown id is a 404 during SSR.
 #[component]
 pub fn TaskDetailPage() -> impl IntoView {
-    let params = use_params_map();
-    let id = move || params.read().get("id").unwrap_or_default();
+    let page = crate::pages::route::page_id("/tasks/");
+    let id = move || page.get();
     let (version, set_version) = signal(0_u64);
     // Blocking: the title and the HTTP status (404 for an unknown task) come from the data.
     let task = Resource::new_blocking(move || (id(), version.get()), |(id, _)| get_task(id));
@@ -114,7 +113,8 @@ fn DetailHeader(task: Signal<TaskView>, refresh: Callback<()>) -> impl IntoView 
     let subscribe = ServerAction::<SubscribeTask>::new();
     let (local_id, conversation_id) =
         task.with_untracked(|t| (t.local_id.clone(), t.conversation_id.clone()));
-    let title = move || task.with(|t| display_title(&t.title));
+    // `try_`: the page title keeps this closure and may run it while the page is being left.
+    let title = move || task.try_with(|t| display_title(&t.title)).unwrap_or_default();
     let meta = move || {
         task.with(|t| {
             let mut parts = vec![

@@ -5,7 +5,6 @@
 
 use leptos::prelude::*;
 use leptos_meta::Title;
-use leptos_router::hooks::use_params_map;
 use serde_json::{Map, Value, json};
 
 use super::status_label;
@@ -15,7 +14,7 @@ use crate::api::approvals::{
 use crate::components::structured_form::StructuredForm;
 use crate::components::when::When;
 use crate::content::json::JsonView;
-use crate::ext::approval::MAX_RATIONALE_CHARS;
+use crate::ext::approval::{MAX_RATIONALE_CHARS, Outcome, check_rationale};
 use crate::ext::form::parse_form;
 use crate::live::{FRESHNESS_URL, LiveFrame, use_live_stream};
 
@@ -28,13 +27,16 @@ pub fn decision_key(request_id: &str, revision: i32, outcome: &str) -> String {
 /// Reads the request id from the route and keeps the page current.
 #[component]
 pub fn ApprovalReviewPage() -> impl IntoView {
-    let params = use_params_map();
-    let id = move || params.read().get("id").unwrap_or_default();
+    let page = crate::pages::route::page_id("/approvals/");
+    let id = move || page.get();
     let (version, set_version) = signal(0_u64);
     let detail = Resource::new_blocking(move || (id(), version.get()), |(id, _)| get_approval(id));
     let refresh = Callback::new(move |()| set_version.update(|n| *n += 1));
+    let draft = Draft::default();
+    // Committed changes reload the page, except while the reviewer is writing a decision: a
+    // reload would replace the form under their hands (a stale decision is refused with 409).
     use_live_stream(Signal::derive(|| Some(FRESHNESS_URL.to_owned())), move |frame| {
-        if frame == LiveFrame::Freshness {
+        if frame == LiveFrame::Freshness && !draft.in_progress() {
             refresh.run(());
         }
     });
@@ -49,16 +51,50 @@ pub fn ApprovalReviewPage() -> impl IntoView {
                 }
             }>
                 {move || Suspend::new(async move {
-                    detail.await.map(|detail| view! { <Review detail refresh/> })
+                    detail.await.map(|detail| view! { <Review detail refresh draft/> })
                 })}
             </ErrorBoundary>
         </Transition>
     }
 }
 
+/// The reviewer's unsent decision; it lives with the page, not with one rendering of it.
+#[derive(Clone, Copy)]
+struct Draft {
+    rationale: RwSignal<String>,
+    confirming: RwSignal<bool>,
+    editing: RwSignal<bool>,
+}
+
+impl Default for Draft {
+    fn default() -> Draft {
+        Draft {
+            rationale: RwSignal::new(String::new()),
+            confirming: RwSignal::new(false),
+            editing: RwSignal::new(false),
+        }
+    }
+}
+
+impl Draft {
+    /// Whether the reviewer has started writing a decision.
+    fn in_progress(self) -> bool {
+        self.confirming.get_untracked()
+            || self.editing.get_untracked()
+            || !self.rationale.with_untracked(|r| r.trim().is_empty())
+    }
+
+    /// Clears the draft after a decision was recorded.
+    fn clear(self) {
+        self.rationale.set(String::new());
+        self.confirming.set(false);
+        self.editing.set(false);
+    }
+}
+
 /// The whole review for one loaded request.
 #[component]
-fn Review(detail: ApprovalDetail, refresh: Callback<()>) -> impl IntoView {
+fn Review(detail: ApprovalDetail, refresh: Callback<()>, draft: Draft) -> impl IntoView {
     let request = detail.request.clone();
     let current = detail
         .revisions
@@ -90,7 +126,7 @@ fn Review(detail: ApprovalDetail, refresh: Callback<()>) -> impl IntoView {
         {(!request.summary.is_empty()).then(|| view! { <p class="approval-summary">{request.summary.clone()}</p> })}
         {closed_notice(&request.status)}
         {current.clone().map(|revision| view! { <Proposal revision/> })}
-        {current.filter(|_| open).map(|revision| view! { <DecisionForm request_id=request.id.clone() revision refresh/> })}
+        {current.filter(|_| open).map(|revision| view! { <DecisionForm request_id=request.id.clone() revision refresh draft/> })}
         <Record detail/>
     }
 }
@@ -152,10 +188,17 @@ fn Proposal(revision: ApprovalRevision) -> impl IntoView {
 
 /// Rationale, the four outcomes, and the edit form.
 #[component]
-fn DecisionForm(request_id: String, revision: ApprovalRevision, refresh: Callback<()>) -> impl IntoView {
-    let rationale = RwSignal::new(String::new());
-    let confirming = RwSignal::new(false);
-    let editing = RwSignal::new(false);
+fn DecisionForm(
+    request_id: String,
+    revision: ApprovalRevision,
+    refresh: Callback<()>,
+    draft: Draft,
+) -> impl IntoView {
+    let Draft {
+        rationale,
+        confirming,
+        editing,
+    } = draft;
     let error = RwSignal::new(None::<String>);
     let decide = Action::new(move |(outcome, edit): &(String, Option<Value>)| {
         let input = DecisionInput {
@@ -172,13 +215,22 @@ fn DecisionForm(request_id: String, revision: ApprovalRevision, refresh: Callbac
     Effect::new(move |_| match decide.value().get() {
         Some(Ok(_)) => {
             error.set(None);
+            draft.clear();
             refresh.run(());
         }
         Some(Err(e)) => error.set(Some(e.to_string())),
         None => {}
     });
     let pending = decide.pending();
+    // The rationale rule is checked here first (same rule and message as the server), so a
+    // missing rationale is shown at once instead of after a refused request.
     let send = move |outcome: &str, edit: Option<Value>| {
+        let checked =
+            Outcome::parse(outcome).map(|o| check_rationale(o, Some(rationale.get_untracked().as_str())));
+        if let Some(Err(e)) = checked {
+            error.set(Some(e.to_string()));
+            return;
+        }
         decide.dispatch((outcome.to_owned(), edit));
     };
     let action = revision.action.clone();

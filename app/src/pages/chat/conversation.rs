@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use leptos::prelude::*;
 use leptos_meta::Title;
-use leptos_router::hooks::{use_params_map, use_query_map};
+use leptos_router::hooks::use_query_map;
 
 use super::composer::Composer;
 use super::state::ChatState;
@@ -50,12 +50,15 @@ async fn load_chat(id: String, agent: String) -> Result<(ConversationView, Optio
 /// Reads the conversation id (and `?agent=` for a new chat) and loads it.
 #[component]
 pub fn ConversationPage() -> impl IntoView {
-    let params = use_params_map();
+    let page = crate::pages::route::page_id("/chat/");
     let query = use_query_map();
+    // `?agent=` only counts while this page is shown (see `pages::route`).
+    let agent =
+        crate::pages::route::while_on("/chat/", move || query.read().get("agent").unwrap_or_default());
     let key = move || {
-        let id = params.read().get("id").unwrap_or_default();
+        let id = page.get();
         let agent = if id == NEW_CHAT {
-            query.read().get("agent").unwrap_or_default()
+            agent.get()
         } else {
             String::new()
         };
@@ -164,11 +167,19 @@ fn ChatHeader(state: ChatState, wire_open: RwSignal<bool>, trace_open: RwSignal<
     let agent_id = state.conversation.with_untracked(|c| c.agent_id.clone());
     let agent_name = {
         let agent_id = agent_id.clone();
+        // `try_`: the page title keeps this closure and may run it once more while the page is
+        // being left, after the conversation's signals are gone.
         move || {
             state
                 .conversation
-                .with(|c| c.agent_name.clone())
-                .or_else(|| state.card.with(|c| c.as_ref().map(|c| c.name.clone())))
+                .try_with(|c| c.agent_name.clone())
+                .flatten()
+                .or_else(|| {
+                    state
+                        .card
+                        .try_with(|c| c.as_ref().map(|c| c.name.clone()))
+                        .flatten()
+                })
                 .unwrap_or_else(|| agent_id.clone())
         }
     };

@@ -5,6 +5,7 @@
 
 use leptos::prelude::*;
 
+use super::approval_card::ApprovalCards;
 use super::prompt_form::{PromptForm, TimelineMessage, prompt_quick_replies, timeline_messages};
 use super::state::ChatState;
 use crate::a2a::{Role, TaskState};
@@ -88,6 +89,7 @@ fn TaskBlock(state: ChatState, id: String) -> impl IntoView {
                 children=move |item| view! { <TimelineEntry state task item/> }
             />
             <A2uiSurfaces task version=a2ui on_action busy/>
+            <ApprovalCards state task/>
             <For
                 each=artifacts
                 key=|(a, streaming)| (a.artifact_id.clone(), a.sequence, *streaming)
