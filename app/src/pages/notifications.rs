@@ -11,7 +11,7 @@ pub fn NotificationsPage() -> impl IntoView {
         <ComingSoon
             title="Notifications"
             purpose="Approvals and tasks that need you, as notifications you can mark read."
-            coming="Notifications arrive after the extensions issue (#5)."
+            coming="Notifications (approval requested, task needs input, task finished) arrive with sign-in, when there is someone to notify. Until then the Inbox badge counts the approvals that wait."
         />
     }
 }
