@@ -218,6 +218,9 @@ async fn handle(deps: &WorkerDeps, command_id: &str, outbox_id: &str, owner: &st
     let body: CommandBody = serde_json::from_value(command.payload_json.clone()).unwrap_or_default();
     let context_id = match &body.context_id {
         Some(context) => Some(context.clone()),
+        // A new skill-bound task starts its own context instead of joining the chat's, so the
+        // agent can keep that context inside the skill (reference §1.3 rule 7).
+        None if command.skill_id.is_some() && body.task_id.is_none() => None,
         None => conversation_context(deps, &command).await?,
     };
     // Fenced: only the lease holder moves the command to `dispatching`.
