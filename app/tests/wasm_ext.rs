@@ -40,13 +40,19 @@ fn metadata_events_decode_only_under_negotiated_uris_reference_3_3() {
         "messageId": "m1", "role": "ROLE_AGENT", "parts": [{"text": "working"}],
         "metadata": {SIDEBAND_URI: [{"type": "tool.call", "level": "warn", "text": "<script>x</script>"}]},
     }}}});
-    assert!(decode(&event, &[], &context()).is_empty(), "nothing without negotiation");
+    assert!(
+        decode(&event, &[], &context()).is_empty(),
+        "nothing without negotiation"
+    );
     let events = decode(&event, &[SIDEBAND_URI.to_owned()], &context());
     assert_eq!(events.len(), 1);
     assert_eq!(events[0].title, "tool call");
     assert_eq!(events[0].level, Level::Warning);
     // Generated ids are stable across decodes of the same stored event.
-    assert_eq!(events[0].id, decode(&event, &[SIDEBAND_URI.to_owned()], &context())[0].id);
+    assert_eq!(
+        events[0].id,
+        decode(&event, &[SIDEBAND_URI.to_owned()], &context())[0].id
+    );
     assert_eq!(events[0].parts[0].value, json!("<script>x</script>"));
 }
 
@@ -89,5 +95,7 @@ fn a_valid_submission_is_coerced_and_sent_as_one_json_part_reference_1_1() {
         reply_parts(&submission),
         json!([{"data": {"environment": "production", "replicas": 3, "dryRun": false}, "mediaType": "application/json"}])
     );
-    assert!(parse_form(&json!({"schema": {"type": "object", "properties": {"x": {"type": "object"}}}})).is_err());
+    assert!(
+        parse_form(&json!({"schema": {"type": "object", "properties": {"x": {"type": "object"}}}})).is_err()
+    );
 }

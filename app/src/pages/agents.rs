@@ -41,13 +41,7 @@ pub fn AgentsPage() -> impl IntoView {
         </div>
         {move || action_error().map(|error| view! { <p role="alert" class="error">{error.to_string()}</p> })}
         <Transition fallback=|| view! { <p class="muted" aria-busy="true">"Discovering agents…"</p> }>
-            <ErrorBoundary fallback=|errors| {
-                view! {
-                    <p role="alert" class="error">
-                        {move || errors.get().into_iter().map(|(_, e)| e.to_string()).collect::<Vec<_>>().join(" ")}
-                    </p>
-                }
-            }>
+            <ErrorBoundary fallback=crate::components::error_alert::error_alert>
                 {move || Suspend::new(async move {
                     agents.await.map(|list| view! { <AgentList agents=list query=query remove/> })
                 })}

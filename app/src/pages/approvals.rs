@@ -109,13 +109,7 @@ pub fn ApprovalsPage() -> impl IntoView {
                 .collect_view()}
         </nav>
         <Transition fallback=|| view! { <p class="muted" aria-busy="true">"Loading approvals…"</p> }>
-            <ErrorBoundary fallback=|errors| {
-                view! {
-                    <p role="alert" class="error">
-                        {move || errors.get().into_iter().map(|(_, e)| e.to_string()).collect::<Vec<_>>().join(" ")}
-                    </p>
-                }
-            }>
+            <ErrorBoundary fallback=crate::components::error_alert::error_alert>
                 {move || Suspend::new(async move {
                     requests.await.map(|rows| view! { <ApprovalList rows/> })
                 })}

@@ -36,13 +36,7 @@ pub fn InboxPage() -> impl IntoView {
             <p class="lede">"Approvals that wait for a decision and tasks whose agent needs input."</p>
         </header>
         <Transition fallback=|| view! { <p class="muted" aria-busy="true">"Loading the inbox…"</p> }>
-            <ErrorBoundary fallback=|errors| {
-                view! {
-                    <p role="alert" class="error">
-                        {move || errors.get().into_iter().map(|(_, e)| e.to_string()).collect::<Vec<_>>().join(" ")}
-                    </p>
-                }
-            }>
+            <ErrorBoundary fallback=crate::components::error_alert::error_alert>
                 {move || Suspend::new(async move {
                     items.await.map(|(approvals, tasks)| view! { <InboxLists approvals tasks/> })
                 })}

@@ -77,13 +77,7 @@ pub fn TasksPage() -> impl IntoView {
         </header>
         <FilterChips current=filter/>
         <Transition fallback=|| view! { <p class="muted" aria-busy="true">"Loading tasks…"</p> }>
-            <ErrorBoundary fallback=|errors| {
-                view! {
-                    <p role="alert" class="error">
-                        {move || errors.get().into_iter().map(|(_, e)| e.to_string()).collect::<Vec<_>>().join(" ")}
-                    </p>
-                }
-            }>
+            <ErrorBoundary fallback=crate::components::error_alert::error_alert>
                 {move || Suspend::new(async move {
                     tasks.await.map(|page| view! { <TaskTable page filter=filter.get_untracked() refresh/> })
                 })}

@@ -6,10 +6,28 @@ use sea_orm_migration::prelude::*;
 
 use super::Db;
 
+/// The column list of an index (`cols![Table::A, Table::B]`), for the migrations below.
+macro_rules! cols {
+    ($($c:expr),+) => { vec![$($c.into_iden()),+] };
+}
+
 mod m20261129_000001_initial;
 mod m20261129_000002_agent_interface_pin;
 mod m20261130_000003_ledger;
 mod m20261130_000004_approvals;
+
+/// An index named `name` on `columns` of `table`.
+fn index(name: &str, table: impl IntoIden, columns: Vec<DynIden>, unique: bool) -> IndexCreateStatement {
+    let mut index = Index::create();
+    index.name(name).table(table);
+    for column in columns {
+        index.col(column);
+    }
+    if unique {
+        index.unique();
+    }
+    index.to_owned()
+}
 
 /// The migration table keeps the original console's name.
 pub const MIGRATION_TABLE: &str = "agent_taskbay_migrations";

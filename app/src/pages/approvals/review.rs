@@ -43,13 +43,7 @@ pub fn ApprovalReviewPage() -> impl IntoView {
     view! {
         <p><a href="/approvals">"← Approvals"</a></p>
         <Transition fallback=|| view! { <p class="muted" aria-busy="true">"Loading the request…"</p> }>
-            <ErrorBoundary fallback=|errors| {
-                view! {
-                    <p role="alert" class="error">
-                        {move || errors.get().into_iter().map(|(_, e)| e.to_string()).collect::<Vec<_>>().join(" ")}
-                    </p>
-                }
-            }>
+            <ErrorBoundary fallback=crate::components::error_alert::error_alert>
                 {move || Suspend::new(async move {
                     detail.await.map(|detail| view! { <Review detail refresh draft/> })
                 })}

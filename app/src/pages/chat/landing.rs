@@ -45,13 +45,7 @@ fn StartChat() -> impl IntoView {
         <section class="panel" aria-label="Start a chat">
             <h2>"Start a chat"</h2>
             <Transition fallback=|| view! { <p class="muted" aria-busy="true">"Discovering agents…"</p> }>
-                <ErrorBoundary fallback=|errors| {
-                    view! {
-                        <p role="alert" class="error">
-                            {move || errors.get().into_iter().map(|(_, e)| e.to_string()).collect::<Vec<_>>().join(" ")}
-                        </p>
-                    }
-                }>
+                <ErrorBoundary fallback=crate::components::error_alert::error_alert>
                     {move || Suspend::new(async move { agents.await.map(|list| view! { <AgentButtons agents=list/> }) })}
                 </ErrorBoundary>
             </Transition>
@@ -106,13 +100,7 @@ fn RecentConversations() -> impl IntoView {
         <section class="panel" aria-label="Recent conversations">
             <h2>"Recent conversations"</h2>
             <Transition fallback=|| view! { <p class="muted" aria-busy="true">"Loading conversations…"</p> }>
-                <ErrorBoundary fallback=|errors| {
-                    view! {
-                        <p role="alert" class="error">
-                            {move || errors.get().into_iter().map(|(_, e)| e.to_string()).collect::<Vec<_>>().join(" ")}
-                        </p>
-                    }
-                }>
+                <ErrorBoundary fallback=crate::components::error_alert::error_alert>
                     {move || Suspend::new(async move {
                         conversations.await.map(|list| view! { <ConversationList conversations=list/> })
                     })}

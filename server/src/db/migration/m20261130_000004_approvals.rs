@@ -6,6 +6,8 @@
 use sea_orm_migration::prelude::*;
 use sea_orm_migration::schema::*;
 
+use super::index;
+
 #[derive(DeriveMigrationName)]
 pub struct Migration;
 
@@ -72,22 +74,6 @@ enum DecisionExecutions {
     TaskState,
     CreatedAt,
     UpdatedAt,
-}
-
-fn index(name: &str, table: impl IntoIden, columns: Vec<DynIden>, unique: bool) -> IndexCreateStatement {
-    let mut index = Index::create();
-    index.name(name).table(table);
-    for column in columns {
-        index.col(column);
-    }
-    if unique {
-        index.unique();
-    }
-    index.to_owned()
-}
-
-macro_rules! cols {
-    ($($c:expr),+) => { vec![$($c.into_iden()),+] };
 }
 
 #[async_trait::async_trait]
