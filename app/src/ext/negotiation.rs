@@ -7,7 +7,8 @@ use serde_json::Value;
 
 use super::canonical::js_trim;
 use super::uri::{
-    A2UI_URI, APPROVAL_URI, BUILT_IN_SIDEBAND_URIS, FORM_URI, SIDEBAND_URI, SKILL_ROUTING_URI, TRACE_URI,
+    A2UI_URI, A2UI_V08_URI, APPROVAL_URI, BUILT_IN_SIDEBAND_URIS, FORM_URI, SIDEBAND_URI, SKILL_ROUTING_URI,
+    TRACE_URI,
 };
 
 #[path = "negotiation_explain.rs"]
@@ -110,9 +111,12 @@ pub fn extension_headers(
     headers
 }
 
-/// The A2UI URI the chat adds to messages for this agent (§1.4): [`A2UI_URI`] when advertised.
+/// The A2UI URI the chat adds to messages for this agent (§1.4): [`A2UI_URI`] when advertised,
+/// else [`A2UI_V08_URI`] when that is (beyond the original).
 pub fn a2ui_uri(card: &Value) -> Option<&'static str> {
-    advertises(card, A2UI_URI).then_some(A2UI_URI)
+    [A2UI_URI, A2UI_V08_URI]
+        .into_iter()
+        .find(|uri| advertises(card, uri))
 }
 
 /// Whether `uri` is one of the reply-side content conventions (forms, approvals) that the server

@@ -68,7 +68,11 @@ pub fn explain(
         skill: skill.map(|id| skill_label(card, id)),
         routed,
     };
-    let sent = message_extensions(caller, routed, a2ui_uri(card), &facts.negotiated);
+    // The chat adds the A2UI URI after the Settings URIs; the server then appends skill
+    // routing and the negotiated sideband URIs: the order the agent receives.
+    let mut from_chat = caller.to_vec();
+    from_chat.extend(a2ui_uri(card).map(str::to_owned));
+    let sent = message_extensions(&from_chat, routed, None, &facts.negotiated);
     let conventions = facts.advertised.iter().filter(|uri| is_content_convention(uri));
     let mut uris: Vec<&str> = sent.iter().map(String::as_str).collect();
     uris.extend(
@@ -127,7 +131,7 @@ impl Facts<'_> {
         let reason = match uri {
             FORM_URI => "advertised: forms are shown",
             APPROVAL_URI => "advertised: approval requests open a review",
-            A2UI_URI => "advertised: A2UI screens are shown",
+            A2UI_URI | A2UI_V08_URI => "advertised: A2UI screens are shown",
             _ => return None,
         };
         Some(reason.to_owned())

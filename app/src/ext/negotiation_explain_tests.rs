@@ -129,7 +129,13 @@ fn explain_skill_routing_refused_when_unsupported() {
 
 #[test]
 fn explain_ignores_unknown_advertised_uris() {
-    assert!(explain(&card(&[UNKNOWN, A2UI_V08_URI]), &[], &understood(), None).is_empty());
+    assert!(explain(&card(&[UNKNOWN]), &[], &understood(), None).is_empty());
+    // A2UI v0.8 is understood (beyond the original) and sent from the chat.
+    let v08 = explain(&card(&[UNKNOWN, A2UI_V08_URI]), &[], &understood(), None);
+    assert_eq!(
+        reasons(&v08),
+        vec![(A2UI_V08_URI, "advertised: A2UI screens are shown")]
+    );
 }
 
 #[test]
@@ -139,7 +145,8 @@ fn explain_order_follows_the_message_extensions_then_conventions() {
     let uris: Vec<&str> = got.iter().map(|a| a.uri.as_str()).collect();
     assert_eq!(
         uris,
-        vec!["urn:mine", SKILL_ROUTING_URI, A2UI_URI, TRACE_URI, APPROVAL_URI]
+        // The chat adds A2UI after the Settings URIs; the server appends skill routing, then sideband.
+        vec!["urn:mine", A2UI_URI, SKILL_ROUTING_URI, TRACE_URI, APPROVAL_URI]
     );
 }
 

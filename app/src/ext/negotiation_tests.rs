@@ -188,7 +188,12 @@ fn form_and_approval_uris_are_never_added_to_requests() {
 #[test]
 fn a2ui_uri_only_for_advertising_agents() {
     assert_eq!(a2ui_uri(&card(&[A2UI_URI])), Some(A2UI_URI));
-    assert_eq!(a2ui_uri(&card(&[A2UI_V08_URI])), None);
+    assert_eq!(a2ui_uri(&card(&[A2UI_V08_URI])), Some(A2UI_V08_URI));
+    assert_eq!(
+        a2ui_uri(&card(&[A2UI_V08_URI, A2UI_URI])),
+        Some(A2UI_URI),
+        "v0.9 preferred"
+    );
     assert_eq!(a2ui_uri(&card(&[])), None);
 }
 

@@ -50,21 +50,20 @@ impl Tasks {
         metadata: Option<Map<String, Value>>,
     ) -> Result<(Vec<String>, Map<String, Value>), AppError> {
         use app::ext::a2ui::{A2UI_CLIENT_CAPABILITIES_KEY, A2uiVersion, client_capabilities_metadata};
-        use app::ext::uri::{A2UI_URI, A2UI_V08_URI};
         let mut metadata = metadata.unwrap_or_default();
         let card = crate::store::card_snapshots::latest(&self.0.db, agent_id)
             .await
             .map_err(store_error)?;
-        let advertised = card.map(|c| c.raw_card_json).and_then(|card| {
-            let advertises = |uri| app::ext::negotiation::advertises(&card, uri);
-            if advertises(A2UI_URI) {
-                Some((A2UI_URI, A2uiVersion::V09))
-            } else if advertises(A2UI_V08_URI) {
-                Some((A2UI_V08_URI, A2uiVersion::V08))
-            } else {
-                None
-            }
-        });
+        let advertised = card
+            .and_then(|c| app::ext::negotiation::a2ui_uri(&c.raw_card_json))
+            .map(|uri| {
+                let version = if uri == app::ext::uri::A2UI_URI {
+                    A2uiVersion::V09
+                } else {
+                    A2uiVersion::V08
+                };
+                (uri, version)
+            });
         if let Some((uri, version)) = advertised {
             if !extensions.iter().any(|e| e == uri) {
                 extensions.push(uri.to_owned());
