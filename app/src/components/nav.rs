@@ -97,34 +97,32 @@ pub fn Sidebar() -> impl IntoView {
 }
 
 /// The Inbox badge: how many approval requests wait for a decision ("99+" above 99), kept
-/// current by the freshness signal. Hidden at zero.
+/// current by the freshness signal. Hidden at zero. Loaded in the browser only: the badge is
+/// outside every page, and a server-rendered count could disagree with the one the browser
+/// hydrates with.
 #[component]
 fn PendingBadge() -> impl IntoView {
     use crate::live::{FRESHNESS_URL, LiveFrame, use_live_stream};
     let (freshness, set_freshness) = signal(0_u64);
-    let count = Resource::new(
-        move || freshness.get(),
-        |_| crate::api::approvals::count_pending_approvals(),
-    );
+    let count = LocalResource::new(move || {
+        freshness.track();
+        crate::api::approvals::count_pending_approvals()
+    });
     use_live_stream(Signal::derive(|| Some(FRESHNESS_URL.to_owned())), move |frame| {
         if frame == LiveFrame::Freshness {
             set_freshness.update(|n| *n += 1);
         }
     });
-    view! {
-        <Transition fallback=|| ()>
-            {move || Suspend::new(async move {
-                let n = count.await.unwrap_or(0);
-                (n > 0).then(|| {
-                    let text = if n > 99 { "99+".to_owned() } else { n.to_string() };
-                    view! {
-                        <span class="nav-badge" data-testid="pending-approvals" aria-label=format!("{n} approvals waiting")>
-                            {text}
-                        </span>
-                    }
-                })
-            })}
-        </Transition>
+    move || {
+        let n = count.get().and_then(Result::ok).unwrap_or(0);
+        (n > 0).then(|| {
+            let text = if n > 99 { "99+".to_owned() } else { n.to_string() };
+            view! {
+                <span class="nav-badge" data-testid="pending-approvals" aria-label=format!("{n} approvals waiting")>
+                    {text}
+                </span>
+            }
+        })
     }
 }
 
