@@ -12,7 +12,7 @@ use crate::ext::a2ui::A2uiVersion;
 use crate::ext::form::{FormDefinition, start_form};
 use crate::ext::negotiation::{self, ActiveExtension};
 use crate::ext::skill_routing::{self, SkillSummary};
-use crate::ext::uri::{A2UI_URI, A2UI_V08_URI, APPROVAL_URI, FORM_URI, SKILL_ROUTING_URI};
+use crate::ext::uri::{APPROVAL_URI, FORM_URI, SKILL_ROUTING_URI};
 
 /// The extensions of one agent, as the chat shows and uses them.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -43,13 +43,7 @@ impl AgentExtensions {
         understood: &[String],
         skill: Option<&str>,
     ) -> AgentExtensions {
-        let a2ui = if negotiation::advertises(card, A2UI_URI) {
-            Some(A2uiVersion::V09)
-        } else if negotiation::advertises(card, A2UI_V08_URI) {
-            Some(A2uiVersion::V08)
-        } else {
-            None
-        };
+        let a2ui = negotiation::a2ui_advertised(card).map(|(_, version)| version);
         let forms = negotiation::advertises(card, FORM_URI);
         AgentExtensions {
             card_known: true,

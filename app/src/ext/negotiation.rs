@@ -114,9 +114,15 @@ pub fn extension_headers(
 /// The A2UI URI the chat adds to messages for this agent (§1.4): [`A2UI_URI`] when advertised,
 /// else [`A2UI_V08_URI`] when that is (beyond the original).
 pub fn a2ui_uri(card: &Value) -> Option<&'static str> {
-    [A2UI_URI, A2UI_V08_URI]
+    a2ui_advertised(card).map(|(uri, _)| uri)
+}
+
+/// The A2UI URI the agent advertises, with its version: v0.9 preferred, else v0.8.
+pub fn a2ui_advertised(card: &Value) -> Option<(&'static str, super::a2ui::A2uiVersion)> {
+    use super::a2ui::A2uiVersion;
+    [(A2UI_URI, A2uiVersion::V09), (A2UI_V08_URI, A2uiVersion::V08)]
         .into_iter()
-        .find(|uri| advertises(card, uri))
+        .find(|(uri, _)| advertises(card, uri))
 }
 
 /// Whether `uri` is one of the reply-side content conventions (forms, approvals) that the server

@@ -49,21 +49,12 @@ impl Tasks {
         mut extensions: Vec<String>,
         metadata: Option<Map<String, Value>>,
     ) -> Result<(Vec<String>, Map<String, Value>), AppError> {
-        use app::ext::a2ui::{A2UI_CLIENT_CAPABILITIES_KEY, A2uiVersion, client_capabilities_metadata};
+        use app::ext::a2ui::{A2UI_CLIENT_CAPABILITIES_KEY, client_capabilities_metadata};
         let mut metadata = metadata.unwrap_or_default();
         let card = crate::store::card_snapshots::latest(&self.0.db, agent_id)
             .await
             .map_err(store_error)?;
-        let advertised = card
-            .and_then(|c| app::ext::negotiation::a2ui_uri(&c.raw_card_json))
-            .map(|uri| {
-                let version = if uri == app::ext::uri::A2UI_URI {
-                    A2uiVersion::V09
-                } else {
-                    A2uiVersion::V08
-                };
-                (uri, version)
-            });
+        let advertised = card.and_then(|c| app::ext::negotiation::a2ui_advertised(&c.raw_card_json));
         if let Some((uri, version)) = advertised {
             if !extensions.iter().any(|e| e == uri) {
                 extensions.push(uri.to_owned());
