@@ -11,15 +11,22 @@
 //!   did not act: that command `failed` with the agent's message (ADR 0008).
 //! - On success, ingesting the response, marking the command `succeeded` and completing the
 //!   outbox row happen in one transaction fenced by the lease.
+//! - An agent that streams is sent the command with `SendStreamingMessage`: its first event is
+//!   the answer above, and when it leaves the task active the same transaction claims the task's
+//!   subscription, so the rest of that stream is followed by the subscription code instead of
+//!   dropped (the events between a send's answer and a later `SubscribeToTask` would be lost
+//!   for good). Cancel stays `CancelTask`; an agent that does not stream, or a caller that asked
+//!   for a blocking answer (`returnImmediately: false`), gets `SendMessage`.
 
 use std::time::Duration;
 
 use app::a2a::{
-    Message, Part, ProtocolVersion, Role, SendConfiguration, SendParams, decode_stream_event, encode_message,
-    encode_send_params, encode_task_id,
+    AgentCard, Message, Part, ProtocolVersion, Role, SendConfiguration, SendParams, TaskState,
+    decode_stream_event, encode_message, encode_send_params, encode_task_id,
 };
 use app::ext::{negotiation, skill_routing};
 use chrono::Utc;
+use futures::StreamExt;
 use sea_orm::sea_query::{Expr, ExprTrait};
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, Condition, DbErr, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
@@ -29,9 +36,9 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use super::{WorkerDeps, owner_id};
-use crate::db::entity::{agent, outbox_message, task, task_command};
-use crate::gateway::{Endpoint, GatewayError};
+use super::{WorkerDeps, owner_id, subscriptions};
+use crate::db::entity::{agent, outbox_message, task, task_command, task_subscription};
+use crate::gateway::{Endpoint, EventStream, GatewayError};
 use crate::ingest::bus::Notice;
 use crate::ingest::{Observation, Source};
 use crate::services::agents as agent_services;
@@ -63,14 +70,30 @@ pub async fn run(deps: WorkerDeps, tracker: TaskTracker, shutdown: CancellationT
             () = tokio::time::sleep(POLL) => {}
             () = super::command_notice(&mut notices) => {}
         }
-        if let Err(error) = pass(&deps, &tracker).await {
+        if let Err(error) = pass(&deps, &tracker, &shutdown).await {
             tracing::warn!(%error, "command dispatch pass failed");
         }
     }
 }
 
+/// Where a send stream kept after its answer is followed: the worker's tracker, and the token
+/// that stops it at shutdown (like the subscription worker's follows).
+#[derive(Clone)]
+struct Follows {
+    tracker: TaskTracker,
+    shutdown: CancellationToken,
+}
+
 /// Claims due commands and dispatches each in its own task. Returns how many were claimed.
-pub async fn pass(deps: &WorkerDeps, tracker: &TaskTracker) -> Result<usize, DbErr> {
+pub async fn pass(
+    deps: &WorkerDeps,
+    tracker: &TaskTracker,
+    shutdown: &CancellationToken,
+) -> Result<usize, DbErr> {
+    let follows = Follows {
+        tracker: tracker.clone(),
+        shutdown: shutdown.clone(),
+    };
     let now = Utc::now();
     let due = outbox_message::Entity::find()
         .filter(outbox_message::Column::Topic.eq(DISPATCH_TOPIC))
@@ -84,9 +107,9 @@ pub async fn pass(deps: &WorkerDeps, tracker: &TaskTracker) -> Result<usize, DbE
         let owner = owner_id();
         if claim(deps, &row.id, &owner).await? {
             claimed += 1;
-            let deps = deps.clone();
+            let (deps, follows) = (deps.clone(), follows.clone());
             tracker.spawn(async move {
-                if let Err(error) = handle(&deps, &row.aggregate_id, &row.id, &owner).await {
+                if let Err(error) = handle(&deps, &follows, &row.aggregate_id, &row.id, &owner).await {
                     tracing::warn!(%error, command = %row.aggregate_id, "command dispatch failed");
                 }
             });
@@ -144,7 +167,13 @@ enum Settled {
     Retry(Duration, String),
 }
 
-async fn handle(deps: &WorkerDeps, command_id: &str, outbox_id: &str, owner: &str) -> Result<(), DbErr> {
+async fn handle(
+    deps: &WorkerDeps,
+    follows: &Follows,
+    command_id: &str,
+    outbox_id: &str,
+    owner: &str,
+) -> Result<(), DbErr> {
     let Some(command) = task_command::Entity::find_by_id(command_id.to_owned())
         .one(&deps.db.write)
         .await?
@@ -216,6 +245,7 @@ async fn handle(deps: &WorkerDeps, command_id: &str, outbox_id: &str, owner: &st
         }
     };
     let body: CommandBody = serde_json::from_value(command.payload_json.clone()).unwrap_or_default();
+    let streams = keeps_send_stream(&live_card, &body);
     let context_id = match &body.context_id {
         Some(context) => Some(context.clone()),
         // A new skill-bound task starts its own context instead of joining the chat's, so the
@@ -254,35 +284,84 @@ async fn handle(deps: &WorkerDeps, command_id: &str, outbox_id: &str, owner: &st
                 endpoint.version,
             );
             (
-                deps.gateway.cancel_task(&endpoint, params, &extensions).await,
+                deps.gateway
+                    .cancel_task(&endpoint, params, &extensions)
+                    .await
+                    .map(|answer| (answer, None)),
                 None,
             )
         }
         _ => {
             let message = user_message(&command, &body, context_id, &extensions);
             let params = send_params(&message, &body, &endpoint, command.skill_id.as_deref());
-            (
-                deps.gateway.send_message(&endpoint, params, &extensions).await,
-                Some(message),
-            )
+            let answer = if streams {
+                first_event(
+                    deps.gateway
+                        .send_streaming_message(&endpoint, params, &extensions)
+                        .await,
+                )
+                .await
+                .map(|(answer, rest)| (answer, Some(rest)))
+            } else {
+                deps.gateway
+                    .send_message(&endpoint, params, &extensions)
+                    .await
+                    .map(|answer| (answer, None))
+            };
+            (answer, Some(message))
         }
     };
     heartbeat.cancel();
-    match result {
-        Ok(value) => {
-            complete(
-                deps,
-                &command,
-                outbox_id,
-                owner,
-                value,
-                user_message,
-                &extensions,
-                &endpoint,
-            )
-            .await
-        }
-        Err(error) => settle(deps, &command, outbox_id, owner, classify(&error)).await,
+    let (answer, rest) = match result {
+        Ok(answered) => answered,
+        Err(error) => return settle(deps, &command, outbox_id, owner, classify(&error)).await,
+    };
+    let claimed = complete(
+        deps,
+        &command,
+        outbox_id,
+        owner,
+        answer,
+        user_message,
+        &extensions,
+        &endpoint,
+        rest.is_some(),
+    )
+    .await?;
+    if let (Some((sub, sub_owner)), Some(rest)) = (claimed, rest) {
+        let (deps, shutdown) = (deps.clone(), follows.shutdown.clone());
+        follows.tracker.spawn(async move {
+            subscriptions::follow_open_stream(&deps, &sub, &sub_owner, rest, &shutdown).await;
+        });
+    }
+    Ok(())
+}
+
+/// Whether a send goes out as `SendStreamingMessage` and its stream is kept: the agent streams,
+/// and the caller did not ask for a blocking answer (`returnImmediately: false` wants the
+/// command's result to be the task as it paused or finished, which only `SendMessage` gives;
+/// nothing is left to follow after such an answer).
+fn keeps_send_stream(live_card: &Value, body: &CommandBody) -> bool {
+    let blocking = body
+        .config
+        .as_ref()
+        .and_then(|c| c.return_immediately)
+        .is_some_and(|immediately| !immediately);
+    !blocking && AgentCard::decode(live_card).is_ok_and(|card| card.capabilities.streaming)
+}
+
+/// The first event of a send stream (the send's answer, settled like a `SendMessage` result)
+/// and the open rest of the stream. A stream that ends before any event has an unknown outcome.
+async fn first_event(
+    opened: Result<EventStream, GatewayError>,
+) -> Result<(Value, EventStream), GatewayError> {
+    let mut events = opened?;
+    match events.next().await {
+        Some(Ok(first)) => Ok((first, events)),
+        Some(Err(error)) => Err(error),
+        None => Err(GatewayError::Decode(
+            "the stream ended before its first event".into(),
+        )),
     }
 }
 
@@ -391,7 +470,10 @@ fn send_params(message: &Message, body: &CommandBody, endpoint: &Endpoint, skill
 }
 
 /// Ingests the answer (and the user's message before it), marks the command succeeded and
-/// completes the outbox row, in one transaction fenced by the lease.
+/// completes the outbox row, in one transaction fenced by the lease. With `keep_stream` (the
+/// answer is the first event of a send stream) and a task left active, the same transaction
+/// claims the task's subscription, armed by that ingestion, and returns it with its lease owner
+/// so the caller follows the rest of the stream; no subscription worker can claim it meanwhile.
 #[allow(clippy::too_many_arguments)]
 async fn complete(
     deps: &WorkerDeps,
@@ -402,18 +484,20 @@ async fn complete(
     user_message: Option<Message>,
     extensions: &[String],
     endpoint: &Endpoint,
-) -> Result<(), DbErr> {
+    keep_stream: bool,
+) -> Result<Option<(task_subscription::Model, String)>, DbErr> {
     let decoded = match decode_stream_event(&answer) {
         Ok(decoded) => decoded,
         Err(_) => {
-            return settle(
+            settle(
                 deps,
                 command,
                 outbox_id,
                 owner,
                 Settled::Uncertain(UNCERTAIN.into()),
             )
-            .await;
+            .await?;
+            return Ok(None);
         }
     };
     let remote_task = decoded.event.task_id().map(str::to_owned);
@@ -459,14 +543,15 @@ async fn complete(
             Ok(p) => prepared.push(p),
             Err(error) => {
                 tracing::warn!(%error, command = %command.id, "answer could not be ingested");
-                return settle(
+                settle(
                     deps,
                     command,
                     outbox_id,
                     owner,
                     Settled::Uncertain(UNCERTAIN.into()),
                 )
-                .await;
+                .await?;
+                return Ok(None);
             }
         }
     }
@@ -477,7 +562,7 @@ async fn complete(
     let tx = deps.db.write.begin().await?;
     if !holds(&tx, outbox_id, owner).await? {
         tracing::info!(command = %command.id, "{LEASE_LOST}");
-        return Ok(());
+        return Ok(None);
     }
     let mut ingested = Vec::new();
     let mut local_task = command.task_id.clone();
@@ -505,12 +590,18 @@ async fn complete(
     row.updated_at = Set(now);
     task_command::Entity::update(row).exec(&tx).await?;
     complete_outbox(&tx, outbox_id, "processed", None).await?;
+    let claimed = match ingested.last() {
+        Some(answered) if keep_stream && !TaskState::parse(&answered.state).ends_stream() => {
+            subscriptions::claim_for_task(&tx, &answered.task_id).await?
+        }
+        _ => None,
+    };
     tx.commit().await?;
     for done in &ingested {
         deps.ingestor.publish(done);
     }
     publish_command(deps, command);
-    Ok(())
+    Ok(claimed)
 }
 
 fn context_of(event: &app::a2a::StreamEvent) -> Option<String> {

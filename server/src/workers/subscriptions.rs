@@ -7,6 +7,9 @@
 //!   every 5 s. A worker that dies loses its leases, and another (or the restarted one) takes
 //!   over with `SubscribeToTask`, which observes existing work and never resends a message.
 //! - Agents that stream are followed with `SubscribeToTask`; others are polled with `GetTask`.
+//!   A task whose send went out as `SendStreamingMessage` is first followed over that same
+//!   stream, handed over by the dispatch worker under a lease claimed here
+//!   ([`follow_open_stream`]); `SubscribeToTask` only takes over if it closes early.
 //!   A task that can no longer be subscribed to (finished meanwhile) is read once with
 //!   `GetTask`.
 //! - Following stops at a terminal, input-required or auth-required state; a new command that
@@ -24,14 +27,16 @@ use app::ext::negotiation;
 use chrono::Utc;
 use futures::StreamExt;
 use sea_orm::sea_query::Expr;
-use sea_orm::{ColumnTrait, Condition, DbErr, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
+use sea_orm::{
+    ColumnTrait, Condition, ConnectionTrait, DbErr, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
+};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use super::{WorkerDeps, owner_id};
 use crate::db::entity::{agent, task, task_subscription};
-use crate::gateway::{Endpoint, GatewayError};
+use crate::gateway::{Endpoint, EventStream, GatewayError};
 use crate::ingest::archive::digest;
 use crate::ingest::{Fence, IngestError, Observation, Source, canonical};
 use crate::services::agents as agent_services;
@@ -95,29 +100,78 @@ async fn pass(
         .await?;
     for sub in due {
         let owner = owner_id();
-        let claimed = task_subscription::Entity::update_many()
-            .col_expr(task_subscription::Column::Status, Expr::value("streaming"))
-            .col_expr(task_subscription::Column::LeaseOwner, Expr::value(owner.clone()))
-            .col_expr(task_subscription::Column::LeaseUntil, Expr::value(now + LEASE))
-            .col_expr(task_subscription::Column::UpdatedAt, Expr::value(now))
-            .filter(task_subscription::Column::Id.eq(&sub.id))
-            .filter(due_condition(now))
-            .exec(&deps.db.write)
-            .await?;
-        if claimed.rows_affected != 1 {
+        if !claim(&deps.db.write, &sub.id, &owner).await? {
             continue;
         }
         running.fetch_add(1, Ordering::SeqCst);
         let (deps, running, shutdown) = (deps.clone(), running.clone(), shutdown.clone());
         tracker.spawn(async move {
-            let outcome = follow(&deps, &sub, &owner, &shutdown).await;
-            if let Err(error) = release(&deps, &sub, &owner, outcome).await {
-                tracing::warn!(%error, task = %sub.task_id, "subscription release failed");
-            }
+            let outcome = follow(&deps, &sub, &owner, &shutdown, observe(&deps, &sub, &owner)).await;
+            finish(&deps, &sub, &owner, outcome).await;
             running.fetch_sub(1, Ordering::SeqCst);
         });
     }
     Ok(())
+}
+
+/// Claims the subscription `id` for `owner` if it is due (pending, or streaming under an
+/// expired lease). Runs on any connection, so the dispatch worker can claim inside the
+/// transaction that armed the row; either way only one follower can win it.
+async fn claim<C: ConnectionTrait>(db: &C, id: &str, owner: &str) -> Result<bool, DbErr> {
+    let now = Utc::now();
+    let claimed = task_subscription::Entity::update_many()
+        .col_expr(task_subscription::Column::Status, Expr::value("streaming"))
+        .col_expr(task_subscription::Column::LeaseOwner, Expr::value(owner))
+        .col_expr(task_subscription::Column::LeaseUntil, Expr::value(now + LEASE))
+        .col_expr(task_subscription::Column::UpdatedAt, Expr::value(now))
+        .filter(task_subscription::Column::Id.eq(id))
+        .filter(due_condition(now))
+        .exec(db)
+        .await?;
+    Ok(claimed.rows_affected == 1)
+}
+
+/// Claims the subscription of the local task `task_id` for a fresh owner, inside the dispatch
+/// transaction that stored the send's first stream event (and armed the row), so the open send
+/// stream is followed instead of dropped. `None` when the task has no subscription or someone
+/// else follows it already (that follower sees the same events).
+pub(super) async fn claim_for_task<C: ConnectionTrait>(
+    db: &C,
+    task_id: &str,
+) -> Result<Option<(task_subscription::Model, String)>, DbErr> {
+    let Some(sub) = task_subscription::Entity::find()
+        .filter(task_subscription::Column::TaskId.eq(task_id))
+        .one(db)
+        .await?
+    else {
+        return Ok(None);
+    };
+    let owner = owner_id();
+    Ok(claim(db, &sub.id, &owner).await?.then_some((sub, owner)))
+}
+
+/// Follows a task over a stream that is already open (the dispatch worker's send stream, whose
+/// first event it stored) under a lease claimed with [`claim_for_task`]: the same ingestion,
+/// de-duplication keys, fence, heartbeat and release as a subscription this worker opened. When
+/// the stream closes while the task is still active the row goes back to `pending` and the loop
+/// resubscribes with `SubscribeToTask` (never a resend).
+pub(super) async fn follow_open_stream(
+    deps: &WorkerDeps,
+    sub: &task_subscription::Model,
+    owner: &str,
+    events: EventStream,
+    shutdown: &CancellationToken,
+) {
+    let outcome = follow(deps, sub, owner, shutdown, observe_open(deps, sub, owner, events)).await;
+    finish(deps, sub, owner, outcome).await;
+}
+
+/// Releases the row after following ended; a failure only delays the next owner (the lease
+/// runs out).
+async fn finish(deps: &WorkerDeps, sub: &task_subscription::Model, owner: &str, outcome: Outcome) {
+    if let Err(error) = release(deps, sub, owner, outcome).await {
+        tracing::warn!(%error, task = %sub.task_id, "subscription release failed");
+    }
 }
 
 /// How following a task ended.
@@ -133,11 +187,13 @@ enum Outcome {
     Abandoned,
 }
 
+/// Runs `work` while the lease is renewed; stops it when the lease is lost or at shutdown.
 async fn follow(
     deps: &WorkerDeps,
     sub: &task_subscription::Model,
     owner: &str,
     shutdown: &CancellationToken,
+    work: impl Future<Output = Outcome>,
 ) -> Outcome {
     let lost = CancellationToken::new();
     let heartbeat = tokio::spawn(renew(
@@ -147,7 +203,7 @@ async fn follow(
         lost.clone(),
     ));
     let outcome = tokio::select! {
-        outcome = observe(deps, sub, owner) => outcome,
+        outcome = work => outcome,
         () = lost.cancelled() => Outcome::Abandoned,
         () = shutdown.cancelled() => Outcome::Abandoned,
     };
@@ -172,6 +228,28 @@ async fn observe(deps: &WorkerDeps, sub: &task_subscription::Model, owner: &str)
     } else {
         observer.poll().await
     }
+}
+
+/// Follows the task over `events`, already open; the agent is known to stream.
+async fn observe_open(
+    deps: &WorkerDeps,
+    sub: &task_subscription::Model,
+    owner: &str,
+    events: EventStream,
+) -> Outcome {
+    let target = match target(deps, sub).await {
+        Ok(Some(target)) => target,
+        Ok(None) => return Outcome::Stopped,
+        Err(reason) => return Outcome::Again(reason),
+    };
+    Observer {
+        deps,
+        sub,
+        owner,
+        target: &target,
+    }
+    .consume(events)
+    .await
 }
 
 /// What following needs to know about the task and its agent.
@@ -239,7 +317,7 @@ impl Observer<'_> {
             &self.target.task.tenant,
             self.target.endpoint.version,
         );
-        let mut events = match self
+        let events = match self
             .deps
             .gateway
             .subscribe_to_task(&self.target.endpoint, params, &self.target.negotiated)
@@ -250,6 +328,12 @@ impl Observer<'_> {
             Err(GatewayError::JsonRpc(_) | GatewayError::Http { .. }) => return self.read_once().await,
             Err(error) => return Outcome::Again(error.to_string()),
         };
+        self.consume(events).await
+    }
+
+    /// Ingests every event of an open stream under the lease, each keyed by its fingerprint and
+    /// occurrence in this stream; `Reconnect` when the stream closes with the task active.
+    async fn consume(&self, mut events: EventStream) -> Outcome {
         let mut seen: HashMap<String, u32> = HashMap::new();
         while let Some(event) = events.next().await {
             let payload = match event {

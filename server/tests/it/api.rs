@@ -27,7 +27,8 @@ async fn app() -> (AppState, TestDb) {
     support::app_with(&[("A2A_ALLOW_PRIVATE_NETWORKS", "true")]).await
 }
 
-/// The demo agent behind a layer that counts SendMessage calls and delays each by `delay`.
+/// The demo agent behind a layer that counts sends (`SendMessage` or `SendStreamingMessage`) and
+/// delays each by `delay`.
 async fn counted_demo(delay: Duration) -> (String, Arc<AtomicUsize>) {
     let sends = Arc::new(AtomicUsize::new(0));
     let counter = sends.clone();
@@ -37,7 +38,7 @@ async fn counted_demo(delay: Duration) -> (String, Arc<AtomicUsize>) {
             let (parts, body) = request.into_parts();
             let bytes = axum::body::to_bytes(body, usize::MAX).await.unwrap();
             let call: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
-            if call["method"] == "SendMessage" {
+            if call["method"] == "SendMessage" || call["method"] == "SendStreamingMessage" {
                 counter.fetch_add(1, Ordering::SeqCst);
                 tokio::time::sleep(delay).await;
             }
@@ -372,7 +373,7 @@ async fn the_same_key_ten_times_at_once_is_one_command_and_one_send_security_3_1
     assert_eq!(
         sends.load(Ordering::SeqCst),
         1,
-        "exactly one SendMessage reached the agent"
+        "exactly one send reached the agent"
     );
     let view = get(&state, &format!("/api/commands/{id}")).await.json()["command"].clone();
     assert_eq!(

@@ -16,6 +16,7 @@ mod gateway_demo;
 mod health;
 mod ledger;
 mod live;
+mod send_stream;
 mod ssr;
 mod store;
 mod support;

@@ -1,0 +1,285 @@
+//! A streaming agent's send stream is kept (`shared/spec/security-and-durability.md` §3.4–§3.6):
+//! the dispatch worker sends with `SendStreamingMessage`, stores the first event as the send's
+//! answer and follows the rest of the same stream under the task's subscription lease, so no
+//! event is lost between the answer and a later `SubscribeToTask`. Agents that do not stream
+//! still get `SendMessage`. Real workers, the real demo agent (or a recording agent) over HTTP,
+//! SQLite always and PostgreSQL when `A2A_TEST_POSTGRES_URL` is set.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::Json;
+use axum::extract::State;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+use serde_json::{Value, json};
+use server::AppState;
+use server::db::entity::{task_command, task_subscription};
+use server::services::commands::{self, CommandBody, NewCommand};
+use server::store::agents::{self as agent_store, AgentSource};
+use server::store::organizations;
+use server::store::tasks as task_store;
+use server::workers::dispatch::UNCERTAIN;
+
+use crate::ledger::eventually;
+use crate::support::{self, Workers};
+
+/// The application over `test_db`, allowed to call agents on loopback.
+async fn app_on(test_db: &support::TestDb) -> AppState {
+    let db = test_db.migrated().await;
+    let mut config = test_db.config.clone();
+    config.outbound.allow_private_networks = true;
+    AppState::new(support::leptos_options(), config, db).unwrap()
+}
+
+async fn register(state: &AppState, card_url: &str) -> (String, server::db::entity::agent::Model) {
+    let org = organizations::local(&state.db).await.unwrap();
+    let agent = agent_store::register(&state.db, &org.id, card_url, AgentSource::Managed)
+        .await
+        .unwrap();
+    (org.id, agent)
+}
+
+async fn send(state: &AppState, org: &str, agent: &server::db::entity::agent::Model, text: &str) -> String {
+    let body = commands::validate(CommandBody {
+        text: Some(text.into()),
+        ..CommandBody::default()
+    })
+    .unwrap();
+    commands::accept(
+        &state.db,
+        &state.bus,
+        NewCommand {
+            organization_id: org.to_owned(),
+            agent: agent.clone(),
+            body,
+            idempotency_key: uuid::Uuid::new_v4().to_string(),
+            conversation_id: None,
+        },
+    )
+    .await
+    .unwrap()
+    .0
+    .id
+}
+
+async fn settled(state: &AppState, id: &str) -> task_command::Model {
+    let read = || async {
+        task_command::Entity::find_by_id(id.to_owned())
+            .one(&state.db.write)
+            .await
+            .unwrap()
+            .unwrap()
+    };
+    let done = eventually(Duration::from_secs(20), || async {
+        !matches!(read().await.status.as_str(), "pending" | "dispatching")
+    })
+    .await;
+    assert!(done, "command {id} did not settle");
+    read().await
+}
+
+async fn subscription(state: &AppState, task_id: &str) -> Option<task_subscription::Model> {
+    task_subscription::Entity::find()
+        .filter(task_subscription::Column::TaskId.eq(task_id))
+        .one(&state.db.write)
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn dispatch_keeps_the_send_stream_so_no_event_is_lost() {
+    // Fewer events than the demo agent buffers per follower (1024), so a slow reader is never
+    // resynchronised with a snapshot; fast enough that events fall between send and subscribe.
+    const COUNT: u64 = 300;
+    let origin = support::demo().await;
+    for test_db in support::backends().await {
+        let name = test_db.name;
+        let state = app_on(&test_db).await;
+        let (org, agent) = register(&state, &format!("{origin}/flood/card.json")).await;
+        let workers = Workers::start(&state);
+        let command = send(&state, &org, &agent, &format!("rate=500 count={COUNT}")).await;
+        let done = settled(&state, &command).await;
+        assert_eq!(done.status, "succeeded", "{name}: {:?}", done.last_error);
+        let task_id = done.task_id.unwrap();
+        assert!(
+            eventually(Duration::from_secs(30), || async {
+                task_store::view(&state.db.read, &org, &task_id)
+                    .await
+                    .unwrap()
+                    .state
+                    == "TASK_STATE_COMPLETED"
+            })
+            .await,
+            "{name}: the flood completes"
+        );
+        // Following ends at the terminal state: the row is released as `stopped`.
+        assert!(
+            eventually(Duration::from_secs(10), || async {
+                subscription(&state, &task_id)
+                    .await
+                    .is_some_and(|s| s.status == "stopped" && s.lease_owner.is_none())
+            })
+            .await,
+            "{name}: the subscription ends stopped: {:?}",
+            subscription(&state, &task_id).await
+        );
+        workers.stop().await;
+
+        let ledger = task_store::ledger(&state.db.read, &task_id).await.unwrap();
+        let mut seqs: Vec<u64> = ledger
+            .iter()
+            .filter_map(|e| e.payload_json.pointer("/statusUpdate/metadata/seq")?.as_u64())
+            .collect();
+        seqs.sort_unstable();
+        assert_eq!(
+            seqs,
+            (1..=COUNT).collect::<Vec<_>>(),
+            "{name}: every flood event is stored exactly once"
+        );
+        let sources = |source: &str| ledger.iter().filter(|e| e.source == source).count();
+        assert_eq!(sources("command"), 1, "{name}: the user's message");
+        assert_eq!(
+            sources("command_response"),
+            1,
+            "{name}: the stream's first event is the send's answer"
+        );
+        // The rest of that one stream: WORKING, the flood, COMPLETED; no resubscription snapshot.
+        assert_eq!(
+            sources("stream"),
+            COUNT as usize + 2,
+            "{name}: the send stream was followed to its end, nothing twice"
+        );
+        assert_eq!(ledger.len(), COUNT as usize + 4, "{name}: nothing else");
+        test_db.cleanup().await;
+    }
+}
+
+/// What the recording agent received: the JSON-RPC method of each call.
+type Methods = Arc<Mutex<Vec<String>>>;
+
+/// How the recording agent answers `SendStreamingMessage`.
+#[derive(Clone, Copy)]
+enum StreamReply {
+    /// One event (the completed task), then the stream closes.
+    Completed,
+    /// The stream opens and closes with no event.
+    Empty,
+}
+
+/// An A2A 1.0 JSON-RPC agent that records each method and completes every task at once;
+/// `streaming` is what its card advertises.
+async fn recording_agent(streaming: bool, reply: StreamReply) -> (String, Methods) {
+    let methods: Methods = Arc::default();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let origin = format!("http://{}", listener.local_addr().unwrap());
+    let card = json!({
+        "name": "Recorder", "description": "Records calls", "version": "1.0.0",
+        "supportedInterfaces": [{"url": format!("{origin}/a2a"), "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+        "capabilities": {"streaming": streaming},
+        "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"], "skills": [],
+    });
+    let router = axum::Router::new()
+        .route("/card.json", get(move || async move { Json(card.clone()) }))
+        .route(
+            "/a2a",
+            post(
+                move |State(methods): State<Methods>, Json(body): Json<Value>| async move {
+                    let method = body["method"].as_str().unwrap_or_default().to_owned();
+                    methods.lock().unwrap().push(method.clone());
+                    let task = json!({"task": {
+                        "id": uuid::Uuid::new_v4().to_string(), "contextId": "ctx-1",
+                        "status": {"state": "TASK_STATE_COMPLETED"},
+                    }});
+                    let answer = json!({"jsonrpc": "2.0", "id": body["id"], "result": task});
+                    if method != "SendStreamingMessage" {
+                        return Json(answer).into_response();
+                    }
+                    let events = match reply {
+                        StreamReply::Completed => format!("data: {answer}\n\n"),
+                        StreamReply::Empty => String::new(),
+                    };
+                    sse(events)
+                },
+            ),
+        )
+        .with_state(methods.clone());
+    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+    (origin, methods)
+}
+
+fn sse(body: String) -> Response {
+    ([(axum::http::header::CONTENT_TYPE, "text/event-stream")], body).into_response()
+}
+
+#[tokio::test]
+async fn an_agent_that_does_not_stream_is_still_sent_send_message() {
+    let (origin, methods) = recording_agent(false, StreamReply::Completed).await;
+    let test_db = support::sqlite();
+    let state = app_on(&test_db).await;
+    let (org, agent) = register(&state, &format!("{origin}/card.json")).await;
+    let workers = Workers::start(&state);
+    let done = settled(&state, &send(&state, &org, &agent, "hello").await).await;
+    assert_eq!(done.status, "succeeded", "{:?}", done.last_error);
+    assert_eq!(*methods.lock().unwrap(), ["SendMessage"]);
+    workers.stop().await;
+}
+
+#[tokio::test]
+async fn a_streaming_agent_is_sent_send_streaming_message_and_a_finished_answer_is_not_followed() {
+    let (origin, methods) = recording_agent(true, StreamReply::Completed).await;
+    let test_db = support::sqlite();
+    let state = app_on(&test_db).await;
+    let (org, agent) = register(&state, &format!("{origin}/card.json")).await;
+    let workers = Workers::start(&state);
+    let done = settled(&state, &send(&state, &org, &agent, "hello").await).await;
+    assert_eq!(done.status, "succeeded", "{:?}", done.last_error);
+    let task_id = done.task_id.unwrap();
+    assert_eq!(
+        task_store::view(&state.db.read, &org, &task_id)
+            .await
+            .unwrap()
+            .state,
+        "TASK_STATE_COMPLETED"
+    );
+    // The user's message armed a subscription before the answer finished the task; the
+    // worker settles it without opening anything.
+    assert!(
+        eventually(Duration::from_secs(10), || async {
+            subscription(&state, &task_id)
+                .await
+                .is_some_and(|s| s.status == "stopped")
+        })
+        .await
+    );
+    assert_eq!(
+        *methods.lock().unwrap(),
+        ["SendStreamingMessage"],
+        "a finished task is never followed"
+    );
+    let ledger = task_store::ledger(&state.db.read, &task_id).await.unwrap();
+    let sources: Vec<&str> = ledger.iter().map(|e| e.source.as_str()).collect();
+    assert_eq!(sources, ["command", "command_response"]);
+    workers.stop().await;
+}
+
+#[tokio::test]
+async fn a_send_stream_that_ends_before_its_first_event_is_uncertain_and_never_resent() {
+    let (origin, methods) = recording_agent(true, StreamReply::Empty).await;
+    let test_db = support::sqlite();
+    let state = app_on(&test_db).await;
+    let (org, agent) = register(&state, &format!("{origin}/card.json")).await;
+    let workers = Workers::start(&state);
+    let done = settled(&state, &send(&state, &org, &agent, "hello?").await).await;
+    assert_eq!(done.status, "uncertain");
+    assert_eq!(done.last_error.as_deref(), Some(UNCERTAIN));
+    assert_eq!(done.task_id, None);
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert_eq!(
+        *methods.lock().unwrap(),
+        ["SendStreamingMessage"],
+        "an uncertain command is never resent"
+    );
+    workers.stop().await;
+}
