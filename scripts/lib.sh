@@ -79,22 +79,32 @@ ensure_chromium() {
   note "$(/usr/bin/chromium --version 2>/dev/null | tail -n1)"
 }
 
-# build_site: the hydrate wasm (release profile wasm-release), its JS glue, CSS and assets
-# into $LEPTOS_SITE_ROOT.
+# build_site: the hydrate wasm (release profile wasm-release) split at its lazily loaded
+# routes (ADR 0010), its JS glue, CSS and assets into $LEPTOS_SITE_ROOT.
 build_site() {
   local pkg="$LEPTOS_SITE_ROOT/pkg"
-  step "Building the browser app (wasm, profile wasm-release)"
+  local linked="$CARGO_TARGET_DIR/wasm32-unknown-unknown/wasm-release/frontend.wasm"
+  local main="$CARGO_TARGET_DIR/wasm32-unknown-unknown/wasm-release/frontend_split.wasm"
+  step "Building the browser app (wasm, profile wasm-release) and its splitter"
   cargo build -p frontend --lib --target wasm32-unknown-unknown --profile wasm-release
-  mkdir -p "$pkg"
-  wasm-bindgen --target web --no-typescript --out-dir "$pkg" --out-name "$OUTPUT_NAME" \
-    "$CARGO_TARGET_DIR/wasm32-unknown-unknown/wasm-release/frontend.wasm"
+  cargo build -p wasm-split --release --quiet
+  # Old chunks must not linger: their names are numbered.
+  rm -rf "$pkg" && mkdir -p "$pkg"
+  step "Splitting the wasm at its lazy routes"
+  "$CARGO_TARGET_DIR/release/wasm-split" "$linked" "$pkg" "$main" "/pkg/$OUTPUT_NAME.js"
+  # The chunks link against the main module's exports by name: wasm-bindgen keeps them.
+  wasm-bindgen --target web --no-typescript --keep-lld-exports --no-demangle \
+    --out-dir "$pkg" --out-name "$OUTPUT_NAME" "$main"
   mv -f "$pkg/${OUTPUT_NAME}_bg.wasm" "$pkg/$OUTPUT_NAME.wasm"
-  step "Optimising the wasm with wasm-opt -Oz"
-  wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int "$pkg/$OUTPUT_NAME.wasm" -o "$pkg/$OUTPUT_NAME.wasm"
+  step "Optimising every wasm file with wasm-opt -Oz"
+  local file
+  for file in "$pkg"/*.wasm; do
+    wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int "$file" -o "$file"
+  done
   # main.css first (design tokens), then each screen's sheet in name order, as one file.
   cat "$ROOT/style/main.css" $(ls "$ROOT"/style/*.css | grep -v "/main.css$" | sort) >"$pkg/$OUTPUT_NAME.css"
   cp -R "$ROOT/public/." "$LEPTOS_SITE_ROOT/"
-  note "wasm $(du -h "$pkg/$OUTPUT_NAME.wasm" | cut -f1) ($(gzip -9c "$pkg/$OUTPUT_NAME.wasm" | wc -c) bytes gzip), JS $(du -h "$pkg/$OUTPUT_NAME.js" | cut -f1)"
+  note "main wasm $(du -h "$pkg/$OUTPUT_NAME.wasm" | cut -f1) ($(gzip -9c "$pkg/$OUTPUT_NAME.wasm" | wc -c) bytes gzip), $(ls "$pkg"/*.wasm | wc -l) wasm files in all ($(cat "$pkg"/*.wasm | wc -c) bytes), JS $(du -h "$pkg/$OUTPUT_NAME.js" | cut -f1)"
 }
 
 build_server() {

@@ -3,12 +3,14 @@
 use leptos::prelude::*;
 use leptos_meta::{Link, Meta, MetaTags, Stylesheet, Title, provide_meta_context};
 use leptos_router::{
+    Lazy,
     components::{Route, Router, Routes},
     path,
 };
 
 use crate::components::nav::{BottomNav, Sidebar, TopBar};
 use crate::pages;
+use crate::pages::lazy;
 use crate::theme::{Theme, provide_theme};
 
 /// Product name, used in titles.
@@ -41,7 +43,6 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 pub fn App() -> impl IntoView {
     provide_meta_context();
     provide_theme();
-    Effect::new(move |_| crate::browser::mark_hydrated());
 
     view! {
         <Stylesheet id="leptos" href="/pkg/agent-taskbay.css"/>
@@ -56,18 +57,18 @@ pub fn App() -> impl IntoView {
                 <TopBar/>
                 <main class="main" id="main">
                     <Routes fallback=pages::not_found::NotFound>
-                        <Route path=path!("/agents") view=pages::agents::AgentsPage/>
-                        <Route path=path!("/agents/:id") view=pages::agent_detail::AgentDetailPage/>
-                        <Route path=path!("/chat") view=pages::chat::ChatPage/>
-                        <Route path=path!("/chat/:id") view=pages::chat::ConversationPage/>
-                        <Route path=path!("/inbox") view=pages::inbox::InboxPage/>
-                        <Route path=path!("/approvals") view=pages::approvals::ApprovalsPage/>
-                        <Route path=path!("/approvals/:id") view=pages::approvals::review::ApprovalReviewPage/>
-                        <Route path=path!("/tasks") view=pages::tasks::TasksPage/>
-                        <Route path=path!("/tasks/:id") view=pages::task_detail::TaskDetailPage/>
-                        <Route path=path!("/flows") view=pages::flows::FlowsPage/>
-                        <Route path=path!("/notifications") view=pages::notifications::NotificationsPage/>
-                        <Route path=path!("/settings") view=pages::settings::SettingsPage/>
+                        <Route path=path!("/agents") view={Lazy::<lazy::Agents>::new()}/>
+                        <Route path=path!("/agents/:id") view={Lazy::<lazy::AgentDetail>::new()}/>
+                        <Route path=path!("/chat") view={Lazy::<lazy::ChatLanding>::new()}/>
+                        <Route path=path!("/chat/:id") view={Lazy::<lazy::Conversation>::new()}/>
+                        <Route path=path!("/inbox") view={Lazy::<lazy::Inbox>::new()}/>
+                        <Route path=path!("/approvals") view={Lazy::<lazy::Approvals>::new()}/>
+                        <Route path=path!("/approvals/:id") view={Lazy::<lazy::ApprovalReview>::new()}/>
+                        <Route path=path!("/tasks") view={Lazy::<lazy::Tasks>::new()}/>
+                        <Route path=path!("/tasks/:id") view={Lazy::<lazy::TaskDetail>::new()}/>
+                        <Route path=path!("/flows") view={Lazy::<lazy::Flows>::new()}/>
+                        <Route path=path!("/notifications") view={Lazy::<lazy::Notifications>::new()}/>
+                        <Route path=path!("/settings") view={Lazy::<lazy::Settings>::new()}/>
                     </Routes>
                 </main>
                 <BottomNav/>

@@ -1,16 +1,59 @@
-// Bundle sizes (issue #6, item 4): the hydrate wasm and its JS glue, raw / gzip -9 / brotli q11,
-// as a Markdown table. Usage: node bundle.mjs <site pkg dir>
-import { readFileSync, readdirSync } from "node:fs";
+// Bundle sizes (issue #6, item 4) as Markdown tables, raw / gzip -9 / brotli q11.
+// The wasm is split at its lazily loaded routes (ADR 0010): the first table lists the files every
+// page loads (main wasm, JS glue, chunk loader, CSS); the second what each screen adds (its
+// chunks, from __wasm_split_manifest.json) and the total wasm a browser fetches to hydrate
+// that screen. Each file is compressed on its own, as a server sends it.
+// Usage: node bundle.mjs <site pkg dir> <output name>
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync, brotliCompressSync, constants } from "node:zlib";
 
-const dir = process.argv[2];
+const [dir, name = "agent-taskbay"] = process.argv.slice(2);
 const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
+const sizes = (file) => {
+  const bytes = readFileSync(join(dir, file));
+  return {
+    raw: bytes.length,
+    gz: gzipSync(bytes, { level: 9 }).length,
+    br: brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).length,
+  };
+};
+const add = (a, b) => ({ raw: a.raw + b.raw, gz: a.gz + b.gz, br: a.br + b.br });
+const zero = { raw: 0, gz: 0, br: 0 };
+const row = (label, s, extra = "") => console.log(`| ${label} | ${kb(s.raw)} | ${kb(s.gz)} | ${kb(s.br)} |${extra}`);
+
+const loader = readdirSync(dir).find((f) => f.startsWith("__wasm_split") && f.endsWith(".js"));
+const always = [`${name}.wasm`, `${name}.js`, loader, `${name}.css`].filter(Boolean);
+console.log("Loaded by every page:");
+console.log("");
 console.log("| File | Raw | gzip -9 | brotli 11 |");
 console.log("| --- | ---: | ---: | ---: |");
-for (const name of readdirSync(dir).filter((f) => /\.(wasm|js|css)$/.test(f)).sort()) {
-  const bytes = readFileSync(join(dir, name));
-  const gz = gzipSync(bytes, { level: 9 }).length;
-  const br = brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).length;
-  console.log(`| \`${name}\` | ${kb(bytes.length)} | ${kb(gz)} | ${kb(br)} |`);
+for (const file of always) row(`\`${file}\``, sizes(file));
+
+const wasmFiles = readdirSync(dir).filter((f) => f.endsWith(".wasm"));
+const allWasm = wasmFiles.map(sizes).reduce(add, zero);
+const main = sizes(`${name}.wasm`);
+const manifestPath = join(dir, "__wasm_split_manifest.json");
+if (existsSync(manifestPath)) {
+  const manifest = JSON.parse(readFileSync(manifestPath, "utf8"));
+  const cache = new Map();
+  const sized = (stem) => {
+    if (!cache.has(stem)) cache.set(stem, existsSync(join(dir, `${stem}.wasm`)) ? sizes(`${stem}.wasm`) : zero);
+    return cache.get(stem);
+  };
+  console.log("");
+  console.log("What each screen adds, and the wasm fetched to hydrate it (main + its chunks), gzip -9:");
+  console.log("");
+  console.log("| Screen | Files | Raw | gzip -9 | brotli 11 | Wasm to hydrate (gzip) |");
+  console.log("| --- | ---: | ---: | ---: | ---: | ---: |");
+  const screens = Object.entries(manifest)
+    .filter(([split]) => /_view_\d+$/.test(split))
+    .map(([split, stems]) => [split.replace(/^__/, "").replace(/_view_\d+$/, ""), stems])
+    .sort(([a], [b]) => a.localeCompare(b));
+  for (const [screen, stems] of screens) {
+    const s = stems.map(sized).reduce(add, zero);
+    row(`${screen} | ${stems.length}`, s, ` ${kb(main.gz + s.gz)} |`);
+  }
 }
+console.log("");
+console.log(`All ${wasmFiles.length} wasm files together: ${kb(allWasm.raw)} raw, ${kb(allWasm.gz)} gzip -9, ${kb(allWasm.br)} brotli 11.`);

@@ -1,0 +1,49 @@
+//! `wasm-split <input.wasm> <pkg dir> <main out.wasm> <main module>`
+//!
+//! Splits the browser app (linked with `--emit-relocs`) at its `#[lazy]` split points:
+//! writes the chunks and their loader (`__wasm_split.______________________.js`, the name
+//! Leptos' `HydrationScripts` asks for) into the pkg directory, the main module (for
+//! wasm-bindgen) to `main out.wasm`, and `__wasm_split_manifest.json` (split name → the chunk
+//! files it needs) that the server reads to preload a route's chunks with its page.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+/// The loader's file name Leptos expects when file hashing is off.
+const LOADER: &str = "./__wasm_split.______________________.js";
+const MANIFEST: &str = "__wasm_split_manifest.json";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [input, pkg, main_out, main_module] = args.as_slice() else {
+        eprintln!("usage: wasm-split <input.wasm> <pkg dir> <main out.wasm> <main module, e.g. /pkg/app.js>");
+        return ExitCode::from(2);
+    };
+    match run(Path::new(input), Path::new(pkg), Path::new(main_out), main_module) {
+        Ok(chunks) => {
+            println!("wasm-split: {chunks} chunk files in {pkg}");
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("wasm-split: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(input: &Path, pkg: &Path, main_out: &Path, main_module: &str) -> Result<usize, String> {
+    let wasm = std::fs::read(input).map_err(|e| format!("cannot read {}: {e}", input.display()))?;
+    std::fs::create_dir_all(pkg).map_err(|e| format!("cannot create {}: {e}", pkg.display()))?;
+    let split = wasm_split_cli_support::transform({
+        let mut options = wasm_split_cli_support::Options::new(&wasm);
+        options.output_dir = pkg;
+        options.main_out_path = main_out;
+        options.main_module = main_module;
+        options.link_name = LOADER;
+        options
+    })
+    .map_err(|e| format!("splitting {} failed: {e}", input.display()))?;
+    let manifest = serde_json::to_string_pretty(&split.prefetch_map).map_err(|e| e.to_string())?;
+    std::fs::write(pkg.join(MANIFEST), manifest).map_err(|e| format!("cannot write the manifest: {e}"))?;
+    Ok(split.split_modules.len())
+}
