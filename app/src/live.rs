@@ -91,6 +91,10 @@ pub fn encode_segment(segment: &str) -> String {
 /// Subscribes to the stream at `url` while the calling component lives, calling `on_frame` for
 /// each frame. A new URL closes the old connection and opens the new one; `None` closes it.
 /// The browser reconnects by itself and sends `Last-Event-ID`.
+///
+/// Frames are handed over once per animation frame, in arrival order: at a thousand events a
+/// second the page then renders sixty times a second, not a thousand (the reactive system runs
+/// its effects once after a batch).
 #[cfg(feature = "hydrate")]
 pub fn use_live_stream(url: Signal<Option<String>>, on_frame: impl Fn(LiveFrame) + 'static) {
     let on_frame: std::rc::Rc<dyn Fn(LiveFrame)> = std::rc::Rc::new(on_frame);
@@ -130,6 +134,7 @@ pub fn use_live_stream(url: Signal<Option<String>>, on_frame: impl Fn(LiveFrame)
 
 #[cfg(feature = "hydrate")]
 mod connection {
+    use std::cell::RefCell;
     use std::rc::Rc;
 
     use wasm_bindgen::JsCast;
@@ -143,6 +148,45 @@ mod connection {
         source: EventSource,
         _listeners: Vec<Closure<dyn FnMut(MessageEvent)>>,
         _on_error: Closure<dyn FnMut(web_sys::Event)>,
+        /// Set when the connection is dropped: a batch still waiting for its frame is discarded.
+        closed: Rc<RefCell<bool>>,
+    }
+
+    /// Frames received since the last animation frame, delivered together.
+    struct Batch {
+        frames: RefCell<Vec<LiveFrame>>,
+        on_frame: Rc<dyn Fn(LiveFrame)>,
+        closed: Rc<RefCell<bool>>,
+    }
+
+    impl Batch {
+        fn push(self: &Rc<Self>, frame: LiveFrame) {
+            let first = {
+                let mut frames = self.frames.borrow_mut();
+                frames.push(frame);
+                frames.len() == 1
+            };
+            if first {
+                let batch = self.clone();
+                let flush = Closure::once_into_js(move || batch.flush());
+                let scheduled = web_sys::window()
+                    .map(|w| w.request_animation_frame(flush.unchecked_ref()).is_ok())
+                    .unwrap_or(false);
+                if !scheduled {
+                    self.flush();
+                }
+            }
+        }
+
+        fn flush(&self) {
+            let frames = std::mem::take(&mut *self.frames.borrow_mut());
+            if *self.closed.borrow() {
+                return;
+            }
+            for frame in frames {
+                (self.on_frame)(frame);
+            }
+        }
     }
 
     /// Pause before a stream the browser gave up on is opened again.
@@ -164,15 +208,21 @@ mod connection {
             reopen: Rc<dyn Fn()>,
         ) -> Option<Connection> {
             let source = EventSource::new(url).ok()?;
+            let closed = Rc::new(RefCell::new(false));
+            let batch = Rc::new(Batch {
+                frames: RefCell::new(Vec::new()),
+                on_frame,
+                closed: closed.clone(),
+            });
             let listeners = FRAME_NAMES
                 .iter()
                 .map(|&name| {
-                    let on_frame = on_frame.clone();
+                    let batch = batch.clone();
                     let listener = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
                         if let Some(frame) =
                             event.data().as_string().and_then(|data| parse_frame(name, &data))
                         {
-                            on_frame(frame);
+                            batch.push(frame);
                         }
                     });
                     // Adding a listener to a live EventSource does not fail for a valid name.
@@ -191,12 +241,14 @@ mod connection {
                 source,
                 _listeners: listeners,
                 _on_error: on_error,
+                closed,
             })
         }
     }
 
     impl Drop for Connection {
         fn drop(&mut self) {
+            *self.closed.borrow_mut() = true;
             self.source.close();
         }
     }
