@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 use leptos_meta::{Link, Meta, MetaTags, Stylesheet, Title, provide_meta_context};
 use leptos_router::{
-    Lazy,
+    Lazy, SsrMode,
     components::{Route, Router, Routes},
     path,
 };
@@ -56,16 +56,20 @@ pub fn App() -> impl IntoView {
                 <Sidebar/>
                 <TopBar/>
                 <main class="main" id="main">
+                    // The detail screens render once their data is in (`SsrMode::Async`): their
+                    // title and HTTP status come from it, and out-of-order streaming could mark a
+                    // section as streamed yet render it in place when the data won the race,
+                    // which fails hydration.
                     <Routes fallback=pages::not_found::NotFound>
                         <Route path=path!("/agents") view={Lazy::<lazy::Agents>::new()}/>
-                        <Route path=path!("/agents/:id") view={Lazy::<lazy::AgentDetail>::new()}/>
+                        <Route path=path!("/agents/:id") view={Lazy::<lazy::AgentDetail>::new()} ssr=SsrMode::Async/>
                         <Route path=path!("/chat") view={Lazy::<lazy::ChatLanding>::new()}/>
-                        <Route path=path!("/chat/:id") view={Lazy::<lazy::Conversation>::new()}/>
+                        <Route path=path!("/chat/:id") view={Lazy::<lazy::Conversation>::new()} ssr=SsrMode::Async/>
                         <Route path=path!("/inbox") view={Lazy::<lazy::Inbox>::new()}/>
                         <Route path=path!("/approvals") view={Lazy::<lazy::Approvals>::new()}/>
-                        <Route path=path!("/approvals/:id") view={Lazy::<lazy::ApprovalReview>::new()}/>
+                        <Route path=path!("/approvals/:id") view={Lazy::<lazy::ApprovalReview>::new()} ssr=SsrMode::Async/>
                         <Route path=path!("/tasks") view={Lazy::<lazy::Tasks>::new()}/>
-                        <Route path=path!("/tasks/:id") view={Lazy::<lazy::TaskDetail>::new()}/>
+                        <Route path=path!("/tasks/:id") view={Lazy::<lazy::TaskDetail>::new()} ssr=SsrMode::Async/>
                         <Route path=path!("/flows") view={Lazy::<lazy::Flows>::new()}/>
                         <Route path=path!("/notifications") view={Lazy::<lazy::Notifications>::new()}/>
                         <Route path=path!("/settings") view={Lazy::<lazy::Settings>::new()}/>

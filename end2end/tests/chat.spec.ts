@@ -121,3 +121,18 @@ test("a link inside a chat leads to the task page and back without errors", asyn
   await expect(page).toHaveURL(chat);
   await expect(page.getByTestId("prompt-form")).toBeVisible();
 });
+
+test("a detail page loaded again and again hydrates every time (lazy screens, server data in place)", async ({ page }) => {
+  test.setTimeout(90_000);
+  await addAgent(page, "form", "Form fixture (form)");
+  await startChat(page, "Form fixture (form)", "hydrate me");
+  await expect(page.getByTestId("prompt-form")).toBeVisible();
+  const chat = new URL(page.url()).pathname;
+  const href = await page.getByTestId("task-card").last().getByRole("link").first().getAttribute("href");
+  expect(href).toMatch(/^\/tasks\/[0-9a-f-]{36}$/);
+  // The data and the screen's code race the page on every load; the fixture fails the test
+  // on any hydration error or console error.
+  for (const path of [chat, href as string, "/agents", "/tasks"]) {
+    for (let i = 0; i < 5; i++) await openHydrated(page, path);
+  }
+});
