@@ -111,8 +111,11 @@ pub fn use_live_stream(url: Signal<Option<String>>, on_frame: impl Fn(LiveFrame)
     Effect::new(move |_| {
         let url = url.get();
         generation.track();
-        // Dropping a connection closes it.
-        connection.update_value(|current| *current = None);
+        // A replaced connection hands over the frames it received and has not delivered yet
+        // (a page that refetched and reconnects must not miss them); dropping it closes it.
+        if let Some(old) = connection.try_update_value(Option::take).flatten() {
+            old.flush_pending();
+        }
         if let Some(url) = url {
             connection.set_value(connection::Connection::open(
                 &url,
@@ -148,7 +151,9 @@ mod connection {
         source: EventSource,
         _listeners: Vec<Closure<dyn FnMut(MessageEvent)>>,
         _on_error: Closure<dyn FnMut(web_sys::Event)>,
-        /// Set when the connection is dropped: a batch still waiting for its frame is discarded.
+        batch: Rc<Batch>,
+        /// Set when the connection is dropped: a batch still waiting for its animation frame
+        /// is discarded then (the component that would receive it may be gone).
         closed: Rc<RefCell<bool>>,
     }
 
@@ -241,8 +246,14 @@ mod connection {
                 source,
                 _listeners: listeners,
                 _on_error: on_error,
+                batch,
                 closed,
             })
+        }
+
+        /// Delivers the frames received and not delivered yet, now.
+        pub(super) fn flush_pending(&self) {
+            self.batch.flush();
         }
     }
 

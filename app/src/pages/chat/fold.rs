@@ -39,6 +39,17 @@ pub fn fold_ledger(view: &mut ConversationView, event: &LedgerEvent) -> Folded {
     }
 }
 
+/// Folds the events received while `view` was being loaded into it (those it already holds
+/// change nothing). Returns whether one of them names a task the view does not have.
+pub fn catch_up(view: &mut ConversationView, missed: &[LedgerEvent]) -> bool {
+    // Every event is folded; `any` would stop at the first unknown task.
+    let mut unknown = false;
+    for event in missed {
+        unknown |= fold_ledger(view, event) == Folded::UnknownTask;
+    }
+    unknown
+}
+
 /// Records a command's new status: unsettled and failed commands are shown (replacing the
 /// older copy), a succeeded one leaves the list. Returns `true` when the command landed in a
 /// task this page has not loaded, so the conversation must be re-fetched.
@@ -135,6 +146,20 @@ mod tests {
             fold_ledger(&mut view, &event(3, "t1", working())),
             Folded::Unchanged
         );
+    }
+
+    #[test]
+    fn events_received_during_a_reload_are_folded_into_the_fresh_view_once() {
+        // The fresh view already holds sequence 5; 5 arrived live during the load, 6 after it.
+        let mut fresh = conversation();
+        fold_ledger(&mut fresh, &event(5, "t1", working()));
+        let completed = json!({"statusUpdate": {"taskId": "r1", "contextId": "ctx", "status": {"state": "TASK_STATE_COMPLETED"}}});
+        let missed = [event(5, "t1", working()), event(6, "t1", completed)];
+        assert!(!catch_up(&mut fresh, &missed));
+        assert_eq!(fresh.tasks[0].state, "TASK_STATE_COMPLETED");
+        assert_eq!(fresh.last_sequence, 6);
+        // An event for a task the load did not include asks for another load.
+        assert!(catch_up(&mut fresh, &[event(7, "t9", working())]));
     }
 
     #[test]

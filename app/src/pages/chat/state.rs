@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use leptos_router::hooks::use_navigate;
 use serde_json::json;
 
-use super::fold::{Folded, fold_ledger, knows_task, note_command};
+use super::fold::{Folded, catch_up, fold_ledger, knows_task, note_command};
 use super::wire::{WireEntry, record_received};
 use crate::a2a::AgentCard;
 use crate::api::agents::get_agent;
@@ -48,9 +48,11 @@ pub struct ChatState {
     pub sending: RwSignal<bool>,
     /// Why the last send was refused.
     pub send_error: RwSignal<Option<String>>,
-    /// Bumped after each re-fetch, so the live stream resumes after the fresh view.
-    epoch: RwSignal<u32>,
     refetch: StoredValue<Refetch>,
+    /// While a re-fetch runs: every ledger event received meanwhile, folded into the fresh
+    /// view when it arrives. The live stream stays open across re-fetches, so no event is
+    /// missed (a reconnect would drop those in flight) and none is lost from the view.
+    missed: StoredValue<Option<Vec<crate::api::tasks::LedgerEvent>>>,
     /// Browser only: a thread-local value must not live in the server's render, whose owner is
     /// cleaned up on another thread (and the server never navigates).
     #[cfg(feature = "hydrate")]
@@ -102,13 +104,13 @@ impl ChatState {
             trace: RwSignal::new(Vec::new()),
             sending: RwSignal::new(false),
             send_error: RwSignal::new(None),
-            epoch: RwSignal::new(0),
             refetch: StoredValue::new(Refetch::Idle),
+            missed: StoredValue::new(None),
             #[cfg(feature = "hydrate")]
             navigate: StoredValue::new_local(Box::new(move |url: &str| navigate(url, Default::default()))),
         };
+        // Read when the stream (re)opens: it resumes after the newest event the page has.
         let url = Signal::derive(move || {
-            state.epoch.track();
             state.conversation.with_untracked(|c| {
                 (!c.conversation_id.is_empty())
                     .then(|| conversation_stream_url(&c.conversation_id, c.last_sequence))
@@ -126,6 +128,11 @@ impl ChatState {
     fn on_frame(self, frame: LiveFrame) {
         let refetch = match frame {
             LiveFrame::Ledger(event) => {
+                self.missed.try_update_value(|missed| {
+                    if let Some(missed) = missed {
+                        missed.push(event.clone());
+                    }
+                });
                 self.wire.update(|log| {
                     record_received(log, &event);
                 });
@@ -163,9 +170,19 @@ impl ChatState {
         }
         leptos::task::spawn_local(async move {
             loop {
-                if let Ok(fresh) = get_conversation(self.conversation_id()).await {
+                self.missed.try_set_value(Some(Vec::new()));
+                let loaded = get_conversation(self.conversation_id()).await;
+                let missed = self
+                    .missed
+                    .try_update_value(Option::take)
+                    .flatten()
+                    .unwrap_or_default();
+                if let Ok(mut fresh) = loaded {
+                    if catch_up(&mut fresh, &missed) {
+                        // An event names a task this load did not have yet: load once more.
+                        self.refetch.try_update_value(|r| *r = Refetch::Again);
+                    }
                     self.conversation.try_set(fresh);
-                    self.epoch.try_update(|e| *e += 1);
                 }
                 let again = self.refetch.try_update_value(|r| {
                     let again = *r == Refetch::Again;
