@@ -2,6 +2,7 @@
 // while the demo agent's `slow` variant streams 20 chunks into it. Reports the server's RSS
 // before and during, its CPU time over the run, and the delivery latency of each ledger event
 // (client receive time minus the event's committed `receivedAt`; same machine, same clock).
+// Runs ROUNDS times (BENCH_ROUNDS, default 3), each on a new task; every column is the median.
 // Usage: node fanout.mjs <base url> <server pid> [clients]
 import http from "node:http";
 import { readFileSync } from "node:fs";
@@ -9,6 +10,11 @@ import { readFileSync } from "node:fs";
 const [base, pidText, clientsText] = process.argv.slice(2);
 const pid = Number(pidText);
 const CLIENTS = Number(clientsText ?? 1000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+};
 const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]) / 1024;
 const cpu = () => {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
@@ -22,6 +28,7 @@ const json = async (method, path, body, headers = {}) => {
 const { agents } = await json("GET", "/api/agents");
 const slow = agents.find((a) => /\/slow\//.test(a.cardUrl));
 if (!slow) throw new Error("register the demo agent's slow variant first");
+const round = async () => {
 const before = rss();
 const cpuBefore = cpu();
 
@@ -73,5 +80,15 @@ clearInterval(sampler);
 const cpuUsed = cpu() - cpuBefore;
 latencies.sort((a, b) => a - b);
 const pct = (p) => latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] : NaN;
-console.log(`| ${CLIENTS} | ${connected} | ${before.toFixed(0)} MB | ${peak.toFixed(0)} MB | +${(peak - before).toFixed(0)} MB | ${cpuUsed.toFixed(1)} s | ${pct(0.5)} ms | ${pct(0.99)} ms | ${latencies.length ? latencies[latencies.length - 1] : NaN} ms | ${latencies.length} |`);
+agent.destroy();
+// Let the closed connections go before the next round measures its baseline.
+await new Promise((r) => setTimeout(r, 2000));
+return { connected, before, peak, extra: peak - before, cpuUsed, p50: pct(0.5), p99: pct(0.99), max: latencies.length ? latencies[latencies.length - 1] : NaN, deliveries: latencies.length };
+};
+
+const rounds = [];
+for (let i = 0; i < ROUNDS; i++) rounds.push(await round());
+const m = (key) => median(rounds.map((r) => r[key]));
+console.log(`| ${CLIENTS} | ${ROUNDS} | ${m("connected")} | ${m("before").toFixed(0)} MB | ${m("peak").toFixed(0)} MB | +${m("extra").toFixed(0)} MB | ${m("cpuUsed").toFixed(1)} s | ${m("p50")} ms | ${m("p99")} ms | ${m("max")} ms | ${m("deliveries")} |`);
+
 process.exit(0);

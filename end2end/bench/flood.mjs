@@ -2,13 +2,19 @@
 // events stamped with `metadata.emittedAtMs` at 50, 200 and 1000 per second into a chat whose
 // Wire panel is open; in Chromium a MutationObserver records when each event's entry appears in
 // the DOM (same machine, same clock). Reports p50 / p99 / max latency, events missing from the
-// screen, and the longest gap between animation frames (responsiveness).
+// screen, and the longest gap between animation frames (responsiveness). Each rate runs ROUNDS
+// times (BENCH_ROUNDS, default 3) and every column is the median over the rounds.
 // Usage: node flood.mjs <base url> <demo origin>
 import { chromium } from "@playwright/test";
 
 const [base, demo] = process.argv.slice(2);
 const SECONDS = 5;
 const RATES = [50, 200, 1000];
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+};
 
 const api = async (method, path, body) => {
   const res = await fetch(base + path, { method, headers: { "content-type": "application/json" }, body: body && JSON.stringify(body) });
@@ -61,16 +67,15 @@ await page.evaluate(() => {
   requestAnimationFrame(frame);
 });
 
-for (const rate of RATES) {
-  const count = rate * SECONDS;
+// One flood of `count` events; the count (unique per round) tells its events apart.
+const flood = async (rate, count) => {
   await page.evaluate(() => { window.__maxGap = 0; });
-  // A new task in the same conversation (the first one has finished).
+  // A new task in the same conversation (the previous one has finished).
   await page.getByTestId("composer-input").fill(`rate=${rate} count=${count}`);
   await page.getByTestId("composer-input").press("Enter");
   const deadline = Date.now() + (SECONDS + 30) * 1000;
-  let seen = 0;
   while (Date.now() < deadline) {
-    seen = await page.evaluate((c) => [...window.__seen.keys()].filter((k) => k.startsWith(`${c}:`)).length, count);
+    const seen = await page.evaluate((c) => [...window.__seen.keys()].filter((k) => k.startsWith(`${c}:`)).length, count);
     if (seen >= count) break;
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -79,8 +84,15 @@ for (const rate of RATES) {
     maxGap: window.__maxGap,
   }), count);
   const pct = (p) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] : NaN);
-  console.log(`| ${rate}/s | ${count} | ${pct(0.5)} ms | ${pct(0.99)} ms | ${latencies.at(-1) ?? NaN} ms | ${count - latencies.length} | ${maxGap.toFixed(0)} ms |`);
-  // Let the task finish before the next rate.
+  // Let the task finish before the next flood.
   await new Promise((r) => setTimeout(r, 1500));
+  return { p50: pct(0.5), p99: pct(0.99), max: latencies.at(-1) ?? NaN, missing: count - latencies.length, gap: maxGap };
+};
+
+for (const rate of RATES) {
+  const rounds = [];
+  for (let round = 0; round < ROUNDS; round++) rounds.push(await flood(rate, rate * SECONDS + round));
+  const m = (key) => median(rounds.map((r) => r[key]));
+  console.log(`| ${rate}/s | ${rate * SECONDS} | ${ROUNDS} | ${m("p50")} ms | ${m("p99")} ms | ${m("max")} ms | ${m("missing")} (worst ${Math.max(...rounds.map((r) => r.missing))}) | ${m("gap").toFixed(0)} ms |`);
 }
 await browser.close();
