@@ -3,6 +3,7 @@
 // before and during, its CPU time over the run, and the delivery latency of each ledger event
 // (client receive time minus the event's committed `receivedAt`; same machine, same clock).
 // Runs ROUNDS times (BENCH_ROUNDS, default 3), each on a new task; every column is the median.
+// "RSS before" is the server's RSS before the first round; "Extra" is each round's peak above it.
 // Usage: node fanout.mjs <base url> <server pid> [clients]
 import http from "node:http";
 import { readFileSync } from "node:fs";
@@ -86,9 +87,11 @@ await new Promise((r) => setTimeout(r, 2000));
 return { connected, before, peak, extra: peak - before, cpuUsed, p50: pct(0.5), p99: pct(0.99), max: latencies.length ? latencies[latencies.length - 1] : NaN, deliveries: latencies.length };
 };
 
+const baseline = rss();
 const rounds = [];
 for (let i = 0; i < ROUNDS; i++) rounds.push(await round());
+for (const r of rounds) r.extra = r.peak - baseline;
 const m = (key) => median(rounds.map((r) => r[key]));
-console.log(`| ${CLIENTS} | ${ROUNDS} | ${m("connected")} | ${m("before").toFixed(0)} MB | ${m("peak").toFixed(0)} MB | +${m("extra").toFixed(0)} MB | ${m("cpuUsed").toFixed(1)} s | ${m("p50")} ms | ${m("p99")} ms | ${m("max")} ms | ${m("deliveries")} |`);
+console.log(`| ${CLIENTS} | ${ROUNDS} | ${m("connected")} | ${baseline.toFixed(0)} MB | ${m("peak").toFixed(0)} MB | +${m("extra").toFixed(0)} MB | ${m("cpuUsed").toFixed(1)} s | ${m("p50")} ms | ${m("p99")} ms | ${m("max")} ms | ${m("deliveries")} |`);
 
 process.exit(0);
