@@ -96,7 +96,7 @@ build_site() {
   wasm-bindgen --target web --no-typescript --keep-lld-exports --no-demangle \
     --out-dir "$pkg" --out-name "$OUTPUT_NAME" "$main"
   mv -f "$pkg/${OUTPUT_NAME}_bg.wasm" "$pkg/$OUTPUT_NAME.wasm"
-  step "Optimising every wasm file with wasm-opt -Oz ($(nproc) at a time)"
+  step "Optimising the wasm files with wasm-opt -Oz"
   # The splitter writes a name subsection binaryen does not know; it says so for every file.
   find "$pkg" -name '*.wasm' -print0 \
     | xargs -0 -P "$(nproc)" -I{} wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int {} -o {} \

@@ -1,8 +1,8 @@
 // Bundle sizes (issue #6, item 4) as Markdown tables, raw / gzip -9 / brotli q11.
 // The wasm is split at its lazily loaded routes (ADR 0010): the first table lists the files every
-// page loads (main wasm, JS glue, chunk loader, CSS); the second what each screen adds (its
-// chunks, from __wasm_split_manifest.json) and the total wasm a browser fetches to hydrate
-// that screen. Each file is compressed on its own, as a server sends it.
+// page loads (main wasm, JS glue, chunk loader, CSS); the second what each group of screens adds
+// (its files, from __wasm_split_manifest.json) and the total wasm a browser fetches to hydrate
+// one of its screens. Each file is compressed on its own, as a server sends it.
 // Usage: node bundle.mjs <site pkg dir> <output name>
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -42,13 +42,13 @@ if (existsSync(manifestPath)) {
     return cache.get(stem);
   };
   console.log("");
-  console.log("What each screen adds, and the wasm fetched to hydrate it (main + its chunks), gzip -9:");
+  console.log("What each group of screens adds (lists, conversation, details; ADR 0010), and the wasm fetched to");
+  console.log("hydrate one of its screens (main + the group's files), gzip -9:");
   console.log("");
-  console.log("| Screen | Files | Raw | gzip -9 | brotli 11 | Wasm to hydrate (gzip) |");
+  console.log("| Group | Files | Raw | gzip -9 | brotli 11 | Wasm to hydrate (gzip) |");
   console.log("| --- | ---: | ---: | ---: | ---: | ---: |");
   const screens = Object.entries(manifest)
-    .filter(([split]) => /_view_\d+$/.test(split))
-    .map(([split, stems]) => [split.replace(/^__/, "").replace(/_view_\d+$/, ""), stems])
+    .map(([split, stems]) => [split.replace(/^_+/, "").replace(/_\d+$/, ""), stems])
     .sort(([a], [b]) => a.localeCompare(b));
   for (const [screen, stems] of screens) {
     const s = stems.map(sized).reduce(add, zero);

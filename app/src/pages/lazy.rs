@@ -2,9 +2,9 @@
 //! screen's code the first time it is shown, so the wasm loaded at start holds the shell,
 //! the navigation and the router, not every screen. The server renders them as usual.
 //!
-//! One `impl` per screen, written out: `#[lazy_route]` names the split point after the type
-//! and `#[lazy]` after the source location, so a `macro_rules!` wrapper would give every
-//! screen the same name.
+//! The screens are loaded in three groups (lists, the conversation, details), one `#[lazy]`
+//! function each; every route type loads its group. (`#[lazy]` names a split point after its
+//! source position, so the three functions are written out, not generated.)
 //!
 //! The screens load their data themselves (resources in the page components, streamed by
 //! SSR), so `data()` has nothing to start.
@@ -15,7 +15,7 @@
 //! data would then be matched to the wrong resource.
 
 use leptos::prelude::*;
-use leptos_router::{LazyRoute, lazy_route};
+use leptos_router::LazyRoute;
 
 /// The screens, as the router matches them (`root.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,161 +79,87 @@ use super::{
     agent_detail, agents, approvals, chat, flows, inbox, notifications, settings, task_detail, tasks,
 };
 
-/// `/agents`
-pub struct Agents;
-
-#[lazy_route]
-impl LazyRoute for Agents {
-    fn data() -> Self {
-        Self
-    }
-    fn view(_this: Self) -> AnyView {
-        view! { <agents::AgentsPage/> }.into_any()
-    }
-}
-
-/// `/agents/:id`
-pub struct AgentDetail;
-
-#[lazy_route]
-impl LazyRoute for AgentDetail {
-    fn data() -> Self {
-        Self
-    }
-    fn view(_this: Self) -> AnyView {
-        view! { <agent_detail::AgentDetailPage/> }.into_any()
+/// The code of the list screens, loaded together: they share most of it, and one split point
+/// instead of eight keeps the files a screen needs to a handful (each file costs a fetch and
+/// an instantiation; ADR 0010).
+#[lazy]
+fn lists(screen: Screen) -> AnyView {
+    match screen {
+        Screen::Agents => view! { <agents::AgentsPage/> }.into_any(),
+        Screen::ChatLanding => view! { <chat::ChatPage/> }.into_any(),
+        Screen::Inbox => view! { <inbox::InboxPage/> }.into_any(),
+        Screen::Approvals => view! { <approvals::ApprovalsPage/> }.into_any(),
+        Screen::Tasks => view! { <tasks::TasksPage/> }.into_any(),
+        Screen::Flows => view! { <flows::FlowsPage/> }.into_any(),
+        Screen::Notifications => view! { <notifications::NotificationsPage/> }.into_any(),
+        Screen::Settings => view! { <settings::SettingsPage/> }.into_any(),
+        _ => ().into_any(),
     }
 }
 
-/// `/chat`
-pub struct ChatLanding;
+/// The conversation screen: the heaviest (A2UI, forms, Trace, Wire, approval cards).
+#[lazy]
+fn conversation() -> AnyView {
+    view! { <chat::ConversationPage/> }.into_any()
+}
 
-#[lazy_route]
-impl LazyRoute for ChatLanding {
-    fn data() -> Self {
-        Self
-    }
-    fn view(_this: Self) -> AnyView {
-        view! { <chat::ChatPage/> }.into_any()
+/// The detail screens of a task, an agent and an approval request.
+#[lazy]
+fn details(screen: Screen) -> AnyView {
+    match screen {
+        Screen::TaskDetail => view! { <task_detail::TaskDetailPage/> }.into_any(),
+        Screen::AgentDetail => view! { <agent_detail::AgentDetailPage/> }.into_any(),
+        Screen::ApprovalReview => view! { <approvals::review::ApprovalReviewPage/> }.into_any(),
+        _ => ().into_any(),
     }
 }
 
-/// `/chat/:id`
-pub struct Conversation;
+/// A route type per screen, loading its group's code.
+macro_rules! screen_route {
+    ($(#[$doc:meta])* $name:ident, $group:ident, $preload:ident $(, $screen:expr)?) => {
+        $(#[$doc])*
+        pub struct $name;
 
-#[lazy_route]
-impl LazyRoute for Conversation {
-    fn data() -> Self {
-        Self
-    }
-    fn view(_this: Self) -> AnyView {
-        view! { <chat::ConversationPage/> }.into_any()
-    }
+        impl LazyRoute for $name {
+            fn data() -> Self {
+                Self
+            }
+            async fn view(_this: Self) -> AnyView {
+                $group($($screen)?).await
+            }
+            async fn preload() {
+                // The preloader exists where `#[lazy]` splits: the browser build.
+                #[cfg(feature = "hydrate")]
+                $preload().await;
+            }
+        }
+    };
 }
 
-/// `/inbox`
-pub struct Inbox;
-
-#[lazy_route]
-impl LazyRoute for Inbox {
-    fn data() -> Self {
-        Self
-    }
-    fn view(_this: Self) -> AnyView {
-        view! { <inbox::InboxPage/> }.into_any()
-    }
-}
-
-/// `/approvals`
-pub struct Approvals;
-
-#[lazy_route]
-impl LazyRoute for Approvals {
-    fn data() -> Self {
-        Self
-    }
-    fn view(_this: Self) -> AnyView {
-        view! { <approvals::ApprovalsPage/> }.into_any()
-    }
-}
-
-/// `/approvals/:id`
-pub struct ApprovalReview;
-
-#[lazy_route]
-impl LazyRoute for ApprovalReview {
-    fn data() -> Self {
-        Self
-    }
-    fn view(_this: Self) -> AnyView {
-        view! { <approvals::review::ApprovalReviewPage/> }.into_any()
-    }
-}
-
-/// `/tasks`
-pub struct Tasks;
-
-#[lazy_route]
-impl LazyRoute for Tasks {
-    fn data() -> Self {
-        Self
-    }
-    fn view(_this: Self) -> AnyView {
-        view! { <tasks::TasksPage/> }.into_any()
-    }
-}
-
-/// `/tasks/:id`
-pub struct TaskDetail;
-
-#[lazy_route]
-impl LazyRoute for TaskDetail {
-    fn data() -> Self {
-        Self
-    }
-    fn view(_this: Self) -> AnyView {
-        view! { <task_detail::TaskDetailPage/> }.into_any()
-    }
-}
-
-/// `/flows`
-pub struct Flows;
-
-#[lazy_route]
-impl LazyRoute for Flows {
-    fn data() -> Self {
-        Self
-    }
-    fn view(_this: Self) -> AnyView {
-        view! { <flows::FlowsPage/> }.into_any()
-    }
-}
-
-/// `/notifications`
-pub struct Notifications;
-
-#[lazy_route]
-impl LazyRoute for Notifications {
-    fn data() -> Self {
-        Self
-    }
-    fn view(_this: Self) -> AnyView {
-        view! { <notifications::NotificationsPage/> }.into_any()
-    }
-}
-
-/// `/settings`
-pub struct Settings;
-
-#[lazy_route]
-impl LazyRoute for Settings {
-    fn data() -> Self {
-        Self
-    }
-    fn view(_this: Self) -> AnyView {
-        view! { <settings::SettingsPage/> }.into_any()
-    }
-}
+screen_route!(/// `/agents`
+    Agents, lists, __preload_lists, Screen::Agents);
+screen_route!(/// `/agents/:id`
+    AgentDetail, details, __preload_details, Screen::AgentDetail);
+screen_route!(/// `/chat`
+    ChatLanding, lists, __preload_lists, Screen::ChatLanding);
+screen_route!(/// `/chat/:id`
+    Conversation, conversation, __preload_conversation);
+screen_route!(/// `/inbox`
+    Inbox, lists, __preload_lists, Screen::Inbox);
+screen_route!(/// `/approvals`
+    Approvals, lists, __preload_lists, Screen::Approvals);
+screen_route!(/// `/approvals/:id`
+    ApprovalReview, details, __preload_details, Screen::ApprovalReview);
+screen_route!(/// `/tasks`
+    Tasks, lists, __preload_lists, Screen::Tasks);
+screen_route!(/// `/tasks/:id`
+    TaskDetail, details, __preload_details, Screen::TaskDetail);
+screen_route!(/// `/flows`
+    Flows, lists, __preload_lists, Screen::Flows);
+screen_route!(/// `/notifications`
+    Notifications, lists, __preload_lists, Screen::Notifications);
+screen_route!(/// `/settings`
+    Settings, lists, __preload_lists, Screen::Settings);
 
 #[cfg(test)]
 mod tests {
