@@ -16,14 +16,13 @@ use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde_json::{Value, json};
 use server::AppState;
 use server::db::entity::{task_command, task_subscription};
-use server::services::commands::{self, CommandBody, NewCommand};
-use server::store::agents::{self as agent_store, AgentSource};
-use server::store::organizations;
+use server::services::commands::CommandBody;
 use server::store::tasks as task_store;
 use server::workers::dispatch::UNCERTAIN;
 
 use crate::ledger::eventually;
 use crate::support::{self, Workers};
+use crate::workers::register;
 
 /// The application over `test_db`, allowed to call agents on loopback.
 async fn app_on(test_db: &support::TestDb) -> AppState {
@@ -33,35 +32,13 @@ async fn app_on(test_db: &support::TestDb) -> AppState {
     AppState::new(support::leptos_options(), config, db).unwrap()
 }
 
-async fn register(state: &AppState, card_url: &str) -> (String, server::db::entity::agent::Model) {
-    let org = organizations::local(&state.db).await.unwrap();
-    let agent = agent_store::register(&state.db, &org.id, card_url, AgentSource::Managed)
-        .await
-        .unwrap();
-    (org.id, agent)
-}
-
+/// Accepts a text command for `agent`; returns its id.
 async fn send(state: &AppState, org: &str, agent: &server::db::entity::agent::Model, text: &str) -> String {
-    let body = commands::validate(CommandBody {
+    let body = CommandBody {
         text: Some(text.into()),
         ..CommandBody::default()
-    })
-    .unwrap();
-    commands::accept(
-        &state.db,
-        &state.bus,
-        NewCommand {
-            organization_id: org.to_owned(),
-            agent: agent.clone(),
-            body,
-            idempotency_key: uuid::Uuid::new_v4().to_string(),
-            conversation_id: None,
-        },
-    )
-    .await
-    .unwrap()
-    .0
-    .id
+    };
+    crate::workers::send(state, org, agent, body).await.id
 }
 
 async fn settled(state: &AppState, id: &str) -> task_command::Model {
@@ -213,31 +190,48 @@ fn sse(body: String) -> Response {
     ([(axum::http::header::CONTENT_TYPE, "text/event-stream")], body).into_response()
 }
 
-#[tokio::test]
-async fn an_agent_that_does_not_stream_is_still_sent_send_message() {
-    let (origin, methods) = recording_agent(false, StreamReply::Completed).await;
+/// One command sent to a fresh recording agent with running workers, settled.
+struct Recorded {
+    state: AppState,
+    org: String,
+    done: task_command::Model,
+    methods: Methods,
+    workers: Workers,
+    _db: support::TestDb,
+}
+
+async fn send_to_recorder(streaming: bool, reply: StreamReply, text: &str) -> Recorded {
+    let (origin, methods) = recording_agent(streaming, reply).await;
     let test_db = support::sqlite();
     let state = app_on(&test_db).await;
     let (org, agent) = register(&state, &format!("{origin}/card.json")).await;
     let workers = Workers::start(&state);
-    let done = settled(&state, &send(&state, &org, &agent, "hello").await).await;
-    assert_eq!(done.status, "succeeded", "{:?}", done.last_error);
-    assert_eq!(*methods.lock().unwrap(), ["SendMessage"]);
-    workers.stop().await;
+    let done = settled(&state, &send(&state, &org, &agent, text).await).await;
+    Recorded {
+        state,
+        org,
+        done,
+        methods,
+        workers,
+        _db: test_db,
+    }
+}
+
+#[tokio::test]
+async fn an_agent_that_does_not_stream_is_still_sent_send_message() {
+    let r = send_to_recorder(false, StreamReply::Completed, "hello").await;
+    assert_eq!(r.done.status, "succeeded", "{:?}", r.done.last_error);
+    assert_eq!(*r.methods.lock().unwrap(), ["SendMessage"]);
+    r.workers.stop().await;
 }
 
 #[tokio::test]
 async fn a_streaming_agent_is_sent_send_streaming_message_and_a_finished_answer_is_not_followed() {
-    let (origin, methods) = recording_agent(true, StreamReply::Completed).await;
-    let test_db = support::sqlite();
-    let state = app_on(&test_db).await;
-    let (org, agent) = register(&state, &format!("{origin}/card.json")).await;
-    let workers = Workers::start(&state);
-    let done = settled(&state, &send(&state, &org, &agent, "hello").await).await;
-    assert_eq!(done.status, "succeeded", "{:?}", done.last_error);
-    let task_id = done.task_id.unwrap();
+    let r = send_to_recorder(true, StreamReply::Completed, "hello").await;
+    assert_eq!(r.done.status, "succeeded", "{:?}", r.done.last_error);
+    let task_id = r.done.task_id.unwrap();
     assert_eq!(
-        task_store::view(&state.db.read, &org, &task_id)
+        task_store::view(&r.state.db.read, &r.org, &task_id)
             .await
             .unwrap()
             .state,
@@ -247,39 +241,34 @@ async fn a_streaming_agent_is_sent_send_streaming_message_and_a_finished_answer_
     // worker settles it without opening anything.
     assert!(
         eventually(Duration::from_secs(10), || async {
-            subscription(&state, &task_id)
+            subscription(&r.state, &task_id)
                 .await
                 .is_some_and(|s| s.status == "stopped")
         })
         .await
     );
     assert_eq!(
-        *methods.lock().unwrap(),
+        *r.methods.lock().unwrap(),
         ["SendStreamingMessage"],
         "a finished task is never followed"
     );
-    let ledger = task_store::ledger(&state.db.read, &task_id).await.unwrap();
+    let ledger = task_store::ledger(&r.state.db.read, &task_id).await.unwrap();
     let sources: Vec<&str> = ledger.iter().map(|e| e.source.as_str()).collect();
     assert_eq!(sources, ["command", "command_response"]);
-    workers.stop().await;
+    r.workers.stop().await;
 }
 
 #[tokio::test]
 async fn a_send_stream_that_ends_before_its_first_event_is_uncertain_and_never_resent() {
-    let (origin, methods) = recording_agent(true, StreamReply::Empty).await;
-    let test_db = support::sqlite();
-    let state = app_on(&test_db).await;
-    let (org, agent) = register(&state, &format!("{origin}/card.json")).await;
-    let workers = Workers::start(&state);
-    let done = settled(&state, &send(&state, &org, &agent, "hello?").await).await;
-    assert_eq!(done.status, "uncertain");
-    assert_eq!(done.last_error.as_deref(), Some(UNCERTAIN));
-    assert_eq!(done.task_id, None);
+    let r = send_to_recorder(true, StreamReply::Empty, "hello?").await;
+    assert_eq!(r.done.status, "uncertain");
+    assert_eq!(r.done.last_error.as_deref(), Some(UNCERTAIN));
+    assert_eq!(r.done.task_id, None);
     tokio::time::sleep(Duration::from_secs(1)).await;
     assert_eq!(
-        *methods.lock().unwrap(),
+        *r.methods.lock().unwrap(),
         ["SendStreamingMessage"],
         "an uncertain command is never resent"
     );
-    workers.stop().await;
+    r.workers.stop().await;
 }

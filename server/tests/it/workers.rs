@@ -47,7 +47,8 @@ impl Workers {
     }
 }
 
-async fn register(state: &AppState, card_url: &str) -> (String, server::db::entity::agent::Model) {
+/// Registers `card_url` as a managed agent of the local organization.
+pub(crate) async fn register(state: &AppState, card_url: &str) -> (String, server::db::entity::agent::Model) {
     let org = organizations::local(&state.db).await.unwrap();
     let agent = agent_store::register(&state.db, &org.id, card_url, AgentSource::Managed)
         .await
@@ -55,7 +56,8 @@ async fn register(state: &AppState, card_url: &str) -> (String, server::db::enti
     (org.id, agent)
 }
 
-async fn send(
+/// Accepts a command for `agent`, as the HTTP API would.
+pub(crate) async fn send(
     state: &AppState,
     org: &str,
     agent: &server::db::entity::agent::Model,
