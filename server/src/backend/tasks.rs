@@ -72,9 +72,10 @@ impl Tasks {
         if uuid::Uuid::parse_str(&conversation_id).is_err() {
             return Err(AppError::NotFound);
         }
-        let tasks = task_store::conversation_tasks(&self.0.db.read, &org, &conversation_id)
-            .await
-            .map_err(store_error)?;
+        // Commands first: a command that succeeds between the two reads committed its task in
+        // the same transaction, so the tasks read after it sees that task. Read the other way
+        // round, a new chat's first command could succeed in between and the conversation
+        // would look empty (404) right after the send.
         let commands: Vec<CommandView> = commands::of_conversation(&self.0.db, &org, &conversation_id)
             .await
             .map_err(store_error)?
@@ -82,6 +83,9 @@ impl Tasks {
             .map(commands::view)
             .filter(|c| c.task_id.is_none() || c.status != "succeeded")
             .collect();
+        let tasks = task_store::conversation_tasks(&self.0.db.read, &org, &conversation_id)
+            .await
+            .map_err(store_error)?;
         let agent_id = tasks
             .first()
             .map(|t| t.agent_id.clone())
