@@ -4,8 +4,9 @@ use std::future::Future;
 use std::net::SocketAddr;
 
 use anyhow::Context as _;
+use axum::serve::{ListenerExt as _, TapIo};
 use leptos::config::LeptosOptions;
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
 
 use crate::config::{Config, DatabaseConfig};
 use crate::db::{self, Db};
@@ -23,6 +24,20 @@ pub fn leptos_options(addr: SocketAddr) -> anyhow::Result<LeptosOptions> {
         options.env = leptos::config::Env::PROD;
     }
     Ok(options)
+}
+
+/// `listener` with `TCP_NODELAY` set on every connection it accepts. Live streams write one
+/// small frame per event; with Nagle's algorithm on, the kernel holds a frame back until the
+/// peer acknowledges the previous one, and delayed acknowledgements make that up to 40 ms: the
+/// first events of a burst reached the screen 50–100 ms late (issue #6, event to screen).
+pub fn without_nagle(listener: TcpListener) -> TapIo<TcpListener, fn(&mut TcpStream)> {
+    listener.tap_io(set_nodelay)
+}
+
+fn set_nodelay(stream: &mut TcpStream) {
+    if let Err(error) = stream.set_nodelay(true) {
+        tracing::debug!(%error, "could not set TCP_NODELAY");
+    }
 }
 
 /// Opens the database and brings the schema up to date where the configuration allows it.
@@ -93,7 +108,7 @@ pub async fn run(
             stop.cancel();
         }
     };
-    axum::serve(listener, router.into_make_service())
+    axum::serve(without_nagle(listener), router.into_make_service())
         .with_graceful_shutdown(signal)
         .await
         .context("serving HTTP")?;
@@ -132,4 +147,23 @@ pub async fn shutdown_signal() {
         () = terminate => {},
     }
     tracing::info!("shutdown signal received; finishing in-flight requests");
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::serve::Listener as _;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn every_accepted_connection_has_nagle_off() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("address");
+        let mut listener = without_nagle(listener);
+        for _ in 0..2 {
+            let ((accepted, _), client) = tokio::join!(listener.accept(), TcpStream::connect(addr));
+            client.expect("connect");
+            assert!(accepted.nodelay().expect("socket option"), "TCP_NODELAY is set");
+        }
+    }
 }

@@ -54,7 +54,7 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     let agent = Agent::new();
     let token = agent.shutdown_token();
-    axum::serve(listener, router_for(agent.clone()))
+    axum::serve(crate::serve::without_nagle(listener), router_for(agent.clone()))
         .with_graceful_shutdown(async move {
             shutdown.await;
             // Streams watch this token; without it graceful shutdown would wait for them.
