@@ -262,13 +262,14 @@ impl TaskView {
 
     /// Folds one committed ledger event in. Events at or below [`TaskView::last_sequence`]
     /// were folded already and change nothing (a reconnect may deliver them again).
-    /// Returns whether the view changed.
+    /// Returns whether the view changed beyond its resume point (`last_sequence`): the browser
+    /// re-renders only then, so a flood of repeated statuses costs no rendering.
     pub fn apply(&mut self, sequence: i64, event: &StreamEvent) -> bool {
         if sequence <= self.last_sequence {
             return false;
         }
         self.last_sequence = sequence;
-        let before = (self.version, self.state.clone());
+        let before = self.shown();
         match event {
             StreamEvent::Task(task) => {
                 self.note_context(task.context_id.as_deref());
@@ -299,7 +300,18 @@ impl TaskView {
                 self.add_message(sequence, message, None);
             }
         }
-        before != (self.version, self.state.clone())
+        before != self.shown()
+    }
+
+    /// What a fold can change that a page shows, besides content (which bumps `version`).
+    fn shown(&self) -> (i64, String, Option<String>, Option<String>, Option<String>) {
+        (
+            self.version,
+            self.state.clone(),
+            self.state_timestamp.clone(),
+            self.remote_context_id.clone(),
+            self.remote_task_id.clone(),
+        )
     }
 
     fn note_context(&mut self, context_id: Option<&str>) {

@@ -63,12 +63,14 @@ fn TaskDetail(initial: TaskView, refresh: Callback<()>) -> impl IntoView {
     let task = RwSignal::new(initial);
     use_live_stream(Signal::derive(move || Some(url.clone())), move |frame| {
         if let LiveFrame::Ledger(event) = frame {
-            task.update(|view| {
-                if view.local_id == event.task_id {
-                    // An undecodable event changes nothing here; the wire inspector in Chat shows it.
-                    let _ = fold_ledger_event(view, &event);
-                }
+            // Only a visible change re-renders (an undecodable event changes nothing here; the
+            // wire inspector in Chat shows it).
+            let changed = task.try_update_untracked(|view| {
+                view.local_id == event.task_id && fold_ledger_event(view, &event) == Ok(true)
             });
+            if changed == Some(true) {
+                task.notify();
+            }
             if task.with_untracked(|view| view.local_id == event.task_id) {
                 let decoded = decode_ledger_event(&event);
                 if !decoded.is_empty() {

@@ -170,3 +170,40 @@ fn append_parts_keeps_non_text_and_different_media_types_apart() {
     append_parts(&mut parts, &[Part::text("d")]);
     assert_eq!(parts[3].as_text(), Some("cd"));
 }
+
+#[test]
+fn a_repeated_status_changes_only_the_resume_point() {
+    let mut v = view();
+    assert!(
+        v.apply(1, &status("TASK_STATE_WORKING", None, None)),
+        "a new state is a change"
+    );
+    let shown = v.clone();
+    assert!(
+        !v.apply(2, &status("TASK_STATE_WORKING", None, None)),
+        "the same state again is not"
+    );
+    assert_eq!(v.last_sequence, 2);
+    assert_eq!(
+        TaskView {
+            last_sequence: 1,
+            ..v.clone()
+        },
+        shown
+    );
+    assert!(
+        v.apply(
+            3,
+            &status("TASK_STATE_WORKING", Some("2026-11-30T10:00:00Z"), None)
+        ),
+        "a new remote timestamp is shown"
+    );
+    assert!(
+        v.apply(4, &status("TASK_STATE_WORKING", None, Some("Still going"))),
+        "a status message is content"
+    );
+    assert!(
+        !v.apply(4, &status("TASK_STATE_COMPLETED", None, None)),
+        "a replay changes nothing"
+    );
+}

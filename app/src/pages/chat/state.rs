@@ -140,7 +140,13 @@ impl ChatState {
                 if !decoded.is_empty() {
                     self.trace.try_update(|items| merge(items, decoded));
                 }
-                self.conversation.try_update(|c| fold_ledger(c, &event)) == Some(Folded::UnknownTask)
+                // Only a change the page shows re-renders it: a status repeated (a flood of
+                // WORKING updates) moves the resume point and nothing else.
+                let folded = self.conversation.try_update_untracked(|c| fold_ledger(c, &event));
+                if folded == Some(Folded::Changed) {
+                    self.conversation.notify();
+                }
+                folded == Some(Folded::UnknownTask)
             }
             LiveFrame::Command(command) => {
                 self.conversation.try_update(|c| note_command(c, command)) == Some(true)
