@@ -20,6 +20,7 @@
 
 pub mod a2a;
 pub mod api;
+pub mod boot;
 pub mod browser;
 pub mod components;
 pub mod content;

@@ -8,6 +8,7 @@ use leptos_router::{
     path,
 };
 
+use crate::boot::BootScripts;
 use crate::components::nav::{BottomNav, Sidebar, TopBar};
 use crate::pages;
 use crate::pages::lazy;
@@ -28,7 +29,10 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta name="viewport" content="width=device-width, initial-scale=1"/>
                 <meta name="color-scheme" content="light dark"/>
                 <AutoReload options=options.clone()/>
-                <HydrationScripts options/>
+                <BootScripts options/>
+                // Fetched with the stylesheet, not after it: the first layout uses the font
+                // instead of laying the page out again when it arrives.
+                <link rel="preload" href="/fonts/inter-latin-wght-normal.woff2" r#as="font" r#type="font/woff2" crossorigin="anonymous"/>
                 <MetaTags/>
             </head>
             <body>

@@ -2,7 +2,7 @@
 //!
 //! Splits the browser app (linked with `--emit-relocs`) at its `#[lazy]` split points:
 //! writes the chunks and their loader (`__wasm_split.______________________.js`, the name
-//! Leptos' `HydrationScripts` asks for) into the pkg directory, the main module (for
+//! Leptos expects without file hashing) into the pkg directory, the main module (for
 //! wasm-bindgen) to `main out.wasm`, and `__wasm_split_manifest.json` (split name → the chunk
 //! files it needs) that the server reads to preload a route's chunks with its page.
 

@@ -36,6 +36,16 @@ async fn every_screen_renders_on_the_server_with_hydration_scripts() {
             html.contains("/pkg/agent-taskbay.wasm"),
             "{path}: wasm preload missing"
         );
+        // ADR 0011: the app boots from an async module script, compiling while the page parses.
+        assert!(
+            html.contains(r#"<script type="module" async"#)
+                && html.contains(r#"WebAssembly.compileStreaming(fetch("/pkg/agent-taskbay.wasm"))"#),
+            "{path}: boot script missing"
+        );
+        assert!(
+            html.contains(r#"<link rel="preload" href="/fonts/inter-latin-wght-normal.woff2" as="font""#),
+            "{path}: font preload missing"
+        );
         // Notifications arrive with sign-in (a later issue).
         if path == "/notifications" {
             assert!(
