@@ -41,6 +41,14 @@ test("slow chunks stream into the chat in order; closing the page mid-task loses
   // The wire panel lists the exchange as the browser saw it.
   await again.getByTestId("wire-toggle").click();
   await expect(again.getByTestId("wire-entry").first()).toBeVisible();
+  // An entry's JSON is formatted when it is opened (and not before: it is most of the cost of
+  // a busy log).
+  const first = again.getByTestId("wire-entry").first();
+  await expect(first.locator(".wire-json")).toHaveCount(0);
+  await first.locator("summary").click();
+  await expect(first.locator(".wire-json")).toContainText('"');
+  await first.locator("summary").click();
+  await expect(first.locator(".wire-json")).toHaveCount(0);
 });
 
 test("cancel a running task from its page, after confirming", async ({ page }) => {

@@ -155,10 +155,7 @@ fn WireLine(number: usize, entry: WireEntry) -> impl IntoView {
                         " ← " {source} " · seq " {sequence}
                     </p>
                     {mark}
-                    <details>
-                        <summary>{format!("Event for task {task_id}")}</summary>
-                        <pre class="wire-json">{pretty(&payload)}</pre>
-                    </details>
+                    <WireJson summary=format!("Event for task {task_id}") value=payload/>
                 </li>
             }
             .into_any()
@@ -169,13 +166,28 @@ fn WireLine(number: usize, entry: WireEntry) -> impl IntoView {
                     <span class="wire-number">{format!("{number}.")}</span>
                     " → " {action}
                 </p>
-                <details>
-                    <summary>"Request"</summary>
-                    <pre class="wire-json">{pretty(&body)}</pre>
-                </details>
+                <WireJson summary="Request".to_owned() value=body/>
             </li>
         }
         .into_any(),
+    }
+}
+
+/// An entry's JSON behind a `<details>`, formatted and put in the page only once it is
+/// opened: at a thousand events a second the log gains an entry per event, and formatting
+/// every payload into the page was work for JSON nobody had asked to read.
+#[component]
+fn WireJson(summary: String, value: Value) -> impl IntoView {
+    let open = RwSignal::new(false);
+    let value = StoredValue::new(value);
+    view! {
+        // `toggle` fires on every open and close; the element starts closed.
+        <details on:toggle=move |_| open.update(|open| *open = !*open)>
+            <summary>{summary}</summary>
+            <Show when=move || open.get()>
+                <pre class="wire-json">{move || value.with_value(pretty)}</pre>
+            </Show>
+        </details>
     }
 }
 
