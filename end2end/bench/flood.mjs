@@ -1,11 +1,19 @@
 // Event-to-screen latency (issue #6, item 3): the demo agent's `flood` variant emits status
 // events stamped with `metadata.emittedAtMs` at 50, 200 and 1000 per second into a chat whose
 // Wire panel is open; in Chromium a MutationObserver records when each event's entry appears in
-// the DOM (same machine, same clock). Reports p50 / p99 / max latency, events missing from the
-// screen, and the longest gap between animation frames (responsiveness). Each rate runs ROUNDS
-// times (BENCH_ROUNDS, default 3) and every column is the median over the rounds.
+// the DOM (same machine, same clock). The page's own live stream tells which ledger sequence
+// carries which stamped event (one JSON.parse per event on the page's main thread), and the
+// Wire panel's line for that sequence is what must appear. Reports p50 / p99 / max latency,
+// events missing from the screen, and the longest gap between animation frames
+// (responsiveness). Each rate runs ROUNDS times (BENCH_ROUNDS, default 3) and every column is
+// the median over the rounds.
 // Usage: node flood.mjs <base url> <demo origin>
+//
+// Profiling: BENCH_TRACE=<rate> records a Chromium performance trace of the first round at that
+// rate and prints to stderr where the page's main thread spent its time (script, style, layout,
+// paint, garbage collection) and its longest tasks. The trace is kept in BENCH_TRACE_FILE.
 import { chromium } from "@playwright/test";
+import { TRACE_CATEGORIES, summarizeTrace } from "./trace.mjs";
 
 const [base, demo] = process.argv.slice(2);
 const SECONDS = 5;
@@ -28,6 +36,23 @@ const browser = await chromium.launch({
   args: ["--headless", "--no-sandbox", "--disable-gpu"],
 });
 const page = await browser.newPage();
+// Listens on the app's own live streams (no second connection): ledger sequence → the flood
+// event's key and emission time. Runs before the app's listener, so it is known by the time
+// the line renders.
+await page.addInitScript(() => {
+  window.__emitted = new Map();
+  const Native = window.EventSource;
+  window.EventSource = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener("ledger", (e) => {
+        const event = JSON.parse(e.data);
+        const meta = event.payload?.statusUpdate?.metadata;
+        if (meta?.emittedAtMs) window.__emitted.set(event.sequence, [`${meta.count}:${meta.seq}`, meta.emittedAtMs]);
+      });
+    }
+  };
+});
 await page.goto(`${base}/chat/new?agent=${agentId}`);
 await page.waitForFunction(() => document.body.dataset.hydrated === "true");
 // A first tiny flood creates the conversation.
@@ -47,14 +72,9 @@ await page.evaluate(() => {
     for (const record of records) {
       for (const node of record.addedNodes) {
         if (!(node instanceof HTMLElement) || node.dataset.direction !== "in") continue;
-        const text = node.textContent ?? "";
-        const emitted = /"emittedAtMs":\s*(\d+)/.exec(text);
-        const seq = /"seq":\s*(\d+)/.exec(text);
-        const count = /"count":\s*(\d+)/.exec(text);
-        if (emitted && seq && count) {
-          const key = `${count[1]}:${seq[1]}`;
-          if (!window.__seen.has(key)) window.__seen.set(key, now - Number(emitted[1]));
-        }
+        const sequence = / seq (\d+)/.exec(node.querySelector(".wire-head")?.textContent ?? "");
+        const stamped = sequence && window.__emitted.get(Number(sequence[1]));
+        if (stamped && !window.__seen.has(stamped[0])) window.__seen.set(stamped[0], now - stamped[1]);
       }
     }
   }).observe(list, { childList: true, subtree: true });
@@ -68,8 +88,9 @@ await page.evaluate(() => {
 });
 
 // One flood of `count` events; the count (unique per round) tells its events apart.
-const flood = async (rate, count) => {
+const flood = async (rate, count, trace) => {
   await page.evaluate(() => { window.__maxGap = 0; });
+  if (trace) await browser.startTracing(page, { categories: TRACE_CATEGORIES });
   // A new task in the same conversation (the previous one has finished).
   await page.getByTestId("composer-input").fill(`rate=${rate} count=${count}`);
   await page.getByTestId("composer-input").press("Enter");
@@ -83,6 +104,12 @@ const flood = async (rate, count) => {
     latencies: [...window.__seen.entries()].filter(([k]) => k.startsWith(`${c}:`)).map(([, v]) => v).sort((a, b) => a - b),
     maxGap: window.__maxGap,
   }), count);
+  if (trace) {
+    summarizeTrace(await browser.stopTracing(), `the ${rate}/s flood`, `/tmp/flood-${rate}.trace.json`);
+    const worst = await page.evaluate((c) => [...window.__seen.entries()].filter(([k]) => k.startsWith(`${c}:`))
+      .map(([k, v]) => [Number(k.split(":")[1]), v]).sort((a, b) => b[1] - a[1]).slice(0, 12), count);
+    process.stderr.write(`  slowest events (seq: ms): ${worst.map(([seq, ms]) => `${seq}: ${ms}`).join(", ")}\n`);
+  }
   const pct = (p) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] : NaN);
   // Let the task finish before the next flood.
   await new Promise((r) => setTimeout(r, 1500));
@@ -91,7 +118,9 @@ const flood = async (rate, count) => {
 
 for (const rate of RATES) {
   const rounds = [];
-  for (let round = 0; round < ROUNDS; round++) rounds.push(await flood(rate, rate * SECONDS + round));
+  for (let round = 0; round < ROUNDS; round++) {
+    rounds.push(await flood(rate, rate * SECONDS + round, round === 0 && String(rate) === process.env.BENCH_TRACE));
+  }
   const m = (key) => median(rounds.map((r) => r[key]));
   console.log(`| ${rate}/s | ${rate * SECONDS} | ${ROUNDS} | ${m("p50")} ms | ${m("p99")} ms | ${m("max")} ms | ${m("missing")} (worst ${Math.max(...rounds.map((r) => r.missing))}) | ${m("gap").toFixed(0)} ms |`);
 }

@@ -1,0 +1,34 @@
+// Chromium performance traces for the benchmarks' profiling switch (BENCH_TRACE): what the
+// page's main thread did while a benchmark ran. Not a measurement of its own; it says where
+// the time of one run went.
+import { writeFileSync } from "node:fs";
+
+export const TRACE_CATEGORIES = ["devtools.timeline", "disabled-by-default-devtools.timeline", "v8", "blink.user_timing"];
+
+// Kinds of work reported (nested slices are counted under each name, so kinds overlap).
+const NAMES = ["RunTask", "FireAnimationFrame", "FunctionCall", "v8.callFunction", "EventDispatch", "TimerFire",
+  "v8.compile", "v8.wasm.compiledModule", "wasm.CompileLazy", "ParseHTML", "UpdateLayoutTree", "Layout", "PrePaint",
+  "Paint", "Layerize", "Commit", "MajorGC", "MinorGC"];
+
+// Writes the trace to BENCH_TRACE_FILE (or `file`) and prints to stderr the renderer main
+// thread's time by kind of work and its five longest tasks.
+export const summarizeTrace = (buffer, label, file) => {
+  const path = process.env.BENCH_TRACE_FILE ?? file;
+  writeFileSync(path, buffer);
+  const events = JSON.parse(buffer.toString()).traceEvents ?? [];
+  const mains = events.filter((e) => e.name === "thread_name" && e.args?.name === "CrRendererMain");
+  const isMain = (e) => mains.some((m) => m.pid === e.pid && m.tid === e.tid);
+  const slices = events.filter((e) => e.ph === "X" && isMain(e));
+  const by = new Map();
+  for (const e of slices) by.set(e.name, (by.get(e.name) ?? 0) + (e.dur ?? 0) / 1000);
+  const log = (line) => process.stderr.write(line + "\n");
+  log(`trace of ${label} (${path}):`);
+  for (const name of NAMES) if (by.has(name)) log(`  ${name.padEnd(24)} ${by.get(name).toFixed(1).padStart(8)} ms`);
+  const tasks = slices.filter((e) => e.name === "RunTask").sort((a, b) => b.dur - a.dur).slice(0, 5);
+  for (const task of tasks) {
+    const inside = slices.filter((e) => e !== task && e.ts >= task.ts && e.ts + (e.dur ?? 0) <= task.ts + task.dur);
+    const kinds = new Map();
+    for (const e of inside) if (NAMES.includes(e.name)) kinds.set(e.name, (kinds.get(e.name) ?? 0) + e.dur / 1000);
+    log(`  long task ${(task.dur / 1000).toFixed(1)} ms: ${[...kinds].map(([k, v]) => `${k} ${v.toFixed(1)}`).join(", ")}`);
+  }
+};
