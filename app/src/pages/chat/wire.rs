@@ -92,6 +92,7 @@ fn entry_key(entry: &WireEntry) -> i64 {
     }
 }
 
+#[cfg(any(feature = "hydrate", test))]
 fn pretty(value: &Value) -> String {
     serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
 }
@@ -99,8 +100,7 @@ fn pretty(value: &Value) -> String {
 /// The side rail (a sheet on small screens) with the numbered log.
 #[component]
 pub fn WirePanel(#[prop(into)] entries: Signal<Vec<WireEntry>>) -> impl IntoView {
-    // Positions and keys only: an entry (with its JSON) is cloned once, when its line mounts,
-    // not on every event.
+    // Positions and keys only: a line is built once, when it mounts, not on every event.
     let numbered = move || {
         entries.with(|log| {
             log.iter()
@@ -109,6 +109,9 @@ pub fn WirePanel(#[prop(into)] entries: Signal<Vec<WireEntry>>) -> impl IntoView
                 .collect::<Vec<_>>()
         })
     };
+    let list = NodeRef::<leptos::html::Ol>::new();
+    #[cfg(feature = "hydrate")]
+    json_on_open(list, entries);
     view! {
         <section class="wire-panel" aria-label="Wire inspector">
             <h2>"{ } Wire"</h2>
@@ -116,12 +119,12 @@ pub fn WirePanel(#[prop(into)] entries: Signal<Vec<WireEntry>>) -> impl IntoView
             <Show when=move || entries.with(Vec::is_empty)>
                 <p class="muted small">"Nothing on the wire yet."</p>
             </Show>
-            <ol class="wire-list">
+            <ol class="wire-list" node_ref=list>
                 <For
                     each=numbered
                     key=|line| *line
                     children=move |(i, _)| {
-                        entries.with_untracked(|log| log.get(i).cloned()).map(|entry| view! { <WireLine number=i + 1 entry/> })
+                        entries.with_untracked(|log| log.get(i).map(|entry| wire_line(i, entry)))
                     }
                 />
             </ol>
@@ -130,65 +133,138 @@ pub fn WirePanel(#[prop(into)] entries: Signal<Vec<WireEntry>>) -> impl IntoView
     .into_any()
 }
 
-/// One numbered entry with its JSON behind a `<details>`.
-#[component]
-fn WireLine(number: usize, entry: WireEntry) -> impl IntoView {
+/// One numbered line, its JSON behind a `<details>` (filled when opened, [`json_on_open`]).
+///
+/// A busy conversation adds a line per event, hundreds a second: the line is one element whose
+/// content is set as one escaped HTML string, not a component with a dozen DOM calls and a
+/// reactive owner of its own.
+fn wire_line(index: usize, entry: &WireEntry) -> impl IntoView + use<> {
+    let (direction, ok) = match entry {
+        WireEntry::Received { check, .. } => ("in", Some(check.is_ok().to_string())),
+        WireEntry::Sent { .. } => ("out", None),
+    };
+    view! {
+        <li
+            class="wire-entry"
+            data-testid="wire-entry"
+            data-direction=direction
+            data-ok=ok
+            data-index=index
+            inner_html=line_html(index + 1, entry)
+        ></li>
+    }
+}
+
+/// Escapes text for HTML content and attribute values.
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A line's content: number, direction, source and sequence, the compliance mark, and a closed
+/// `<details>` for the JSON. Every string that came from the wire is escaped.
+fn line_html(number: usize, entry: &WireEntry) -> String {
     match entry {
         WireEntry::Received {
             sequence,
             source,
             task_id,
-            payload,
             check,
+            ..
         } => {
-            let mark = match &check {
-                Ok(kind) => {
-                    view! { <span class="wire-mark ok" title="Decodes as A2A">"✓ " {kind.clone()}</span> }
-                        .into_any()
-                }
-                Err(error) => view! { <span class="wire-mark warn">"⚠ " {error.clone()}</span> }.into_any(),
+            let mark = match check {
+                Ok(kind) => format!(
+                    r#"<span class="wire-mark ok" title="Decodes as A2A">✓ {}</span>"#,
+                    escape(kind)
+                ),
+                Err(error) => format!(r#"<span class="wire-mark warn">⚠ {}</span>"#, escape(error)),
             };
-            view! {
-                <li class="wire-entry" data-testid="wire-entry" data-direction="in" data-ok=check.is_ok().to_string()>
-                    <p class="wire-head">
-                        <span class="wire-number">{format!("{number}.")}</span>
-                        " ← " {source} " · seq " {sequence}
-                    </p>
-                    {mark}
-                    <WireJson summary=format!("Event for task {task_id}") value=payload/>
-                </li>
-            }
-            .into_any()
+            format!(
+                r#"<p class="wire-head"><span class="wire-number">{number}.</span> ← {} · seq {sequence}</p>{mark}<details><summary>Event for task {}</summary></details>"#,
+                escape(source),
+                escape(task_id)
+            )
         }
-        WireEntry::Sent { action, body } => view! {
-            <li class="wire-entry" data-testid="wire-entry" data-direction="out">
-                <p class="wire-head">
-                    <span class="wire-number">{format!("{number}.")}</span>
-                    " → " {action}
-                </p>
-                <WireJson summary="Request".to_owned() value=body/>
-            </li>
-        }
-        .into_any(),
+        WireEntry::Sent { action, .. } => format!(
+            r#"<p class="wire-head"><span class="wire-number">{number}.</span> → {}</p><details><summary>Request</summary></details>"#,
+            escape(action)
+        ),
     }
 }
 
-/// An entry's JSON behind a `<details>`, formatted and put in the page only once it is
-/// opened: at a thousand events a second the log gains an entry per event, and formatting
-/// every payload into the page was work for JSON nobody had asked to read.
-#[component]
-fn WireJson(summary: String, value: Value) -> impl IntoView {
-    let open = RwSignal::new(false);
-    let value = StoredValue::new(value);
-    view! {
-        // `toggle` fires on every open and close; the element starts closed.
-        <details on:toggle=move |_| open.update(|open| *open = !*open)>
-            <summary>{summary}</summary>
-            <Show when=move || open.get()>
-                <pre class="wire-json">{move || value.with_value(pretty)}</pre>
-            </Show>
-        </details>
+/// The formatted JSON of an entry: the event's payload, or the request sent.
+#[cfg(any(feature = "hydrate", test))]
+fn entry_json(entry: &WireEntry) -> String {
+    match entry {
+        WireEntry::Received { payload, .. } => pretty(payload),
+        WireEntry::Sent { body, .. } => pretty(body),
     }
+}
+
+/// One listener on the list for every line: opening a line's `<details>` puts its formatted
+/// JSON in (as text), closing it takes it out. `toggle` does not bubble, so it listens in the
+/// capture phase.
+#[cfg(feature = "hydrate")]
+fn json_on_open(list: NodeRef<leptos::html::Ol>, entries: Signal<Vec<WireEntry>>) {
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen::closure::Closure;
+
+    let toggled = move |event: web_sys::Event| {
+        let Some(details) = event
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .filter(|t| t.tag_name() == "DETAILS")
+        else {
+            return;
+        };
+        if let Ok(Some(old)) = details.query_selector("pre") {
+            old.remove();
+        }
+        if !details.has_attribute("open") {
+            return;
+        }
+        let json = details
+            .closest("li[data-index]")
+            .ok()
+            .flatten()
+            .and_then(|line| line.get_attribute("data-index"))
+            .and_then(|index| index.parse::<usize>().ok())
+            .and_then(|index| {
+                entries
+                    .try_with_untracked(|log| log.get(index).map(entry_json))
+                    .flatten()
+            });
+        let pre = details
+            .owner_document()
+            .and_then(|document| document.create_element("pre").ok());
+        if let (Some(json), Some(pre)) = (json, pre) {
+            pre.set_class_name("wire-json");
+            pre.set_text_content(Some(&json));
+            let _ = details.append_child(&pre);
+        }
+    };
+    // Kept for as long as the panel: dropped with it, when its list is gone too.
+    let listener = StoredValue::new_local(None::<Closure<dyn FnMut(web_sys::Event)>>);
+    Effect::new(move |_| {
+        let Some(list) = list.get() else { return };
+        let closure = Closure::<dyn FnMut(web_sys::Event)>::new(toggled);
+        if list
+            .add_event_listener_with_callback_and_bool("toggle", closure.as_ref().unchecked_ref(), true)
+            .is_ok()
+        {
+            listener.set_value(Some(closure));
+        }
+    });
 }
 
 #[cfg(test)]
@@ -271,5 +347,56 @@ mod tests {
             })
             .collect();
         assert_eq!(sequences, [Some(3), Some(4), Some(5), None]);
+    }
+
+    #[test]
+    fn a_line_escapes_everything_from_the_wire() {
+        let hostile = r#"<img src=x onerror="alert(1)">&'"#;
+        let line = line_html(
+            7,
+            &WireEntry::Received {
+                sequence: 42,
+                source: hostile.into(),
+                task_id: hostile.into(),
+                payload: json!({}),
+                check: Err(hostile.into()),
+            },
+        );
+        assert!(!line.contains("<img"), "{line}");
+        assert!(
+            line.contains("&lt;img src=x onerror=&quot;alert(1)&quot;&gt;&amp;&#39;"),
+            "{line}"
+        );
+        assert!(
+            line.contains(r#"<span class="wire-number">7.</span> ← &lt;img"#),
+            "{line}"
+        );
+        assert!(line.contains(" · seq 42</p>"), "{line}");
+        assert!(
+            line.contains(r#"<span class="wire-mark warn">⚠ &lt;img"#),
+            "{line}"
+        );
+        let sent = line_html(
+            8,
+            &WireEntry::Sent {
+                action: "SendMessage",
+                body: json!({"text": "<b>"}),
+            },
+        );
+        assert!(
+            sent.contains("→ SendMessage</p><details><summary>Request</summary></details>"),
+            "{sent}"
+        );
+        assert!(
+            !sent.contains("<b>"),
+            "the body is only shown when opened, as text"
+        );
+        assert_eq!(
+            entry_json(&WireEntry::Sent {
+                action: "SendMessage",
+                body: json!({"text": "<b>"})
+            }),
+            "{\n  \"text\": \"<b>\"\n}"
+        );
     }
 }
