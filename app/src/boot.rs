@@ -23,7 +23,7 @@ const SPLIT_LOADER: &str = "__wasm_split.______________________.js";
 /// the compiled module; if compiling failed it fetches the file itself and reports why), then
 /// instantiates it and calls the entry point (which loads the screen's chunks and hydrates
 /// after parsing).
-pub fn boot_script(js: &str, wasm: &str) -> String {
+fn boot_script(js: &str, wasm: &str) -> String {
     format!(
         "const wasm = WebAssembly.compileStreaming(fetch({wasm:?})).catch(() => {wasm:?});\n\
          import({js:?}).then((m) => m.default({{ module_or_path: wasm }}).then(() => m.hydrate()));"
@@ -69,19 +69,5 @@ fn provide_split_manifest(options: &LeptosOptions) {
     });
     if let Some(manifest) = manifest {
         provide_context(manifest.clone());
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_boot_script_compiles_the_main_module_while_the_glue_loads_then_starts_the_entry_point() {
-        assert_eq!(
-            boot_script("/pkg/agent-taskbay.js", "/pkg/agent-taskbay.wasm"),
-            "const wasm = WebAssembly.compileStreaming(fetch(\"/pkg/agent-taskbay.wasm\")).catch(() => \"/pkg/agent-taskbay.wasm\");\n\
-             import(\"/pkg/agent-taskbay.js\").then((m) => m.default({ module_or_path: wasm }).then(() => m.hydrate()));"
-        );
     }
 }
