@@ -92,26 +92,77 @@ fn entry_key(entry: &WireEntry) -> i64 {
     }
 }
 
+/// How the list on screen catches up with the log.
+#[cfg(any(feature = "hydrate", test))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Catchup {
+    /// The lines shown are the log's first ones: add the lines from this position on.
+    Append(usize),
+    /// The log changed before its end (the stored history went first): draw every line again.
+    Redraw,
+}
+
+/// Compares the keys of the lines on screen with the log, position by position: integers
+/// only, so a log of thousands costs microseconds per event.
+#[cfg(any(feature = "hydrate", test))]
+fn catchup(shown: &[i64], log: &[WireEntry]) -> Catchup {
+    let prefix =
+        log.len() >= shown.len() && shown.iter().zip(log).all(|(key, entry)| *key == entry_key(entry));
+    if prefix {
+        Catchup::Append(shown.len())
+    } else {
+        Catchup::Redraw
+    }
+}
+
+/// The lines of `log` from position `from` on, as one HTML string.
+fn lines_html(log: &[WireEntry], from: usize) -> String {
+    let mut html = String::new();
+    for (index, entry) in log.iter().enumerate().skip(from) {
+        html.push_str(&wire_line(index, entry));
+    }
+    html
+}
+
 #[cfg(any(feature = "hydrate", test))]
 fn pretty(value: &Value) -> String {
     serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
 }
 
 /// The side rail (a sheet on small screens) with the numbered log.
+///
+/// The log only grows at its end while a conversation streams, hundreds of events a second:
+/// the list is drawn once from the log and then only has the new lines added, each one element
+/// from one escaped HTML string. No keyed diff of the whole log per event, no reactive owner
+/// per line.
 #[component]
 pub fn WirePanel(#[prop(into)] entries: Signal<Vec<WireEntry>>) -> impl IntoView {
-    // Positions and keys only: a line is built once, when it mounts, not on every event.
-    let numbered = move || {
-        entries.with(|log| {
-            log.iter()
-                .enumerate()
-                .map(|(i, entry)| (i, entry_key(entry)))
-                .collect::<Vec<_>>()
-        })
-    };
     let list = NodeRef::<leptos::html::Ol>::new();
+    // Keys of the lines on screen, in order.
+    let shown = StoredValue::new(entries.with_untracked(|log| log.iter().map(entry_key).collect::<Vec<_>>()));
+    let first_lines = entries.with_untracked(|log| lines_html(log, 0));
     #[cfg(feature = "hydrate")]
-    json_on_open(list, entries);
+    {
+        json_on_open(list, entries);
+        Effect::new(move |_| {
+            let Some(ol) = list.get() else { return };
+            entries.with(|log| {
+                shown.update_value(|keys| match catchup(keys, log) {
+                    Catchup::Append(from) if from == log.len() => {}
+                    Catchup::Append(from) => {
+                        let _ = ol.insert_adjacent_html("beforeend", &lines_html(log, from));
+                        keys.extend(log[from..].iter().map(entry_key));
+                    }
+                    Catchup::Redraw => {
+                        ol.set_inner_html(&lines_html(log, 0));
+                        *keys = log.iter().map(entry_key).collect();
+                    }
+                });
+            });
+        });
+    }
+    #[cfg(not(feature = "hydrate"))]
+    let _ = shown;
     view! {
         <section class="wire-panel" aria-label="Wire inspector">
             <h2>"{ } Wire"</h2>
@@ -119,40 +170,29 @@ pub fn WirePanel(#[prop(into)] entries: Signal<Vec<WireEntry>>) -> impl IntoView
             <Show when=move || entries.with(Vec::is_empty)>
                 <p class="muted small">"Nothing on the wire yet."</p>
             </Show>
-            <ol class="wire-list" node_ref=list>
-                <For
-                    each=numbered
-                    key=|line| *line
-                    children=move |(i, _)| {
-                        entries.with_untracked(|log| log.get(i).map(|entry| wire_line(i, entry)))
-                    }
-                />
-            </ol>
+            <ol class="wire-list" node_ref=list inner_html=first_lines></ol>
         </section>
     }
     .into_any()
 }
 
 /// One numbered line, its JSON behind a `<details>` (filled when opened, [`json_on_open`]).
-///
-/// A busy conversation adds a line per event, hundreds a second: the line is one element whose
-/// content is set as one escaped HTML string, not a component with a dozen DOM calls and a
-/// reactive owner of its own.
-fn wire_line(index: usize, entry: &WireEntry) -> impl IntoView + use<> {
+fn wire_line(index: usize, entry: &WireEntry) -> String {
     let (direction, ok) = match entry {
-        WireEntry::Received { check, .. } => ("in", Some(check.is_ok().to_string())),
-        WireEntry::Sent { .. } => ("out", None),
+        WireEntry::Received { check, .. } => (
+            "in",
+            if check.is_ok() {
+                r#" data-ok="true""#
+            } else {
+                r#" data-ok="false""#
+            },
+        ),
+        WireEntry::Sent { .. } => ("out", ""),
     };
-    view! {
-        <li
-            class="wire-entry"
-            data-testid="wire-entry"
-            data-direction=direction
-            data-ok=ok
-            data-index=index
-            inner_html=line_html(index + 1, entry)
-        ></li>
-    }
+    format!(
+        r#"<li class="wire-entry" data-testid="wire-entry" data-direction="{direction}"{ok} data-index="{index}">{}</li>"#,
+        line_html(index + 1, entry)
+    )
 }
 
 /// Escapes text for HTML content and attribute values.
@@ -347,6 +387,61 @@ mod tests {
             })
             .collect();
         assert_eq!(sequences, [Some(3), Some(4), Some(5), None]);
+    }
+
+    fn keys(log: &[WireEntry]) -> Vec<i64> {
+        log.iter().map(entry_key).collect()
+    }
+
+    #[test]
+    fn live_events_only_add_lines_and_the_stored_history_redraws() {
+        let mut log = Vec::new();
+        assert_eq!(catchup(&[], &log), Catchup::Append(0));
+        record_received(&mut log, &event(5, json!({})));
+        let shown = keys(&log);
+        log.push(WireEntry::Sent {
+            action: "SendMessage",
+            body: json!({}),
+        });
+        record_received(&mut log, &event(6, json!({})));
+        // Two new lines at the end: only they are drawn.
+        assert_eq!(catchup(&shown, &log), Catchup::Append(1));
+        assert_eq!(lines_html(&log, 1).matches("<li ").count(), 2);
+        let shown = keys(&log);
+        assert_eq!(catchup(&shown, &log), Catchup::Append(3));
+        // The stored exchange goes first: every position changes hands.
+        prepend_history(&mut log, &[event(3, json!({})), event(4, json!({}))]);
+        assert_eq!(catchup(&shown, &log), Catchup::Redraw);
+        // A shorter log (a new conversation) redraws too.
+        assert_eq!(catchup(&shown, &log[..1]), Catchup::Redraw);
+    }
+
+    #[test]
+    fn a_line_is_numbered_and_marked_for_its_direction_and_check() {
+        let log = [
+            WireEntry::Received {
+                sequence: 9,
+                source: "stream".into(),
+                task_id: "t".into(),
+                payload: json!({}),
+                check: Ok("Message".into()),
+            },
+            WireEntry::Received {
+                sequence: 10,
+                source: "stream".into(),
+                task_id: "t".into(),
+                payload: json!({}),
+                check: Err("bad".into()),
+            },
+            WireEntry::Sent {
+                action: "CancelTask",
+                body: json!({}),
+            },
+        ];
+        let html = lines_html(&log, 0);
+        assert!(html.starts_with(r#"<li class="wire-entry" data-testid="wire-entry" data-direction="in" data-ok="true" data-index="0"><p class="wire-head"><span class="wire-number">1.</span> ← stream · seq 9</p>"#), "{html}");
+        assert!(html.contains(r#"data-direction="in" data-ok="false" data-index="1"><p class="wire-head"><span class="wire-number">2.</span>"#), "{html}");
+        assert!(html.ends_with(r#"<li class="wire-entry" data-testid="wire-entry" data-direction="out" data-index="2"><p class="wire-head"><span class="wire-number">3.</span> → CancelTask</p><details><summary>Request</summary></details></li>"#), "{html}");
     }
 
     #[test]
