@@ -7,6 +7,58 @@ pub mod approvals;
 pub mod extensions;
 pub mod tasks;
 
+/// The codec of the screens' resources: JSON, as Leptos' default, but decoded in the browser
+/// from bytes, like a server function's response. A type a screen both receives with its page
+/// and fetches again then has one JSON decoder in the wasm, not one per reader (ADR 0012).
+pub struct Json;
+
+impl<T: serde::Serialize> leptos::server::codee::Encoder<T> for Json {
+    type Error = serde_json::Error;
+    type Encoded = String;
+
+    fn encode(value: &T) -> Result<String, serde_json::Error> {
+        serde_json::to_string(value)
+    }
+}
+
+impl<T: serde::de::DeserializeOwned> leptos::server::codee::Decoder<T> for Json {
+    type Error = serde_json::Error;
+    type Encoded = str;
+
+    fn decode(text: &str) -> Result<T, serde_json::Error> {
+        serde_json::from_slice(text.as_bytes())
+    }
+}
+
+/// A screen's resource: rendered with the page, then fetched again when `source` changes.
+#[track_caller]
+pub fn resource<T, S, Fut>(
+    source: impl Fn() -> S + Send + Sync + 'static,
+    fetcher: impl Fn(S) -> Fut + Send + Sync + 'static,
+) -> leptos::prelude::Resource<T, Json>
+where
+    T: serde::Serialize + serde::de::DeserializeOwned + Send + Sync + 'static,
+    S: Send + Sync + Clone + PartialEq + 'static,
+    Fut: std::future::Future<Output = T> + Send + 'static,
+{
+    leptos::prelude::Resource::new_with_options(source, fetcher, false)
+}
+
+/// A [`resource`] the server waits for before it sends the page (it decides the title and the
+/// HTTP status).
+#[track_caller]
+pub fn blocking_resource<T, S, Fut>(
+    source: impl Fn() -> S + Send + Sync + 'static,
+    fetcher: impl Fn(S) -> Fut + Send + Sync + 'static,
+) -> leptos::prelude::Resource<T, Json>
+where
+    T: serde::Serialize + serde::de::DeserializeOwned + Send + Sync + 'static,
+    S: Send + Sync + Clone + PartialEq + 'static,
+    Fut: std::future::Future<Output = T> + Send + 'static,
+{
+    leptos::prelude::Resource::new_with_options(source, fetcher, true)
+}
+
 /// A boxed future, for the object-safe backend traits (server side only).
 #[cfg(feature = "ssr")]
 pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;

@@ -12,7 +12,7 @@ pub fn AgentsPage() -> impl IntoView {
     let register = ServerAction::<RegisterAgent>::new();
     let remove = ServerAction::<RemoveAgent>::new();
     // Refetch after every registration or removal.
-    let agents = Resource::new(
+    let agents = crate::api::resource(
         move || (register.version().get(), remove.version().get()),
         |_| list_agents(),
     );

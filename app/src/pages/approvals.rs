@@ -70,7 +70,7 @@ pub fn ApprovalsPage() -> impl IntoView {
     let query = use_query_map();
     let tab = Memo::new(move |_| tab_of(query.read().get("tab").as_deref()));
     let (freshness, set_freshness) = signal(0_u64);
-    let requests = Resource::new(
+    let requests = crate::api::resource(
         move || (tab.get(), freshness.get()),
         |(tab, _)| async move {
             let all = list_approvals(None, None).await?;

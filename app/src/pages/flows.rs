@@ -39,8 +39,8 @@ pub fn FlowsPage() -> impl IntoView {
     let query = use_query_map();
     let chosen = Memo::new(move |_| query.read().get("conversation").filter(|c| !c.is_empty()));
     let (freshness, set_freshness) = signal(0_u64);
-    let conversations = Resource::new(move || freshness.get(), |_| list_conversations());
-    let flow = Resource::new(
+    let conversations = crate::api::resource(move || freshness.get(), |_| list_conversations());
+    let flow = crate::api::resource(
         move || (chosen.get(), freshness.get()),
         |(chosen, _)| load_flow(chosen),
     );

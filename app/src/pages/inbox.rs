@@ -16,7 +16,7 @@ use crate::pages::task_detail::display_title;
 #[component]
 pub fn InboxPage() -> impl IntoView {
     let (freshness, set_freshness) = signal(0_u64);
-    let items = Resource::new(
+    let items = crate::api::resource(
         move || freshness.get(),
         |_| async move {
             let approvals = list_approvals(Some("pending".into()), None).await?;

@@ -33,7 +33,7 @@ pub fn TaskDetailPage() -> impl IntoView {
     let id = move || page.get();
     let (version, set_version) = signal(0_u64);
     // Blocking: the title and the HTTP status (404 for an unknown task) come from the data.
-    let task = Resource::new_blocking(move || (id(), version.get()), |(id, _)| get_task(id));
+    let task = crate::api::blocking_resource(move || (id(), version.get()), |(id, _)| get_task(id));
     let refresh = Callback::new(move |()| set_version.update(|n| *n += 1));
     view! {
         <p><a href="/tasks">"← Tasks"</a></p>

@@ -59,7 +59,7 @@ pub fn TasksPage() -> impl IntoView {
             .unwrap_or(0)
     });
     let (freshness, set_freshness) = signal(0_u64);
-    let tasks = Resource::new(
+    let tasks = crate::api::resource(
         move || (filter.get(), offset.get(), freshness.get()),
         |(filter, offset, _)| list_tasks(filter, offset),
     );

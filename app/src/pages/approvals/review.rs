@@ -30,7 +30,7 @@ pub fn ApprovalReviewPage() -> impl IntoView {
     let page = crate::pages::route::page_id("/approvals/");
     let id = move || page.get();
     let (version, set_version) = signal(0_u64);
-    let detail = Resource::new_blocking(move || (id(), version.get()), |(id, _)| get_approval(id));
+    let detail = crate::api::blocking_resource(move || (id(), version.get()), |(id, _)| get_approval(id));
     let refresh = Callback::new(move |()| set_version.update(|n| *n += 1));
     let draft = Draft::default();
     // Committed changes reload the page, except while the reviewer is writing a decision: a

@@ -65,7 +65,7 @@ pub fn ConversationPage() -> impl IntoView {
         (id, agent)
     };
     // Blocking: the title and the HTTP status (404 for an unknown conversation) come from the data.
-    let chat = Resource::new_blocking(key, |(id, agent)| load_chat(id, agent));
+    let chat = crate::api::blocking_resource(key, |(id, agent)| load_chat(id, agent));
     view! {
         <Transition fallback=|| view! { <p class="muted" aria-busy="true">"Loading the conversation…"</p> }>
             <ErrorBoundary fallback=|errors| {

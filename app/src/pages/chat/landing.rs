@@ -40,7 +40,7 @@ pub fn ChatPage() -> impl IntoView {
 /// One button per reachable agent.
 #[component]
 fn StartChat() -> impl IntoView {
-    let agents = Resource::new(|| (), |()| list_agents());
+    let agents = crate::api::resource(|| (), |()| list_agents());
     view! {
         <section class="panel" aria-label="Start a chat">
             <h2>"Start a chat"</h2>
@@ -90,7 +90,7 @@ fn AgentButtons(agents: Vec<AgentSummary>) -> impl IntoView {
 #[component]
 fn RecentConversations() -> impl IntoView {
     let (freshness, set_freshness) = signal(0_u64);
-    let conversations = Resource::new(move || freshness.get(), |_| list_conversations());
+    let conversations = crate::api::resource(move || freshness.get(), |_| list_conversations());
     use_live_stream(Signal::derive(|| Some(FRESHNESS_URL.to_owned())), move |frame| {
         if frame == LiveFrame::Freshness {
             set_freshness.update(|n| *n += 1);
