@@ -30,24 +30,20 @@ impl<T: serde::de::DeserializeOwned> leptos::server::codee::Decoder<T> for Json 
     }
 }
 
-/// A screen's resource: rendered with the page, then fetched again when `source` changes.
-#[track_caller]
-pub fn resource<T, S, Fut>(
-    source: impl Fn() -> S + Send + Sync + 'static,
-    fetcher: impl Fn(S) -> Fut + Send + Sync + 'static,
-) -> leptos::prelude::Resource<T, Json>
-where
-    T: serde::Serialize + serde::de::DeserializeOwned + Send + Sync + 'static,
-    S: Send + Sync + Clone + PartialEq + 'static,
-    Fut: std::future::Future<Output = T> + Send + 'static,
-{
-    leptos::prelude::Resource::new_with_options(source, fetcher, false)
+/// When the server sends a screen's resource with its page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Load {
+    /// Streamed in when ready; the page is sent without waiting.
+    Streamed,
+    /// Waited for before the page is sent (it decides the title and the HTTP status).
+    Blocking,
 }
 
-/// A [`resource`] the server waits for before it sends the page (it decides the title and the
-/// HTTP status).
+/// A screen's resource, in the [`Json`] codec: rendered with the page, then fetched again
+/// when `source` changes.
 #[track_caller]
-pub fn blocking_resource<T, S, Fut>(
+pub fn resource<T, S, Fut>(
+    load: Load,
     source: impl Fn() -> S + Send + Sync + 'static,
     fetcher: impl Fn(S) -> Fut + Send + Sync + 'static,
 ) -> leptos::prelude::Resource<T, Json>
@@ -56,7 +52,7 @@ where
     S: Send + Sync + Clone + PartialEq + 'static,
     Fut: std::future::Future<Output = T> + Send + 'static,
 {
-    leptos::prelude::Resource::new_with_options(source, fetcher, true)
+    leptos::prelude::Resource::new_with_options(source, fetcher, load == Load::Blocking)
 }
 
 /// A boxed future, for the object-safe backend traits (server side only).

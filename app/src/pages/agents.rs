@@ -5,6 +5,7 @@ use leptos_meta::Title;
 
 use crate::a2a::{ComplianceReport, Severity};
 use crate::api::agents::{AgentPreview, AgentSummary, PreviewAgent, RegisterAgent, RemoveAgent, list_agents};
+use crate::api::{Load, resource};
 
 /// The agent list; the page owns the resource, the actions that change it and the search text.
 #[component]
@@ -12,7 +13,8 @@ pub fn AgentsPage() -> impl IntoView {
     let register = ServerAction::<RegisterAgent>::new();
     let remove = ServerAction::<RemoveAgent>::new();
     // Refetch after every registration or removal.
-    let agents = crate::api::resource(
+    let agents = resource(
+        Load::Streamed,
         move || (register.version().get(), remove.version().get()),
         |_| list_agents(),
     );

@@ -7,6 +7,7 @@ use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
 
 use crate::api::approvals::{ApprovalSummary, list_approvals};
+use crate::api::{Load, resource};
 use crate::components::when::When;
 use crate::live::{FRESHNESS_URL, LiveFrame, use_live_stream};
 
@@ -70,7 +71,8 @@ pub fn ApprovalsPage() -> impl IntoView {
     let query = use_query_map();
     let tab = Memo::new(move |_| tab_of(query.read().get("tab").as_deref()));
     let (freshness, set_freshness) = signal(0_u64);
-    let requests = crate::api::resource(
+    let requests = resource(
+        Load::Streamed,
         move || (tab.get(), freshness.get()),
         |(tab, _)| async move {
             let all = list_approvals(None, None).await?;

@@ -11,6 +11,7 @@ use leptos_router::hooks::use_query_map;
 pub use split::{FlowReference, FlowTask, Flows, split_flows};
 
 use crate::api::tasks::{ConversationSummary, ConversationView, get_conversation, list_conversations};
+use crate::api::{Load, resource};
 use crate::components::state_chip::StateChip;
 use crate::error::AppError;
 use crate::live::{FRESHNESS_URL, LiveFrame, encode_segment, use_live_stream};
@@ -39,8 +40,9 @@ pub fn FlowsPage() -> impl IntoView {
     let query = use_query_map();
     let chosen = Memo::new(move |_| query.read().get("conversation").filter(|c| !c.is_empty()));
     let (freshness, set_freshness) = signal(0_u64);
-    let conversations = crate::api::resource(move || freshness.get(), |_| list_conversations());
-    let flow = crate::api::resource(
+    let conversations = resource(Load::Streamed, move || freshness.get(), |_| list_conversations());
+    let flow = resource(
+        Load::Streamed,
         move || (chosen.get(), freshness.get()),
         |(chosen, _)| load_flow(chosen),
     );

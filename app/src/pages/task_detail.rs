@@ -6,6 +6,7 @@ use leptos_meta::Title;
 
 use crate::a2a::Role;
 use crate::api::tasks::{SubscribeTask, get_task};
+use crate::api::{Load, resource};
 use crate::components::a2ui_surface::TaskInterface;
 use crate::components::artifact::ArtifactCard;
 use crate::components::cancel_task::CancelTaskControl;
@@ -33,7 +34,11 @@ pub fn TaskDetailPage() -> impl IntoView {
     let id = move || page.get();
     let (version, set_version) = signal(0_u64);
     // Blocking: the title and the HTTP status (404 for an unknown task) come from the data.
-    let task = crate::api::blocking_resource(move || (id(), version.get()), |(id, _)| get_task(id));
+    let task = resource(
+        Load::Blocking,
+        move || (id(), version.get()),
+        |(id, _)| get_task(id),
+    );
     let refresh = Callback::new(move |()| set_version.update(|n| *n += 1));
     view! {
         <p><a href="/tasks">"← Tasks"</a></p>

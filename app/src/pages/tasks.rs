@@ -7,6 +7,7 @@ use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
 
 use crate::api::tasks::{TASK_PAGE_SIZE, TaskFilter, TaskPage, TaskSummary, list_tasks};
+use crate::api::{Load, resource};
 use crate::components::state_chip::StateChip;
 use crate::components::when::When;
 use crate::live::{FRESHNESS_URL, LiveFrame, use_live_stream};
@@ -59,7 +60,8 @@ pub fn TasksPage() -> impl IntoView {
             .unwrap_or(0)
     });
     let (freshness, set_freshness) = signal(0_u64);
-    let tasks = crate::api::resource(
+    let tasks = resource(
+        Load::Streamed,
         move || (filter.get(), offset.get(), freshness.get()),
         |(filter, offset, _)| list_tasks(filter, offset),
     );

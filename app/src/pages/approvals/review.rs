@@ -11,6 +11,7 @@ use super::status_label;
 use crate::api::approvals::{
     ApprovalDetail, ApprovalRevision, DecisionInput, decide_approval, get_approval, is_open,
 };
+use crate::api::{Load, resource};
 use crate::components::structured_form::StructuredForm;
 use crate::components::when::When;
 use crate::content::json::JsonView;
@@ -30,7 +31,11 @@ pub fn ApprovalReviewPage() -> impl IntoView {
     let page = crate::pages::route::page_id("/approvals/");
     let id = move || page.get();
     let (version, set_version) = signal(0_u64);
-    let detail = crate::api::blocking_resource(move || (id(), version.get()), |(id, _)| get_approval(id));
+    let detail = resource(
+        Load::Blocking,
+        move || (id(), version.get()),
+        |(id, _)| get_approval(id),
+    );
     let refresh = Callback::new(move |()| set_version.update(|n| *n += 1));
     let draft = Draft::default();
     // Committed changes reload the page, except while the reviewer is writing a decision: a

@@ -14,6 +14,7 @@ use super::wire::WirePanel;
 use crate::a2a::AgentCard;
 use crate::api::agents::get_agent;
 use crate::api::tasks::{ConversationView, get_conversation};
+use crate::api::{Load, resource};
 use crate::components::state_chip::StateChip;
 use crate::components::trace::{TracePanel, decode_history, merge};
 use crate::error::AppError;
@@ -65,7 +66,7 @@ pub fn ConversationPage() -> impl IntoView {
         (id, agent)
     };
     // Blocking: the title and the HTTP status (404 for an unknown conversation) come from the data.
-    let chat = crate::api::blocking_resource(key, |(id, agent)| load_chat(id, agent));
+    let chat = resource(Load::Blocking, key, |(id, agent)| load_chat(id, agent));
     view! {
         <Transition fallback=|| view! { <p class="muted" aria-busy="true">"Loading the conversation…"</p> }>
             <ErrorBoundary fallback=|errors| {

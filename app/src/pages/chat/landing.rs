@@ -9,6 +9,7 @@ use leptos_router::hooks::use_query_map;
 use super::conversation::NEW_CHAT;
 use crate::api::agents::{AgentSummary, list_agents};
 use crate::api::tasks::{ConversationSummary, list_conversations};
+use crate::api::{Load, resource};
 use crate::components::state_chip::StateChip;
 use crate::components::when::When;
 use crate::live::{FRESHNESS_URL, LiveFrame, encode_segment, use_live_stream};
@@ -40,7 +41,7 @@ pub fn ChatPage() -> impl IntoView {
 /// One button per reachable agent.
 #[component]
 fn StartChat() -> impl IntoView {
-    let agents = crate::api::resource(|| (), |()| list_agents());
+    let agents = resource(Load::Streamed, || (), |()| list_agents());
     view! {
         <section class="panel" aria-label="Start a chat">
             <h2>"Start a chat"</h2>
@@ -90,7 +91,7 @@ fn AgentButtons(agents: Vec<AgentSummary>) -> impl IntoView {
 #[component]
 fn RecentConversations() -> impl IntoView {
     let (freshness, set_freshness) = signal(0_u64);
-    let conversations = crate::api::resource(move || freshness.get(), |_| list_conversations());
+    let conversations = resource(Load::Streamed, move || freshness.get(), |_| list_conversations());
     use_live_stream(Signal::derive(|| Some(FRESHNESS_URL.to_owned())), move |frame| {
         if frame == LiveFrame::Freshness {
             set_freshness.update(|n| *n += 1);
