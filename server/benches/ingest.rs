@@ -115,6 +115,7 @@ async fn fixture(backend: &Backend) -> Fixture {
             db: backend.db.clone(),
             store: ArtifactStore::new(backend._dir.path().join("artifacts")),
             bus: Bus::default(),
+            subscribed: Default::default(),
         },
         org,
         agent,

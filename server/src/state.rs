@@ -42,6 +42,7 @@ impl AppState {
             db: db.clone(),
             store: ArtifactStore::new(config.artifact_dir.clone()),
             bus: bus.clone(),
+            subscribed: Default::default(),
         };
         Ok(AppState {
             gateway: Gateway::new(&config.outbound)?,

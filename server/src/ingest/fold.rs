@@ -214,7 +214,9 @@ async fn replace_artifact(
     };
     match existing {
         Some(_) => {
-            task_artifact::Entity::update(row).exec(tx).await?;
+            task_artifact::Entity::update(row)
+                .exec_without_returning(tx)
+                .await?;
         }
         None => {
             task_artifact::Entity::insert(row)
@@ -253,7 +255,9 @@ async fn append_chunk(
     row.streaming = Set(!last_chunk);
     row.chunks = Set(chunks);
     row.sequence = Set(sequence);
-    task_artifact::Entity::update(row).exec(tx).await?;
+    task_artifact::Entity::update(row)
+        .exec_without_returning(tx)
+        .await?;
     Ok(())
 }
 

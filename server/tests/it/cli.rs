@@ -230,6 +230,7 @@ async fn rebuild_projections_reports_each_task_and_the_total() {
         db: db.clone(),
         store: server::ingest::archive::ArtifactStore::new(dir.path().join("artifacts")),
         bus: server::ingest::bus::Bus::default(),
+        subscribed: Default::default(),
     };
     let done = ingestor
         .ingest(&server::ingest::Observation {

@@ -22,6 +22,7 @@ fn ingestor(db: &Db, dir: &std::path::Path) -> Ingestor {
         db: db.clone(),
         store: ArtifactStore::new(dir.join("artifacts")),
         bus: Bus::default(),
+        subscribed: Default::default(),
     }
 }
 
@@ -397,4 +398,86 @@ where
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     false
+}
+
+/// An active task's events skip the subscription lookup once its row is known to exist
+/// (`Ingestor::subscribed`); what they do to the row is what `subscriptions::arm` did: nothing
+/// for a repeated event, a restart for a new command's answer (`rearm`).
+#[tokio::test]
+async fn a_followed_task_is_armed_once_and_still_restarts_on_a_new_command() {
+    use sea_orm::{ActiveModelTrait, ActiveValue::Set};
+    use server::db::entity::task_subscription;
+
+    for test_db in support::backends().await {
+        let db = test_db.migrated().await;
+        let dir = tempfile::tempdir().unwrap();
+        let ingestor = ingestor(&db, dir.path());
+        let (org, agent) = agent(&db).await;
+        let first = ingestor
+            .ingest(&observation(
+                &org,
+                &agent,
+                Source::CommandResponse,
+                Some("c"),
+                json!({"task": {"id": "remote-1", "status": {"state": "TASK_STATE_WORKING"}}}),
+            ))
+            .await
+            .unwrap();
+        assert!(first.subscribed);
+        assert!(
+            ingestor.subscribed.contains(&first.task_id),
+            "remembered after the commit"
+        );
+        let sub = server::store::subscriptions::of_task(&db, &first.task_id)
+            .await
+            .unwrap()
+            .expect("an active task is followed");
+        // The follower stopped (say, the agent closed the stream).
+        let mut stopped: task_subscription::ActiveModel = sub.into();
+        stopped.status = Set("stopped".into());
+        stopped.update(&db.write).await.unwrap();
+        let event = |key: &str, text: &str| {
+            let mut o = observation(
+                &org,
+                &agent,
+                Source::Stream,
+                Some(key),
+                status("TASK_STATE_WORKING", None, Some(text)),
+            );
+            o.local_task_id = Some(first.task_id.clone());
+            o
+        };
+        ingestor.ingest(&event("s1", "still working")).await.unwrap();
+        let sub = server::store::subscriptions::of_task(&db, &first.task_id)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            sub.status, "stopped",
+            "a repeated event does not restart the follower"
+        );
+        let mut answer = event("s2", "answered");
+        answer.rearm = true;
+        ingestor.ingest(&answer).await.unwrap();
+        let sub = server::store::subscriptions::of_task(&db, &first.task_id)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(sub.status, "pending", "a new command's answer restarts it");
+
+        // A direct message has no row and is not remembered.
+        let message = ingestor
+            .ingest(&observation(
+                &org,
+                &agent,
+                Source::CommandResponse,
+                Some("m"),
+                json!({"message": {"messageId": "a", "role": "ROLE_AGENT", "parts": [{"text": "hi"}]}}),
+            ))
+            .await
+            .unwrap();
+        assert!(!message.subscribed);
+        assert!(!ingestor.subscribed.contains(&message.task_id));
+        test_db.cleanup().await;
+    }
 }
