@@ -57,6 +57,34 @@ fn observation(org: &str, agent: &str, source: Source, key: Option<&str>, payloa
     }
 }
 
+/// A working task answered to a command: the workers follow it.
+async fn followed_task(
+    ingestor: &Ingestor,
+    db: &Db,
+    org: &str,
+    agent: &str,
+) -> (
+    server::ingest::Ingested,
+    server::db::entity::task_subscription::Model,
+) {
+    let first = ingestor
+        .ingest(&observation(
+            org,
+            agent,
+            Source::CommandResponse,
+            Some("c"),
+            json!({"task": {"id": "remote-1", "status": {"state": "TASK_STATE_WORKING"}}}),
+        ))
+        .await
+        .unwrap();
+    let sub = server::store::subscriptions::of_task(db, &first.task_id)
+        .await
+        .unwrap()
+        .expect("an active task is followed");
+    assert_eq!(sub.status, "pending");
+    (first, sub)
+}
+
 fn status(state: &str, ts: Option<&str>, text: Option<&str>) -> Value {
     let mut status = json!({"state": state});
     if let Some(ts) = ts {
@@ -277,21 +305,7 @@ async fn an_observation_without_the_lease_commits_nothing() {
         let dir = tempfile::tempdir().unwrap();
         let ingestor = ingestor(&db, dir.path());
         let (org, agent) = agent(&db).await;
-        let first = ingestor
-            .ingest(&observation(
-                &org,
-                &agent,
-                Source::CommandResponse,
-                Some("c"),
-                json!({"task": {"id": "remote-1", "status": {"state": "TASK_STATE_WORKING"}}}),
-            ))
-            .await
-            .unwrap();
-        let sub = server::store::subscriptions::of_task(&db, &first.task_id)
-            .await
-            .unwrap()
-            .expect("an active task is followed");
-        assert_eq!(sub.status, "pending");
+        let (first, sub) = followed_task(&ingestor, &db, &org, &agent).await;
         let mut late = observation(
             &org,
             &agent,
@@ -413,25 +427,12 @@ async fn a_followed_task_is_armed_once_and_still_restarts_on_a_new_command() {
         let dir = tempfile::tempdir().unwrap();
         let ingestor = ingestor(&db, dir.path());
         let (org, agent) = agent(&db).await;
-        let first = ingestor
-            .ingest(&observation(
-                &org,
-                &agent,
-                Source::CommandResponse,
-                Some("c"),
-                json!({"task": {"id": "remote-1", "status": {"state": "TASK_STATE_WORKING"}}}),
-            ))
-            .await
-            .unwrap();
+        let (first, sub) = followed_task(&ingestor, &db, &org, &agent).await;
         assert!(first.subscribed);
         assert!(
             ingestor.subscribed.contains(&first.task_id),
             "remembered after the commit"
         );
-        let sub = server::store::subscriptions::of_task(&db, &first.task_id)
-            .await
-            .unwrap()
-            .expect("an active task is followed");
         // The follower stopped (say, the agent closed the stream).
         let mut stopped: task_subscription::ActiveModel = sub.into();
         stopped.status = Set("stopped".into());
