@@ -20,6 +20,8 @@ use server::store::{agents, organizations};
 
 /// Events per throughput run.
 const THROUGHPUT_EVENTS: usize = 2_000;
+/// Events per transaction in the group-commit columns (the stream worker's most).
+const GROUP: usize = server::workers::subscriptions::GROUP_LIMIT;
 /// Throughput runs per kind of event (the median is reported).
 const THROUGHPUT_RUNS: usize = 3;
 /// Ledger sizes for the cost-growth series.
@@ -111,12 +113,11 @@ async fn fixture(backend: &Backend) -> Fixture {
     .expect("agent")
     .id;
     Fixture {
-        ingestor: Ingestor {
-            db: backend.db.clone(),
-            store: ArtifactStore::new(backend._dir.path().join("artifacts")),
-            bus: Bus::default(),
-            subscribed: Default::default(),
-        },
+        ingestor: Ingestor::new(
+            backend.db.clone(),
+            ArtifactStore::new(backend._dir.path().join("artifacts")),
+            Bus::default(),
+        ),
         org,
         agent,
     }
@@ -161,16 +162,23 @@ fn chunk(remote: &str, n: usize) -> Value {
         "parts": [{"text": format!("Line {n} of the report.\n")}]}, "append": n > 0, "lastChunk": false}})
 }
 
-/// Events per second for `events` ingests of `make`.
-async fn throughput(f: &Fixture, make: fn(&str, usize) -> Value) -> f64 {
+/// Events per second for `events` ingests of `make`, `group` events per transaction (one
+/// with `Ingestor::ingest`, more with `Ingestor::ingest_group`, as a stream worker does when
+/// events arrive faster than they are stored).
+async fn throughput(f: &Fixture, make: fn(&str, usize) -> Value, group: usize) -> f64 {
     let remote = uuid::Uuid::new_v4().to_string();
     let task = new_task(f, &remote).await;
+    let events: Vec<Observation> = (0..THROUGHPUT_EVENTS)
+        .map(|n| observation(f, Some(&task), format!("e{n}"), make(&remote, n)))
+        .collect();
     let started = Instant::now();
-    for n in 0..THROUGHPUT_EVENTS {
-        f.ingestor
-            .ingest(&observation(f, Some(&task), format!("e{n}"), make(&remote, n)))
-            .await
-            .expect("ingest");
+    for batch in events.chunks(group) {
+        if let [one] = batch {
+            f.ingestor.ingest(one).await.expect("ingest");
+        } else {
+            let done = f.ingestor.ingest_group(batch).await.expect("ingest");
+            assert_eq!(done.len(), batch.len());
+        }
     }
     THROUGHPUT_EVENTS as f64 / started.elapsed().as_secs_f64()
 }
@@ -269,17 +277,26 @@ async fn main() {
     println!(
         "### Ingest throughput (events/s, median of {THROUGHPUT_RUNS} runs of {THROUGHPUT_EVENTS} events, one task each)\n"
     );
-    println!("| Database | Status updates | Artifact append chunks |");
-    println!("| --- | ---: | ---: |");
+    println!(
+        "| Database | Status updates | Artifact append chunks | Status updates, {GROUP} per transaction | Chunks, {GROUP} per transaction |"
+    );
+    println!("| --- | ---: | ---: | ---: | ---: |");
     for backend in &backends {
         let f = fixture(backend).await;
-        let (mut statuses, mut chunks) = (Vec::new(), Vec::new());
-        for _ in 0..THROUGHPUT_RUNS {
-            statuses.push(throughput(&f, status).await);
-            chunks.push(throughput(&f, chunk).await);
+        let mut cells = Vec::new();
+        for (make, group) in [
+            (status as fn(&str, usize) -> Value, 1),
+            (chunk, 1),
+            (status, GROUP),
+            (chunk, GROUP),
+        ] {
+            let mut rates = Vec::new();
+            for _ in 0..THROUGHPUT_RUNS {
+                rates.push(throughput(&f, make, group).await);
+            }
+            cells.push(format!("{:.0}", median_rate(rates)));
         }
-        let (statuses, chunks) = (median_rate(statuses), median_rate(chunks));
-        println!("| {} | {statuses:.0} | {chunks:.0} |", backend.name);
+        println!("| {} | {} |", backend.name, cells.join(" | "));
     }
     println!("\n### Per-event cost by ledger length (median of {SAMPLES} status updates)\n");
     let header: Vec<String> = LEDGER_SIZES.iter().map(|s| format!("{s} events")).collect();

@@ -38,12 +38,11 @@ impl AppState {
     /// Builds the state from its parts; fails only if the HTTP client cannot be built.
     pub fn new(leptos_options: LeptosOptions, config: Config, db: Db) -> Result<AppState, GatewayError> {
         let bus = Bus::default();
-        let ingestor = Ingestor {
-            db: db.clone(),
-            store: ArtifactStore::new(config.artifact_dir.clone()),
-            bus: bus.clone(),
-            subscribed: Default::default(),
-        };
+        let ingestor = Ingestor::new(
+            db.clone(),
+            ArtifactStore::new(config.artifact_dir.clone()),
+            bus.clone(),
+        );
         Ok(AppState {
             gateway: Gateway::new(&config.outbound)?,
             bus,

@@ -147,7 +147,7 @@ fn ledger_stream(state: AppState, organization_id: String, scope: EventScope, mu
                     () = &mut deadline => break,
                     () = tx.closed() => return,
                     notice = notices.recv() => match notice {
-                        Ok(Notice::Ledger { task_id, conversation_id, new_task, .. }) => {
+                        Ok(Notice::Ledger { task_id, conversation_id, sequence, new_task, .. }) => {
                             let relevant = match &scope {
                                 EventScope::Task(id) => *id == task_id,
                                 EventScope::Conversation(id) => *id == conversation_id,
@@ -160,7 +160,12 @@ fn ledger_stream(state: AppState, organization_id: String, scope: EventScope, mu
                                         return;
                                     }
                                 }
-                                break;
+                                // Sequences commit in order, so an event at or below `after` was
+                                // already sent: a group commit's events are read at its first
+                                // notice, and the rest wake nothing (issue #6).
+                                if sequence > after {
+                                    break;
+                                }
                             }
                         }
                         Ok(Notice::Command { command_id, conversation_id, .. }) => {

@@ -171,8 +171,38 @@ pub async fn render(State(state): State<AppState>) -> impl IntoResponse {
         state.started.elapsed().as_secs_f64()
     );
     write_pools(&state, &mut out);
+    write_ingest(&state, &mut out);
     state.metrics.write_requests(&mut out);
     ([(CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], out)
+}
+
+fn write_ingest(state: &AppState, out: &mut String) {
+    let counters = &state.ingestor.counters;
+    for (name, help, counter) in [
+        (
+            "taskbay_ingest_events_total",
+            "Events this process appended to the task ledger.",
+            &counters.events,
+        ),
+        (
+            "taskbay_ingest_group_commits_total",
+            "Transactions that stored several of a stream's events at once (group commit).",
+            &counters.group_commits,
+        ),
+        (
+            "taskbay_ingest_grouped_events_total",
+            "Ledger events stored by group commits.",
+            &counters.grouped_events,
+        ),
+    ] {
+        let _ = writeln!(out, "# HELP {name} {help}");
+        let _ = writeln!(out, "# TYPE {name} counter");
+        let _ = writeln!(
+            out,
+            "{name} {}",
+            counter.load(std::sync::atomic::Ordering::Relaxed)
+        );
+    }
 }
 
 fn write_pools(state: &AppState, out: &mut String) {

@@ -25,7 +25,7 @@ use std::time::Duration;
 use app::a2a::{AgentCard, TaskState, encode_get_task, encode_task_id};
 use app::ext::negotiation;
 use chrono::Utc;
-use futures::StreamExt;
+use futures::{FutureExt, StreamExt};
 use sea_orm::sea_query::Expr;
 use sea_orm::{
     ColumnTrait, Condition, ConnectionTrait, DbErr, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
@@ -48,6 +48,8 @@ pub const LEASE: Duration = Duration::from_secs(15);
 pub const HEARTBEAT: Duration = Duration::from_secs(5);
 pub const BACKOFF_START: Duration = Duration::from_secs(1);
 pub const BACKOFF_MAX: Duration = Duration::from_secs(30);
+/// The most stream events stored in one transaction (group commit).
+pub const GROUP_LIMIT: usize = 64;
 /// How often an agent that does not stream is asked for its task.
 pub const GET_TASK_INTERVAL: Duration = Duration::from_secs(2);
 
@@ -333,24 +335,65 @@ impl Observer<'_> {
 
     /// Ingests every event of an open stream under the lease, each keyed by its fingerprint and
     /// occurrence in this stream; `Reconnect` when the stream closes with the task active.
-    async fn consume(&self, mut events: EventStream) -> Outcome {
+    ///
+    /// Events that have already arrived when one is taken are ingested with it in one
+    /// transaction (group commit, at most [`GROUP_LIMIT`]): a stream that outpaces the
+    /// database is stored in fewer, larger transactions instead of queueing (issue #6). No
+    /// event waits for another.
+    async fn consume(&self, events: EventStream) -> Outcome {
+        // Fused: draining may find the stream's end, and the loop asks once more.
+        let mut events = events.fuse();
         let mut seen: HashMap<String, u32> = HashMap::new();
-        while let Some(event) = events.next().await {
-            let payload = match event {
-                Ok(payload) => payload,
-                Err(error) => return Outcome::Again(error.to_string()),
-            };
-            let fingerprint = digest(canonical(&payload).as_bytes());
+        let mut key = |payload: &Value| {
+            let fingerprint = digest(canonical(payload).as_bytes());
             let occurrence = seen.entry(fingerprint.clone()).or_default();
             *occurrence += 1;
-            let key = format!("{fingerprint}:{occurrence}");
-            match self.ingest(Source::Stream, Some(key), payload).await {
-                Ok(true) => return Outcome::Stopped,
-                Ok(false) => {}
-                Err(outcome) => return outcome,
+            format!("{fingerprint}:{occurrence}")
+        };
+        while let Some(first) = events.next().await {
+            let mut group = Vec::new();
+            let mut failed = None;
+            let mut next = Some(first);
+            while let Some(event) = next.take() {
+                match event {
+                    Ok(payload) => group.push(self.observation(Source::Stream, Some(key(&payload)), payload)),
+                    Err(error) => {
+                        failed = Some(Outcome::Again(error.to_string()));
+                        break;
+                    }
+                }
+                if group.len() < GROUP_LIMIT {
+                    next = events.next().now_or_never().flatten();
+                }
+            }
+            if let Err(outcome) = self.ingest_group(group).await {
+                return outcome;
+            }
+            if let Some(outcome) = failed {
+                return outcome;
             }
         }
         Outcome::Reconnect
+    }
+
+    /// Ingests a stream's events in one transaction; if that fails, one at a time, so each
+    /// event meets the fate it would alone (a bad event is skipped, the rest stored). `Err` is
+    /// how following ends: stopped, lease lost, or an error to retry.
+    async fn ingest_group(&self, group: Vec<Observation>) -> Result<(), Outcome> {
+        if group.len() > 1
+            && let Ok(done) = self.deps.ingestor.ingest_group(&group).await
+        {
+            return match done.last() {
+                Some(last) if TaskState::parse(&last.state).ends_stream() => Err(Outcome::Stopped),
+                _ => Ok(()),
+            };
+        }
+        for observation in group {
+            if self.ingest(observation).await? {
+                return Err(Outcome::Stopped);
+            }
+        }
+        Ok(())
     }
 
     async fn poll(&self) -> Outcome {
@@ -385,22 +428,20 @@ impl Observer<'_> {
         } else {
             serde_json::json!({ "task": answer })
         };
-        match self.ingest(Source::Reconcile, None, payload).await {
+        match self
+            .ingest(self.observation(Source::Reconcile, None, payload))
+            .await
+        {
             Ok(true) => Outcome::Stopped,
             Ok(false) => Outcome::Reconnect,
             Err(outcome) => outcome,
         }
     }
 
-    /// Ingests one observation under the lease; `Ok(true)` when the task stopped.
-    async fn ingest(
-        &self,
-        source: Source,
-        source_key: Option<String>,
-        payload: Value,
-    ) -> Result<bool, Outcome> {
+    /// An observation of the followed task, fenced by the lease.
+    fn observation(&self, source: Source, source_key: Option<String>, payload: Value) -> Observation {
         let task = &self.target.task;
-        let observation = Observation {
+        Observation {
             organization_id: task.organization_id.clone(),
             agent_id: task.agent_id.clone(),
             tenant: task.tenant.clone(),
@@ -417,7 +458,12 @@ impl Observer<'_> {
                 owner: self.owner.to_owned(),
             }),
             rearm: false,
-        };
+        }
+    }
+
+    /// Ingests one observation under the lease; `Ok(true)` when the task stopped.
+    async fn ingest(&self, observation: Observation) -> Result<bool, Outcome> {
+        let task = &self.target.task;
         match self.deps.ingestor.ingest(&observation).await {
             Ok(done) => Ok(TaskState::parse(&done.state).ends_stream()),
             Err(IngestError::LeaseLost) => Err(Outcome::Abandoned),

@@ -226,12 +226,11 @@ async fn rebuild_projections_reports_each_task_and_the_total() {
     )
     .await
     .unwrap();
-    let ingestor = server::ingest::Ingestor {
-        db: db.clone(),
-        store: server::ingest::archive::ArtifactStore::new(dir.path().join("artifacts")),
-        bus: server::ingest::bus::Bus::default(),
-        subscribed: Default::default(),
-    };
+    let ingestor = server::ingest::Ingestor::new(
+        db.clone(),
+        server::ingest::archive::ArtifactStore::new(dir.path().join("artifacts")),
+        server::ingest::bus::Bus::default(),
+    );
     let done = ingestor
         .ingest(&server::ingest::Observation {
             organization_id: org.id.clone(),

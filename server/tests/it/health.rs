@@ -84,6 +84,14 @@ async fn metrics_count_requests_by_route_and_report_pools_and_build() {
         body.contains(r#"taskbay_db_pool_max_connections{pool="read"} 4"#),
         "{body}"
     );
+    // Nothing ingested yet: the counters are there, at zero.
+    for counter in [
+        "taskbay_ingest_events_total 0",
+        "taskbay_ingest_group_commits_total 0",
+        "taskbay_ingest_grouped_events_total 0",
+    ] {
+        assert!(body.contains(&format!("{counter}\n")), "{body}");
+    }
     assert!(body.contains(&format!(
         r#"taskbay_build_info{{version="{}""#,
         env!("CARGO_PKG_VERSION")

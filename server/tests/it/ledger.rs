@@ -18,12 +18,11 @@ use server::store::tasks::{self as task_store, EventScope};
 use crate::support;
 
 fn ingestor(db: &Db, dir: &std::path::Path) -> Ingestor {
-    Ingestor {
-        db: db.clone(),
-        store: ArtifactStore::new(dir.join("artifacts")),
-        bus: Bus::default(),
-        subscribed: Default::default(),
-    }
+    Ingestor::new(
+        db.clone(),
+        ArtifactStore::new(dir.join("artifacts")),
+        Bus::default(),
+    )
 }
 
 async fn agent(db: &Db) -> (String, String) {
@@ -479,6 +478,123 @@ async fn a_followed_task_is_armed_once_and_still_restarts_on_a_new_command() {
             .unwrap();
         assert!(!message.subscribed);
         assert!(!ingestor.subscribed.contains(&message.task_id));
+        test_db.cleanup().await;
+    }
+}
+
+/// A stream's events in one transaction (group commit, issue #6) end as the same record as
+/// one transaction each: the same projection, consecutive sequences, one notice per stored
+/// event; a repeat inside the group is a duplicate; ingestion stops at the terminal state.
+#[tokio::test]
+async fn a_group_of_stream_events_commits_like_one_event_at_a_time() {
+    use sea_orm::{ActiveModelTrait, ActiveValue::Set};
+    use server::db::entity::task_subscription;
+    use server::ingest::bus::Notice;
+
+    for test_db in support::backends().await {
+        let db = test_db.migrated().await;
+        let dir = tempfile::tempdir().unwrap();
+        let ingestor = ingestor(&db, dir.path());
+        let (org, agent) = agent(&db).await;
+        let mut script = script().into_iter();
+        let mut task_id = None;
+        for (source, key, payload) in script.by_ref().take(2) {
+            let mut obs = observation(&org, &agent, source, key.as_deref(), payload);
+            obs.local_task_id = task_id.clone();
+            task_id = Some(ingestor.ingest(&obs).await.unwrap().task_id);
+        }
+        let task_id = task_id.unwrap();
+        let sub = server::store::subscriptions::of_task(&db, &task_id)
+            .await
+            .unwrap()
+            .unwrap();
+        let mut leased: task_subscription::ActiveModel = sub.clone().into();
+        leased.lease_owner = Set(Some("worker-1".into()));
+        leased.lease_until = Set(Some(chrono::Utc::now() + chrono::Duration::minutes(1)));
+        leased.update(&db.write).await.unwrap();
+        let fenced = |(source, key, payload): (Source, Option<String>, Value), owner: &str| {
+            let mut obs = observation(&org, &agent, source, key.as_deref(), payload);
+            obs.local_task_id = Some(task_id.clone());
+            obs.fence = Some(Fence::Subscription {
+                id: sub.id.clone(),
+                owner: owner.into(),
+            });
+            obs
+        };
+        let rest: Vec<_> = script.collect();
+        let before = task_store::view(&db.read, &org, &task_id).await.unwrap();
+
+        // Without the lease, the whole group commits nothing.
+        let stranger: Vec<_> = rest.iter().cloned().map(|e| fenced(e, "worker-2")).collect();
+        assert!(matches!(
+            ingestor.ingest_group(&stranger).await,
+            Err(IngestError::LeaseLost)
+        ));
+        // One event for another remote task fails the group: nothing of it is stored.
+        let mut hostile: Vec<_> = rest.iter().cloned().map(|e| fenced(e, "worker-1")).collect();
+        hostile[3].payload["artifactUpdate"]["taskId"] = json!("remote-2");
+        assert!(matches!(
+            ingestor.ingest_group(&hostile).await,
+            Err(IngestError::Identity(_))
+        ));
+        let unchanged = task_store::view(&db.read, &org, &task_id).await.unwrap();
+        assert_eq!(
+            unchanged.last_sequence, before.last_sequence,
+            "{}: all or nothing",
+            test_db.name
+        );
+
+        let mut group: Vec<_> = rest.iter().cloned().map(|e| fenced(e, "worker-1")).collect();
+        group.insert(2, group[1].clone());
+        let mut notices = ingestor.bus.subscribe();
+        let done = ingestor.ingest_group(&group).await.unwrap();
+        let completed = group
+            .iter()
+            .position(|o| o.source_key.as_deref() == Some("done:1"))
+            .unwrap();
+        assert_eq!(
+            done.len(),
+            completed + 1,
+            "{}: stops at the terminal state",
+            test_db.name
+        );
+        assert_eq!(
+            done[2].sequence, None,
+            "{}: a repeat is a duplicate",
+            test_db.name
+        );
+        let sequences: Vec<i64> = done.iter().filter_map(|d| d.sequence).collect();
+        assert_eq!(sequences.len(), done.len() - 1);
+        assert!(sequences.windows(2).all(|w| w[1] == w[0] + 1));
+        assert_eq!(sequences[0], before.last_sequence + 1);
+        assert!(done.iter().all(|d| !d.new_task && d.task_id == task_id));
+        for sequence in &sequences {
+            match notices.try_recv().unwrap() {
+                Notice::Ledger { sequence: s, .. } => assert_eq!(s, *sequence),
+                other => panic!("{other:?}"),
+            }
+        }
+        assert!(notices.try_recv().is_err(), "one notice per stored event");
+
+        let view = task_store::view(&db.read, &org, &task_id).await.unwrap();
+        assert_eq!(view.state, "TASK_STATE_COMPLETED", "{}", test_db.name);
+        assert_eq!(view.last_sequence, *sequences.last().unwrap());
+        assert_eq!(
+            view.artifacts[0].parts[0].as_text(),
+            Some("Chunk 1. Chunk 2. Chunk 3. Chunk 4. Chunk 5. Chunk 6. "),
+            "{}",
+            test_db.name
+        );
+        assert!(!view.artifacts[0].streaming);
+        let states: Vec<_> = view.transitions.iter().map(|t| t.state.as_str()).collect();
+        assert_eq!(states, ["TASK_STATE_WORKING", "TASK_STATE_COMPLETED"]);
+        let texts: Vec<String> = view
+            .messages
+            .iter()
+            .map(|m| m.parts[0].as_text().unwrap_or_default().to_owned())
+            .collect();
+        assert_eq!(texts, ["Write a report", "Working", "Done"], "{}", test_db.name);
+        assert!(view.version > before.version);
         test_db.cleanup().await;
     }
 }

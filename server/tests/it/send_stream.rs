@@ -143,6 +143,40 @@ enum StreamReply {
     Completed,
     /// The stream opens and closes with no event.
     Empty,
+    /// A working task, then `count` status updates (numbered in `metadata.seq`) and the
+    /// completed status, all written at once; with `malformed`, an event that is not A2A sits
+    /// in the middle.
+    Burst { count: u64, malformed: bool },
+}
+
+/// The events of a [`StreamReply::Burst`] as one SSE body.
+fn burst(id: &Value, count: u64, malformed: bool) -> String {
+    let task_id = uuid::Uuid::new_v4().to_string();
+    let frame = |result: Value| {
+        format!(
+            "data: {}\n\n",
+            json!({"jsonrpc": "2.0", "id": id, "result": result})
+        )
+    };
+    let status = |state: &str, seq: u64| {
+        json!({"statusUpdate": {"taskId": task_id, "contextId": "ctx-1",
+            "status": {"state": state, "message": {"messageId": format!("m{seq}"), "role": "ROLE_AGENT",
+                "parts": [{"text": format!("step {seq}")}]}},
+            "metadata": {"seq": seq}}})
+    };
+    let mut body = frame(
+        json!({"task": {"id": task_id, "contextId": "ctx-1", "status": {"state": "TASK_STATE_WORKING"}}}),
+    );
+    for seq in 1..=count {
+        body.push_str(&frame(status("TASK_STATE_WORKING", seq)));
+        if malformed && seq == count / 2 {
+            body.push_str(&frame(
+                json!({"statusUpdate": {"taskId": task_id, "status": "not a status"}}),
+            ));
+        }
+    }
+    body.push_str(&frame(status("TASK_STATE_COMPLETED", count + 1)));
+    body
 }
 
 /// An A2A 1.0 JSON-RPC agent that records each method and completes every task at once;
@@ -176,6 +210,7 @@ async fn recording_agent(streaming: bool, reply: StreamReply) -> (String, Method
                     let events = match reply {
                         StreamReply::Completed => format!("data: {answer}\n\n"),
                         StreamReply::Empty => String::new(),
+                        StreamReply::Burst { count, malformed } => burst(&body["id"], count, malformed),
                     };
                     sse(events)
                 },
@@ -271,4 +306,86 @@ async fn a_send_stream_that_ends_before_its_first_event_is_uncertain_and_never_r
         "an uncertain command is never resent"
     );
     r.workers.stop().await;
+}
+
+/// What `/metrics` says of one ingest counter.
+async fn counter(state: &AppState, name: &str) -> u64 {
+    let body = support::text(support::get(state, "/metrics").await).await;
+    body.lines()
+        .find_map(|line| line.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+        .unwrap_or_else(|| panic!("{name} missing from /metrics: {body}"))
+}
+
+/// Events that arrive together are stored together (group commit, issue #6), in order, each
+/// once; a malformed one among them is skipped and the rest are kept, as when stored alone.
+#[tokio::test]
+async fn a_burst_of_stream_events_is_stored_in_groups_in_order_and_a_bad_event_only_skips_itself() {
+    const COUNT: u64 = 200;
+    for malformed in [false, true] {
+        let r = send_to_recorder(
+            true,
+            StreamReply::Burst {
+                count: COUNT,
+                malformed,
+            },
+            "burst",
+        )
+        .await;
+        assert_eq!(r.done.status, "succeeded", "{:?}", r.done.last_error);
+        let task_id = r.done.task_id.clone().unwrap();
+        assert!(
+            eventually(Duration::from_secs(20), || async {
+                task_store::view(&r.state.db.read, &r.org, &task_id)
+                    .await
+                    .unwrap()
+                    .state
+                    == "TASK_STATE_COMPLETED"
+            })
+            .await,
+            "the burst is stored to its end (malformed: {malformed})"
+        );
+        r.workers.stop().await;
+        let ledger = task_store::ledger(&r.state.db.read, &task_id).await.unwrap();
+        let seqs: Vec<u64> = ledger
+            .iter()
+            .filter_map(|e| e.payload_json.pointer("/statusUpdate/metadata/seq")?.as_u64())
+            .collect();
+        assert_eq!(
+            seqs,
+            (1..=COUNT + 1).collect::<Vec<_>>(),
+            "every event once, in the order sent (malformed: {malformed})"
+        );
+        assert_eq!(
+            ledger.len() as u64,
+            COUNT + 3,
+            "plus the message and the answer; nothing else"
+        );
+        let view = task_store::view(&r.state.db.read, &r.org, &task_id)
+            .await
+            .unwrap();
+        assert_eq!(
+            view.messages.len() as u64,
+            COUNT + 2,
+            "the user's and one per status"
+        );
+        assert_eq!(
+            counter(&r.state, "taskbay_ingest_events_total").await,
+            ledger.len() as u64
+        );
+        let grouped = counter(&r.state, "taskbay_ingest_grouped_events_total").await;
+        let groups = counter(&r.state, "taskbay_ingest_group_commits_total").await;
+        if malformed {
+            // The group holding the bad event was stored one event at a time instead.
+            assert!(grouped < COUNT, "{grouped} grouped");
+        } else {
+            assert!(
+                grouped > COUNT / 2,
+                "most of a burst is stored in groups: {grouped}"
+            );
+        }
+        assert!(
+            groups > 0 && groups * 2 <= grouped,
+            "{groups} groups of {grouped} events"
+        );
+    }
 }
