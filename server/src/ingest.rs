@@ -275,6 +275,9 @@ impl Ingestor {
     /// events costs far fewer statements (each a round trip to the driver) than one
     /// transaction per event.
     pub async fn ingest_group(&self, observations: &[Observation]) -> Result<Vec<Ingested>, IngestError> {
+        if observations.is_empty() {
+            return Ok(Vec::new());
+        }
         let prepared = observations
             .iter()
             .map(|observation| self.prepare(observation))

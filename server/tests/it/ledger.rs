@@ -157,6 +157,32 @@ fn script() -> Vec<(Source, Option<String>, Value)> {
     events
 }
 
+/// The projection of [`script`], however it was ingested.
+fn assert_scripted(view: &TaskView, backend: &str) {
+    assert_eq!(view.state, "TASK_STATE_COMPLETED", "{backend}");
+    assert_eq!(view.title, "Write a report");
+    assert_eq!(view.remote_context_id.as_deref(), Some("ctx-1"));
+    assert_eq!(view.artifacts.len(), 1);
+    assert_eq!(
+        view.artifacts[0].parts[0].as_text(),
+        Some("Chunk 1. Chunk 2. Chunk 3. Chunk 4. Chunk 5. Chunk 6. "),
+        "{backend}: no chunk lost or doubled, nothing after the terminal state"
+    );
+    assert!(!view.artifacts[0].streaming);
+    let states: Vec<_> = view.transitions.iter().map(|t| t.state.as_str()).collect();
+    assert_eq!(
+        states,
+        ["TASK_STATE_WORKING", "TASK_STATE_COMPLETED"],
+        "{backend}"
+    );
+    let texts: Vec<String> = view
+        .messages
+        .iter()
+        .map(|m| m.parts[0].as_text().unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(texts, ["Write a report", "Working", "Done"], "{backend}");
+}
+
 #[tokio::test]
 async fn ingestion_folds_dedupes_and_matches_the_browser_fold_on_every_backend() {
     for test_db in support::backends().await {
@@ -183,30 +209,7 @@ async fn ingestion_folds_dedupes_and_matches_the_browser_fold_on_every_backend()
         );
         let task_id = task_id.unwrap();
         let view = task_store::view(&db.read, &org, &task_id).await.unwrap();
-        assert_eq!(view.state, "TASK_STATE_COMPLETED", "{}", test_db.name);
-        assert_eq!(view.title, "Write a report");
-        assert_eq!(view.remote_context_id.as_deref(), Some("ctx-1"));
-        assert_eq!(view.artifacts.len(), 1);
-        assert_eq!(
-            view.artifacts[0].parts[0].as_text(),
-            Some("Chunk 1. Chunk 2. Chunk 3. Chunk 4. Chunk 5. Chunk 6. "),
-            "{}: no chunk lost or doubled, nothing after the terminal state",
-            test_db.name
-        );
-        assert!(!view.artifacts[0].streaming);
-        let states: Vec<_> = view.transitions.iter().map(|t| t.state.as_str()).collect();
-        assert_eq!(
-            states,
-            ["TASK_STATE_WORKING", "TASK_STATE_COMPLETED"],
-            "{}",
-            test_db.name
-        );
-        let texts: Vec<String> = view
-            .messages
-            .iter()
-            .map(|m| m.parts[0].as_text().unwrap_or_default().to_owned())
-            .collect();
-        assert_eq!(texts, ["Write a report", "Working", "Done"], "{}", test_db.name);
+        assert_scripted(&view, test_db.name);
 
         // Rebuild: folding the stored ledger with the browser's code gives the same view.
         let events = task_store::events_after(&db.read, &org, &EventScope::Task(task_id.clone()), 0)
@@ -577,23 +580,8 @@ async fn a_group_of_stream_events_commits_like_one_event_at_a_time() {
         assert!(notices.try_recv().is_err(), "one notice per stored event");
 
         let view = task_store::view(&db.read, &org, &task_id).await.unwrap();
-        assert_eq!(view.state, "TASK_STATE_COMPLETED", "{}", test_db.name);
+        assert_scripted(&view, test_db.name);
         assert_eq!(view.last_sequence, *sequences.last().unwrap());
-        assert_eq!(
-            view.artifacts[0].parts[0].as_text(),
-            Some("Chunk 1. Chunk 2. Chunk 3. Chunk 4. Chunk 5. Chunk 6. "),
-            "{}",
-            test_db.name
-        );
-        assert!(!view.artifacts[0].streaming);
-        let states: Vec<_> = view.transitions.iter().map(|t| t.state.as_str()).collect();
-        assert_eq!(states, ["TASK_STATE_WORKING", "TASK_STATE_COMPLETED"]);
-        let texts: Vec<String> = view
-            .messages
-            .iter()
-            .map(|m| m.parts[0].as_text().unwrap_or_default().to_owned())
-            .collect();
-        assert_eq!(texts, ["Write a report", "Working", "Done"], "{}", test_db.name);
         assert!(view.version > before.version);
         test_db.cleanup().await;
     }
