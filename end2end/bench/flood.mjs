@@ -71,10 +71,15 @@ await page.evaluate(() => {
     const now = Date.now();
     for (const record of records) {
       for (const node of record.addedNodes) {
-        if (!(node instanceof HTMLElement) || node.dataset.direction !== "in") continue;
-        const sequence = / seq (\d+)/.exec(node.querySelector(".wire-head")?.textContent ?? "");
-        const stamped = sequence && window.__emitted.get(Number(sequence[1]));
-        if (stamped && !window.__seen.has(stamped[0])) window.__seen.set(stamped[0], now - stamped[1]);
+        if (!(node instanceof HTMLElement)) continue;
+        // A line, or a new block of lines.
+        const lines = node.dataset.direction ? [node] : node.querySelectorAll("[data-direction]");
+        for (const line of lines) {
+          if (line.dataset.direction !== "in") continue;
+          const sequence = / seq (\d+)/.exec(line.querySelector(".wire-head")?.textContent ?? "");
+          const stamped = sequence && window.__emitted.get(Number(sequence[1]));
+          if (stamped && !window.__seen.has(stamped[0])) window.__seen.set(stamped[0], now - stamped[1]);
+        }
       }
     }
   }).observe(list, { childList: true, subtree: true });

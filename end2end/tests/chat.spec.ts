@@ -144,3 +144,32 @@ test("a detail page loaded again and again hydrates every time (lazy screens, se
     for (let i = 0; i < 5; i++) await openHydrated(page, path);
   }
 });
+
+test("a busy conversation's Wire panel keeps every event in order, in blocks of 100 lines", async ({ page }) => {
+  test.setTimeout(60_000);
+  await addAgent(page, "flood", "Demo agent (flood)");
+  await startChat(page, "Demo agent (flood)", "rate=200 count=150");
+  await page.getByTestId("wire-toggle").click();
+  const list = page.locator(".wire-list");
+  // The panel is open while the flood arrives: lines are added to the last block, then to new ones.
+  await expect(list).toContainText("TaskStatusUpdate · TASK_STATE_COMPLETED", { timeout: 20_000 });
+  const shown = await list.evaluate((ol) => ({
+    numbers: [...ol.querySelectorAll(".wire-number")].map((n) => n.textContent),
+    indexes: [...ol.querySelectorAll(".wire-entry")].map((l) => Number(l.getAttribute("data-index"))),
+    sequences: [...ol.querySelectorAll('.wire-entry[data-direction="in"] .wire-head')].map((h) =>
+      Number(/ seq (\d+)/.exec(h.textContent ?? "")?.[1]),
+    ),
+    blocks: [...ol.children].map((b) => [b.className, b.getAttribute("data-first"), b.querySelectorAll(".wire-entry").length]),
+    flat: ol.querySelectorAll(":scope > .wire-entry").length,
+  }));
+  const count = shown.indexes.length;
+  // At least the user's message, the answer, WORKING, 150 flood events and COMPLETED.
+  expect(count).toBeGreaterThanOrEqual(154);
+  expect(shown.indexes).toEqual([...Array(count).keys()]);
+  expect(shown.numbers).toEqual([...Array(count).keys()].map((i) => `${i + 1}.`));
+  expect(shown.sequences.every((s, i) => i === 0 || s > shown.sequences[i - 1])).toBe(true);
+  expect(shown.flat).toBe(0);
+  expect(shown.blocks).toEqual(
+    [...Array(Math.ceil(count / 100)).keys()].map((b) => ["wire-block", String(b * 100), Math.min(100, count - b * 100)]),
+  );
+});
