@@ -278,24 +278,25 @@ impl Ingestor {
         if observations.is_empty() {
             return Ok(Vec::new());
         }
-        let prepared = observations
-            .iter()
-            .map(|observation| self.prepare(observation))
-            .collect::<Result<Vec<_>, _>>()?;
         let tx = self.db.write.begin().await?;
         let mut checked: Option<&Fence> = None;
         let mut open: Option<Open> = None;
         let mut done = Vec::with_capacity(observations.len());
-        for (observation, prepared) in observations.iter().zip(prepared) {
+        for observation in observations {
+            // Prepared one by one: nothing after an event that ends the stream is archived.
+            let prepared = self.prepare(observation)?;
             if let Some(fence) = &observation.fence
                 && checked != Some(fence)
             {
                 check_fence(&tx, fence).await?;
                 checked = Some(fence);
             }
-            let same_task = open
-                .as_ref()
-                .is_some_and(|open| observation.local_task_id.as_deref() == Some(open.row.id.as_str()));
+            // The row is reused only for the same task seen by the same agent; anything else is
+            // looked up (and checked) again.
+            let same_task = open.as_ref().is_some_and(|open| {
+                observation.local_task_id.as_deref() == Some(open.row.id.as_str())
+                    && observation.agent_id == open.row.agent_id
+            });
             if !same_task {
                 if let Some(previous) = open.take() {
                     previous.write(&tx).await?;
@@ -316,10 +317,12 @@ impl Ingestor {
         }
         tx.commit().await?;
         let stored = done.iter().filter(|ingested| ingested.sequence.is_some()).count();
-        self.counters.group_commits.fetch_add(1, Ordering::Relaxed);
-        self.counters
-            .grouped_events
-            .fetch_add(stored as u64, Ordering::Relaxed);
+        if stored > 0 {
+            self.counters.group_commits.fetch_add(1, Ordering::Relaxed);
+            self.counters
+                .grouped_events
+                .fetch_add(stored as u64, Ordering::Relaxed);
+        }
         for ingested in &done {
             self.publish(ingested);
         }

@@ -380,13 +380,17 @@ impl Observer<'_> {
     /// event meets the fate it would alone (a bad event is skipped, the rest stored). `Err` is
     /// how following ends: stopped, lease lost, or an error to retry.
     async fn ingest_group(&self, group: Vec<Observation>) -> Result<(), Outcome> {
-        if group.len() > 1
-            && let Ok(done) = self.deps.ingestor.ingest_group(&group).await
-        {
-            return match done.last() {
-                Some(last) if TaskState::parse(&last.state).ends_stream() => Err(Outcome::Stopped),
-                _ => Ok(()),
-            };
+        if group.len() > 1 {
+            match self.deps.ingestor.ingest_group(&group).await {
+                Ok(done) => {
+                    return match done.last() {
+                        Some(last) if TaskState::parse(&last.state).ends_stream() => Err(Outcome::Stopped),
+                        _ => Ok(()),
+                    };
+                }
+                Err(IngestError::LeaseLost) => return Err(Outcome::Abandoned),
+                Err(_) => {}
+            }
         }
         for observation in group {
             if self.ingest(observation).await? {

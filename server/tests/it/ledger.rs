@@ -540,6 +540,13 @@ async fn a_group_of_stream_events_commits_like_one_event_at_a_time() {
             ingestor.ingest_group(&hostile).await,
             Err(IngestError::Identity(_))
         ));
+        // The same task claimed by another agent in the middle of a group is refused too.
+        let mut foreign: Vec<_> = rest.iter().cloned().map(|e| fenced(e, "worker-1")).collect();
+        foreign[2].agent_id = "another-agent".into();
+        assert!(matches!(
+            ingestor.ingest_group(&foreign).await,
+            Err(IngestError::Identity("Unexpected push scope."))
+        ));
         let unchanged = task_store::view(&db.read, &org, &task_id).await.unwrap();
         assert_eq!(
             unchanged.last_sequence, before.last_sequence,
@@ -583,6 +590,16 @@ async fn a_group_of_stream_events_commits_like_one_event_at_a_time() {
         assert_scripted(&view, test_db.name);
         assert_eq!(view.last_sequence, *sequences.last().unwrap());
         assert!(view.version > before.version);
+        use std::sync::atomic::Ordering::Relaxed;
+        assert_eq!(ingestor.counters.group_commits.load(Relaxed), 1);
+        assert_eq!(
+            ingestor.counters.grouped_events.load(Relaxed),
+            sequences.len() as u64
+        );
+        // The group again (a replay): all duplicates, nothing stored, no group commit counted.
+        let replay = ingestor.ingest_group(&group[..completed]).await.unwrap();
+        assert!(replay.iter().all(|d| d.sequence.is_none()));
+        assert_eq!(ingestor.counters.group_commits.load(Relaxed), 1);
         test_db.cleanup().await;
     }
 }

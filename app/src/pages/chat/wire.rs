@@ -181,23 +181,24 @@ pub fn WirePanel(#[prop(into)] entries: Signal<Vec<WireEntry>>) -> impl IntoView
                     Catchup::Append(from) if from == log.len() => {}
                     Catchup::Append(from) => {
                         let Lines { tail, blocks } = lines_html(log, from);
-                        if !tail.is_empty() {
-                            let last_block = ol
-                                .last_element_child()
-                                .and_then(|block| block.first_element_child());
-                            if let Some(block) = last_block {
+                        let last_block = ol
+                            .last_element_child()
+                            .filter(|block| block.class_name() == "wire-block")
+                            .and_then(|block| block.first_element_child());
+                        match last_block {
+                            Some(block) if !tail.is_empty() => {
                                 let _ = block.insert_adjacent_html("beforeend", &tail);
                             }
+                            // Lines for a block that is not on screen: draw the list again.
+                            None if !tail.is_empty() => return redraw(&ol, log, keys),
+                            _ => {}
                         }
                         if !blocks.is_empty() {
                             let _ = ol.insert_adjacent_html("beforeend", &blocks);
                         }
                         keys.extend(log[from..].iter().map(entry_key));
                     }
-                    Catchup::Redraw => {
-                        ol.set_inner_html(&lines_html(log, 0).blocks);
-                        *keys = log.iter().map(entry_key).collect();
-                    }
+                    Catchup::Redraw => redraw(&ol, log, keys),
                 });
             });
         });
@@ -215,6 +216,13 @@ pub fn WirePanel(#[prop(into)] entries: Signal<Vec<WireEntry>>) -> impl IntoView
         </section>
     }
     .into_any()
+}
+
+/// Draws every line of `log` again.
+#[cfg(feature = "hydrate")]
+fn redraw(list: &web_sys::Element, log: &[WireEntry], shown: &mut Vec<i64>) {
+    list.set_inner_html(&lines_html(log, 0).blocks);
+    *shown = log.iter().map(entry_key).collect();
 }
 
 /// One numbered line, its JSON behind a `<details>` (filled when opened, [`json_on_open`]).
