@@ -66,17 +66,22 @@ pub fn record_received(log: &mut Vec<WireEntry>, event: &LedgerEvent) -> bool {
     !seen
 }
 
-/// Puts the stored exchange (oldest first) before what the page saw live; events already in
-/// the log are skipped. Stored events are older than anything that arrived live.
+/// Puts the stored exchange (oldest first) before what the page saw live. Only stored events
+/// older than the first one received live go first: the history may also hold events that
+/// are still on their way over the live stream, and those are logged when they arrive, in
+/// order. Putting them first would break the order [`record_received`] relies on, and they
+/// would be logged twice.
 pub fn prepend_history(log: &mut Vec<WireEntry>, history: &[LedgerEvent]) {
+    let first_live = log.iter().find_map(|e| match e {
+        WireEntry::Received { sequence, .. } => Some(*sequence),
+        WireEntry::Sent { .. } => None,
+    });
     let mut stored = Vec::new();
     for event in history {
         record_received(&mut stored, event);
     }
     stored.retain(|entry| match entry {
-        WireEntry::Received { sequence, .. } => !log
-            .iter()
-            .any(|e| matches!(e, WireEntry::Received { sequence: s, .. } if s == sequence)),
+        WireEntry::Received { sequence, .. } => first_live.is_none_or(|first| *sequence < first),
         WireEntry::Sent { .. } => true,
     });
     stored.append(log);
@@ -436,6 +441,40 @@ mod tests {
             })
             .collect();
         assert_eq!(sequences, [Some(3), Some(4), Some(5), None]);
+    }
+
+    fn sequences(log: &[WireEntry]) -> Vec<i64> {
+        log.iter()
+            .filter_map(|e| match e {
+                WireEntry::Received { sequence, .. } => Some(*sequence),
+                WireEntry::Sent { .. } => None,
+            })
+            .collect()
+    }
+
+    /// Found by the Playwright flood test: the history was read after the server had stored
+    /// events 86 and 87 but before the live stream delivered them, and the panel showed them
+    /// twice, the first time out of order.
+    #[test]
+    fn stored_events_still_on_their_way_live_are_logged_once_in_order() {
+        let mut log = Vec::new();
+        for sequence in [56, 57] {
+            record_received(&mut log, &event(sequence, json!({})));
+        }
+        let history: Vec<LedgerEvent> = (54..=59).map(|s| event(s, json!({}))).collect();
+        prepend_history(&mut log, &history);
+        assert_eq!(sequences(&log), [54, 55, 56, 57]);
+        for sequence in 58..=60 {
+            assert!(record_received(&mut log, &event(sequence, json!({}))));
+        }
+        assert!(!record_received(&mut log, &event(59, json!({}))));
+        assert_eq!(sequences(&log), (54..=60).collect::<Vec<_>>());
+        // Nothing live yet: the whole history goes in, and a late live copy is not repeated.
+        let mut empty = Vec::new();
+        prepend_history(&mut empty, &history);
+        assert_eq!(sequences(&empty), (54..=59).collect::<Vec<_>>());
+        assert!(!record_received(&mut empty, &event(59, json!({}))));
+        assert!(record_received(&mut empty, &event(60, json!({}))));
     }
 
     fn keys(log: &[WireEntry]) -> Vec<i64> {
