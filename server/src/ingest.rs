@@ -134,7 +134,7 @@ pub struct Ingestor {
 pub struct IngestCounters {
     /// Events appended to the ledger (a duplicate is not).
     pub events: AtomicU64,
-    /// Transactions that stored several of a stream's events at once ([`Ingestor::ingest_group`]).
+    /// Transactions that stored a group of several observations ([`Ingestor::ingest_group`]).
     pub group_commits: AtomicU64,
     /// Ledger events those transactions appended.
     pub grouped_events: AtomicU64,
@@ -196,16 +196,13 @@ impl Ingestor {
 
     /// Ingests one observation in its own transaction and publishes it.
     pub async fn ingest(&self, observation: &Observation) -> Result<Ingested, IngestError> {
-        let prepared = self.prepare(observation)?;
-        let tx = self.db.write.begin().await?;
-        let ingested = self.apply(&tx, observation, prepared).await?;
-        tx.commit().await?;
-        self.publish(&ingested);
-        Ok(ingested)
+        let mut done = self.ingest_group(std::slice::from_ref(observation)).await?;
+        Ok(done.pop().expect("one observation is ingested or fails"))
     }
 
-    /// Decodes the payload and archives its inline bytes (before any transaction: files are
-    /// written before the database commits).
+    /// Decodes the payload and archives its inline bytes. Called before the transaction, so no
+    /// file is written while the database is locked; a file whose event is not stored has no
+    /// `artifact_access` row and is never served.
     pub fn prepare(&self, observation: &Observation) -> Result<Prepared, IngestError> {
         let DecodedEvent { event, .. } =
             decode_stream_event(&observation.payload).map_err(|e| IngestError::Invalid(e.to_string()))?;
@@ -265,10 +262,10 @@ impl Ingestor {
         Ok(ingested)
     }
 
-    /// Group commit (issue #6): ingests observations in order in one transaction, and
-    /// publishes them after it commits. Ingestion stops after the first observation that leaves
-    /// its task's stream ended (the rest would only be ignored by the caller); the result holds
-    /// what was ingested, in order. All or nothing: on an error nothing commits.
+    /// Ingests observations in order in one transaction, and publishes them after it commits
+    /// (more than one is a group commit, issue #6). Ingestion stops after the first observation
+    /// that leaves its task's stream ended (the rest would only be ignored by the caller); the
+    /// result holds what was ingested, in order. All or nothing: on an error nothing commits.
     ///
     /// Consecutive observations of the same local task share one task-row lookup and one
     /// write, and a lease is checked once for all the observations it fences, so a group of
@@ -278,13 +275,15 @@ impl Ingestor {
         if observations.is_empty() {
             return Ok(Vec::new());
         }
+        let prepared = observations
+            .iter()
+            .map(|observation| self.prepare(observation))
+            .collect::<Result<Vec<_>, _>>()?;
         let tx = self.db.write.begin().await?;
         let mut checked: Option<&Fence> = None;
         let mut open: Option<Open> = None;
         let mut done = Vec::with_capacity(observations.len());
-        for observation in observations {
-            // Prepared one by one: nothing after an event that ends the stream is archived.
-            let prepared = self.prepare(observation)?;
+        for (observation, prepared) in observations.iter().zip(prepared) {
             if let Some(fence) = &observation.fence
                 && checked != Some(fence)
             {
@@ -317,7 +316,7 @@ impl Ingestor {
         }
         tx.commit().await?;
         let stored = done.iter().filter(|ingested| ingested.sequence.is_some()).count();
-        if stored > 0 {
+        if observations.len() > 1 && stored > 0 {
             self.counters.group_commits.fetch_add(1, Ordering::Relaxed);
             self.counters
                 .grouped_events

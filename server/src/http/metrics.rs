@@ -186,7 +186,7 @@ fn write_ingest(state: &AppState, out: &mut String) {
         ),
         (
             "taskbay_ingest_group_commits_total",
-            "Transactions that stored several of a stream's events at once (group commit).",
+            "Transactions that stored a group of several of a stream's events (group commit).",
             &counters.group_commits,
         ),
         (

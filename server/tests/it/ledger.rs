@@ -17,12 +17,18 @@ use server::store::tasks::{self as task_store, EventScope};
 
 use crate::support;
 
-fn ingestor(db: &Db, dir: &std::path::Path) -> Ingestor {
-    Ingestor::new(
+/// What every test here starts from: a migrated database, an ingestor with its own artifact
+/// directory (kept until the test ends), and the organization and id of one registered agent.
+async fn setup(test_db: &support::TestDb) -> (Db, Ingestor, String, String, tempfile::TempDir) {
+    let db = test_db.migrated().await;
+    let dir = tempfile::tempdir().unwrap();
+    let ingestor = Ingestor::new(
         db.clone(),
-        ArtifactStore::new(dir.join("artifacts")),
+        ArtifactStore::new(dir.path().join("artifacts")),
         Bus::default(),
-    )
+    );
+    let (org, agent) = agent(&db).await;
+    (db, ingestor, org, agent, dir)
 }
 
 async fn agent(db: &Db) -> (String, String) {
@@ -186,10 +192,7 @@ fn assert_scripted(view: &TaskView, backend: &str) {
 #[tokio::test]
 async fn ingestion_folds_dedupes_and_matches_the_browser_fold_on_every_backend() {
     for test_db in support::backends().await {
-        let db = test_db.migrated().await;
-        let dir = tempfile::tempdir().unwrap();
-        let ingestor = ingestor(&db, dir.path());
-        let (org, agent) = agent(&db).await;
+        let (db, ingestor, org, agent, _dir) = setup(&test_db).await;
         let mut task_id = None;
         let mut sequences = Vec::new();
         for (source, key, payload) in script() {
@@ -264,10 +267,7 @@ async fn ingestion_folds_dedupes_and_matches_the_browser_fold_on_every_backend()
 #[tokio::test]
 async fn a_direct_message_reply_is_its_own_row_never_a_fake_task() {
     for test_db in support::backends().await {
-        let db = test_db.migrated().await;
-        let dir = tempfile::tempdir().unwrap();
-        let ingestor = ingestor(&db, dir.path());
-        let (org, agent) = agent(&db).await;
+        let (db, ingestor, org, agent, _dir) = setup(&test_db).await;
         let user = observation(
             &org,
             &agent,
@@ -303,10 +303,7 @@ async fn a_direct_message_reply_is_its_own_row_never_a_fake_task() {
 #[tokio::test]
 async fn an_observation_without_the_lease_commits_nothing() {
     for test_db in support::backends().await {
-        let db = test_db.migrated().await;
-        let dir = tempfile::tempdir().unwrap();
-        let ingestor = ingestor(&db, dir.path());
-        let (org, agent) = agent(&db).await;
+        let (db, ingestor, org, agent, _dir) = setup(&test_db).await;
         let (first, sub) = followed_task(&ingestor, &db, &org, &agent).await;
         let mut late = observation(
             &org,
@@ -334,10 +331,7 @@ async fn an_observation_without_the_lease_commits_nothing() {
 #[tokio::test]
 async fn events_for_another_remote_task_are_refused() {
     let test_db = support::sqlite();
-    let db = test_db.migrated().await;
-    let dir = tempfile::tempdir().unwrap();
-    let ingestor = ingestor(&db, dir.path());
-    let (org, agent) = agent(&db).await;
+    let (_, ingestor, org, agent, _dir) = setup(&test_db).await;
     let first = ingestor
         .ingest(&observation(
             &org,
@@ -370,10 +364,7 @@ async fn events_for_another_remote_task_are_refused() {
 #[tokio::test]
 async fn inline_bytes_are_archived_and_the_ledger_holds_references() {
     let test_db = support::sqlite();
-    let db = test_db.migrated().await;
-    let dir = tempfile::tempdir().unwrap();
-    let ingestor = ingestor(&db, dir.path());
-    let (org, agent) = agent(&db).await;
+    let (db, ingestor, org, agent, _dir) = setup(&test_db).await;
     let png = base64_of(b"\x89PNG fake image bytes");
     let done = ingestor
         .ingest(&observation(&org, &agent, Source::CommandResponse, Some("c"), json!({"task": {"id": "remote-1",
@@ -425,10 +416,7 @@ async fn a_followed_task_is_armed_once_and_still_restarts_on_a_new_command() {
     use server::db::entity::task_subscription;
 
     for test_db in support::backends().await {
-        let db = test_db.migrated().await;
-        let dir = tempfile::tempdir().unwrap();
-        let ingestor = ingestor(&db, dir.path());
-        let (org, agent) = agent(&db).await;
+        let (db, ingestor, org, agent, _dir) = setup(&test_db).await;
         let (first, sub) = followed_task(&ingestor, &db, &org, &agent).await;
         assert!(first.subscribed);
         assert!(
@@ -495,10 +483,7 @@ async fn a_group_of_stream_events_commits_like_one_event_at_a_time() {
     use server::ingest::bus::Notice;
 
     for test_db in support::backends().await {
-        let db = test_db.migrated().await;
-        let dir = tempfile::tempdir().unwrap();
-        let ingestor = ingestor(&db, dir.path());
-        let (org, agent) = agent(&db).await;
+        let (db, ingestor, org, agent, _dir) = setup(&test_db).await;
         let mut script = script().into_iter();
         let mut task_id = None;
         for (source, key, payload) in script.by_ref().take(2) {
