@@ -1,8 +1,8 @@
 // Bundle sizes (issue #6, item 4) as Markdown tables, raw / gzip -9 / brotli q11.
-// The wasm is split at its lazily loaded routes (ADR 0010): the first table lists the files every
-// page loads (main wasm, JS glue, chunk loader, CSS); the second what each group of screens adds
-// (its files, from __wasm_split_manifest.json) and the total wasm a browser fetches to hydrate
-// one of its screens. Each file is compressed on its own, as a server sends it.
+// The wasm is split at its lazily loaded routes (ADR 0010, 0014): the first table lists the files
+// every page loads (main wasm, JS glue, chunk loader, CSS); the second what each screen adds (its
+// own file and the shared chunks it loads, from __wasm_split_manifest.json) and the total wasm a
+// browser fetches to hydrate it. Each file is compressed on its own, as a server sends it.
 // Usage: node bundle.mjs <site pkg dir> <output name>
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -42,10 +42,10 @@ if (existsSync(manifestPath)) {
     return cache.get(stem);
   };
   console.log("");
-  console.log("What each group of screens adds (lists, conversation, details; ADR 0010), and the wasm fetched to");
-  console.log("hydrate one of its screens (main + the group's files), gzip -9:");
+  console.log("What each screen adds (its own file and the shared chunks it loads; ADR 0014), and the wasm");
+  console.log("fetched to hydrate it (main + those files), gzip -9:");
   console.log("");
-  console.log("| Group | Files | Raw | gzip -9 | brotli 11 | Wasm to hydrate (gzip) |");
+  console.log("| Screen | Files | Raw | gzip -9 | brotli 11 | Wasm to hydrate (gzip) |");
   console.log("| --- | ---: | ---: | ---: | ---: | ---: |");
   const screens = Object.entries(manifest)
     .map(([split, stems]) => [split.replace(/^_+/, "").replace(/_\d+$/, ""), stems])

@@ -35,6 +35,29 @@ test("the page hydrates and client-side navigation needs no reload", async ({ pa
   expect(await page.evaluate(() => (window as unknown as { __taskbayMarker?: number }).__taskbayMarker)).toBe(42);
 });
 
+test("a screen fetches the main module and its own few wasm files, and the next screen's on the way", async ({ page }) => {
+  // ADR 0014: a split point per screen, the shared chunks merged to a handful of files.
+  const fetched = new Set<string>();
+  page.on("request", (request) => {
+    const name = new URL(request.url()).pathname.split("/").pop() ?? "";
+    if (name.endsWith(".wasm")) fetched.add(name);
+  });
+  await openHydrated(page, "/tasks");
+  const own = (screen: string) => [...fetched].filter((f) => f.startsWith(`split_${screen}_`));
+  expect(fetched.has("agent-taskbay.wasm")).toBe(true);
+  expect(own("tasks")).toHaveLength(1);
+  // No other screen's own code, and a handful of files, not one per set of screens sharing code.
+  expect([...fetched].filter((f) => f.startsWith("split_"))).toHaveLength(1);
+  expect(fetched.size).toBeLessThanOrEqual(6);
+
+  const before = fetched.size;
+  const nav = page.getByRole("navigation", { name: "Primary", exact: true });
+  await nav.getByRole("link", { name: "Agents" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Agents" })).toBeVisible();
+  expect(own("agents")).toHaveLength(1);
+  expect(fetched.size).toBeGreaterThan(before);
+});
+
 test("the root redirects to chat", async ({ page }) => {
   await page.goto("/");
   await expect(page).toHaveURL("/chat");

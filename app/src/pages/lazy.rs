@@ -2,9 +2,11 @@
 //! screen's code the first time it is shown, so the wasm loaded at start holds the shell,
 //! the navigation and the router, not every screen. The server renders them as usual.
 //!
-//! The screens are loaded in three groups (lists, the conversation, details), one `#[lazy]`
-//! function each; every route type loads its group. (`#[lazy]` names a split point after its
-//! source position, so the three functions are written out, not generated.)
+//! Every screen is its own split point, one `#[lazy]` function each, so a screen loads only the
+//! code it reaches (ADR 0014). The code that several screens share is not one file per set of
+//! screens sharing it (hundreds of files): the build's splitter merges those chunks into a
+//! handful per screen (`frontend/split`). (`#[lazy]` names a split point after its source
+//! position, so the functions are written out, not generated.)
 //!
 //! The screens load their data themselves (resources in the page components, streamed by
 //! SSR), so `data()` has nothing to start.
@@ -79,44 +81,71 @@ use super::{
     agent_detail, agents, approvals, chat, flows, inbox, notifications, settings, task_detail, tasks,
 };
 
-/// The code of the list screens, loaded together: they share most of it, and one split point
-/// instead of eight keeps the files a screen needs to a handful (each file costs a fetch and
-/// an instantiation; ADR 0010).
+// One split point per screen. The names are the split files' names (`split_<name>_<hash>`).
+
 #[lazy]
-fn lists(screen: Screen) -> AnyView {
-    match screen {
-        Screen::Agents => view! { <agents::AgentsPage/> }.into_any(),
-        Screen::ChatLanding => view! { <chat::ChatPage/> }.into_any(),
-        Screen::Inbox => view! { <inbox::InboxPage/> }.into_any(),
-        Screen::Approvals => view! { <approvals::ApprovalsPage/> }.into_any(),
-        Screen::Tasks => view! { <tasks::TasksPage/> }.into_any(),
-        Screen::Flows => view! { <flows::FlowsPage/> }.into_any(),
-        Screen::Notifications => view! { <notifications::NotificationsPage/> }.into_any(),
-        Screen::Settings => view! { <settings::SettingsPage/> }.into_any(),
-        _ => ().into_any(),
-    }
+fn agents() -> AnyView {
+    view! { <agents::AgentsPage/> }.into_any()
 }
 
-/// The conversation screen: the heaviest (A2UI, forms, Trace, Wire, approval cards).
+#[lazy]
+fn chat() -> AnyView {
+    view! { <chat::ChatPage/> }.into_any()
+}
+
+#[lazy]
+fn inbox() -> AnyView {
+    view! { <inbox::InboxPage/> }.into_any()
+}
+
+#[lazy]
+fn approvals() -> AnyView {
+    view! { <approvals::ApprovalsPage/> }.into_any()
+}
+
+#[lazy]
+fn tasks() -> AnyView {
+    view! { <tasks::TasksPage/> }.into_any()
+}
+
+#[lazy]
+fn flows() -> AnyView {
+    view! { <flows::FlowsPage/> }.into_any()
+}
+
+#[lazy]
+fn notifications() -> AnyView {
+    view! { <notifications::NotificationsPage/> }.into_any()
+}
+
+#[lazy]
+fn settings() -> AnyView {
+    view! { <settings::SettingsPage/> }.into_any()
+}
+
 #[lazy]
 fn conversation() -> AnyView {
     view! { <chat::ConversationPage/> }.into_any()
 }
 
-/// The detail screens of a task, an agent and an approval request.
 #[lazy]
-fn details(screen: Screen) -> AnyView {
-    match screen {
-        Screen::TaskDetail => view! { <task_detail::TaskDetailPage/> }.into_any(),
-        Screen::AgentDetail => view! { <agent_detail::AgentDetailPage/> }.into_any(),
-        Screen::ApprovalReview => view! { <approvals::review::ApprovalReviewPage/> }.into_any(),
-        _ => ().into_any(),
-    }
+fn task_detail() -> AnyView {
+    view! { <task_detail::TaskDetailPage/> }.into_any()
 }
 
-/// A route type per screen, loading its group's code.
+#[lazy]
+fn agent_detail() -> AnyView {
+    view! { <agent_detail::AgentDetailPage/> }.into_any()
+}
+
+#[lazy]
+fn approval_review() -> AnyView {
+    view! { <approvals::review::ApprovalReviewPage/> }.into_any()
+}
+
+/// A route type per screen, loading its screen's code.
 macro_rules! screen_route {
-    ($(#[$doc:meta])* $name:ident, $group:ident, $preload:ident $(, $screen:expr)?) => {
+    ($(#[$doc:meta])* $name:ident, $split:ident, $preload:ident) => {
         $(#[$doc])*
         pub struct $name;
 
@@ -125,7 +154,7 @@ macro_rules! screen_route {
                 Self
             }
             async fn view(_this: Self) -> AnyView {
-                $group($($screen)?).await
+                $split().await
             }
             async fn preload() {
                 // The preloader exists where `#[lazy]` splits: the browser build.
@@ -137,29 +166,29 @@ macro_rules! screen_route {
 }
 
 screen_route!(/// `/agents`
-    Agents, lists, __preload_lists, Screen::Agents);
+    Agents, agents, __preload_agents);
 screen_route!(/// `/agents/:id`
-    AgentDetail, details, __preload_details, Screen::AgentDetail);
+    AgentDetail, agent_detail, __preload_agent_detail);
 screen_route!(/// `/chat`
-    ChatLanding, lists, __preload_lists, Screen::ChatLanding);
+    ChatLanding, chat, __preload_chat);
 screen_route!(/// `/chat/:id`
     Conversation, conversation, __preload_conversation);
 screen_route!(/// `/inbox`
-    Inbox, lists, __preload_lists, Screen::Inbox);
+    Inbox, inbox, __preload_inbox);
 screen_route!(/// `/approvals`
-    Approvals, lists, __preload_lists, Screen::Approvals);
+    Approvals, approvals, __preload_approvals);
 screen_route!(/// `/approvals/:id`
-    ApprovalReview, details, __preload_details, Screen::ApprovalReview);
+    ApprovalReview, approval_review, __preload_approval_review);
 screen_route!(/// `/tasks`
-    Tasks, lists, __preload_lists, Screen::Tasks);
+    Tasks, tasks, __preload_tasks);
 screen_route!(/// `/tasks/:id`
-    TaskDetail, details, __preload_details, Screen::TaskDetail);
+    TaskDetail, task_detail, __preload_task_detail);
 screen_route!(/// `/flows`
-    Flows, lists, __preload_lists, Screen::Flows);
+    Flows, flows, __preload_flows);
 screen_route!(/// `/notifications`
-    Notifications, lists, __preload_lists, Screen::Notifications);
+    Notifications, notifications, __preload_notifications);
 screen_route!(/// `/settings`
-    Settings, lists, __preload_lists, Screen::Settings);
+    Settings, settings, __preload_settings);
 
 #[cfg(test)]
 mod tests {
