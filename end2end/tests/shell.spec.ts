@@ -48,7 +48,7 @@ test("a screen fetches the main module and its own few wasm files, and the next 
   expect(own("tasks")).toHaveLength(1);
   // No other screen's own code, and a handful of files, not one per set of screens sharing code.
   expect([...fetched].filter((f) => f.startsWith("split_"))).toHaveLength(1);
-  expect(fetched.size).toBeLessThanOrEqual(6);
+  expect(fetched.size).toBeLessThanOrEqual(8);
 
   const before = fetched.size;
   const nav = page.getByRole("navigation", { name: "Primary", exact: true });

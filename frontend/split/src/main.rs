@@ -15,7 +15,7 @@ const MANIFEST: &str = "__wasm_split_manifest.json";
 /// What one more file to fetch is worth, in bytes of function code before `wasm-opt`: the
 /// vendored splitter merges the chunks shared by several screens while that lowers, over all
 /// screens, the code each loads plus this much per file (ADR 0014).
-const CHUNK_FILE_COST: usize = 24 * 1024;
+const CHUNK_FILE_COST: usize = 16 * 1024;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
