@@ -164,6 +164,7 @@ fn RemoveControl(id: StoredValue<String>, remove: ServerAction<RemoveAgent>) -> 
 fn AddAgent(register: ServerAction<RegisterAgent>) -> impl IntoView {
     let (open, set_open) = signal(false);
     let preview = ServerAction::<PreviewAgent>::new();
+    let card_url = RwSignal::new(String::new());
     let close = Callback::new(move |()| set_open.set(false));
     view! {
         <button
@@ -176,7 +177,15 @@ fn AddAgent(register: ServerAction<RegisterAgent>) -> impl IntoView {
         </button>
         <Show when=move || open.get()>
             <section class="panel" aria-label="Add agent">
-                <ActionForm action=preview attr:class="add-agent-form">
+                // A plain form, not `ActionForm`: that one decodes its fields with serde_qs in the
+                // browser, a decoder that no other part of the app needs (issue #6, wasm size).
+                <form
+                    class="add-agent-form"
+                    on:submit=move |ev| {
+                        ev.prevent_default();
+                        preview.dispatch(PreviewAgent { card_url: card_url.get_untracked() });
+                    }
+                >
                     <label for="card-url">"Agent Card URL"</label>
                     <input
                         id="card-url"
@@ -185,11 +194,13 @@ fn AddAgent(register: ServerAction<RegisterAgent>) -> impl IntoView {
                         required
                         autofocus
                         placeholder="https://agent.example/.well-known/agent-card.json"
+                        prop:value=card_url
+                        on:input=move |ev| card_url.set(event_target_value(&ev))
                     />
                     <button type="submit" class="button" disabled=move || preview.pending().get()>
                         {move || if preview.pending().get() { "Fetching…" } else { "Fetch Agent Card" }}
                     </button>
-                </ActionForm>
+                </form>
                 {move || {
                     preview.value().get().map(|result| match result {
                         Ok(card) => view! { <PreviewCard card register close/> }.into_any(),
