@@ -361,8 +361,10 @@ impl DataEmitInfo {
             .collect::<Result<Vec<_>, _>>()?;
 
         // Now go through all data symbols
+        // Agent Taskbay: first the symbols of every module, then their placement (below).
+        let mut all_symbols = vec![];
         for (module_index, (_, module)) in program_info.output_modules.iter().enumerate() {
-            let mut included_symbols = module
+            let included_symbols = module
                 .included_symbols
                 .iter()
                 .filter_map(|symbol| {
@@ -405,11 +407,48 @@ impl DataEmitInfo {
                     Some(Ok((symbol_index, def_data)))
                 })
                 .collect::<Result<Vec<_>>>()?;
-            // all keys are unique by the inclusion of the symbol index
-            included_symbols.sort_unstable_by_key(|&(sym_index, ref def_data)| {
-                (def_data.index, def_data.offset, sym_index)
-            });
-            for (symbol_index, def_data) in included_symbols {
+            all_symbols.extend(
+                included_symbols
+                    .into_iter()
+                    .map(|(symbol_index, def_data)| (module_index, symbol_index, def_data)),
+            );
+        }
+        // Agent Taskbay: symbols whose bytes overlap (the linker merges equal constants and
+        // strings that end another) are laid out once only if they are in the same block. Upstream
+        // kept them in their modules' blocks, each with its own copy of the shared bytes; the
+        // segment then came out longer than the input's, and the whole segment, all of the
+        // program's read-only data, went to the main module. A run of overlapping symbols that
+        // belongs to more than one module now goes to the main module's block, as one range.
+        all_symbols.sort_unstable_by_key(|&(_, symbol_index, ref def_data)| {
+            (def_data.index, def_data.offset, symbol_index)
+        });
+        let mut placed = Vec::with_capacity(all_symbols.len());
+        let mut run_start = 0;
+        while run_start < all_symbols.len() {
+            let (_, _, first) = all_symbols[run_start];
+            let mut run_end = run_start + 1;
+            let mut end = u64::from(first.offset) + u64::from(first.size);
+            while let Some(&(_, _, next)) = all_symbols.get(run_end) {
+                if next.index != first.index || u64::from(next.offset) >= end {
+                    break;
+                }
+                end = end.max(u64::from(next.offset) + u64::from(next.size));
+                run_end += 1;
+            }
+            let run = &all_symbols[run_start..run_end];
+            let shared = run.iter().any(|&(module, _, _)| module != run[0].0);
+            placed.extend(
+                run.iter()
+                    .map(|&(module, symbol_index, def_data)| (if shared { 0 } else { module }, symbol_index, def_data)),
+            );
+            run_start = run_end;
+        }
+        // Per block, in input order, so that overlapping symbols merge into one range.
+        placed.sort_unstable_by_key(|&(home, symbol_index, ref def_data)| {
+            (home, def_data.index, def_data.offset, symbol_index)
+        });
+        {
+            for (home, symbol_index, def_data) in placed {
                 let segment_index = def_data.index as usize;
                 let DataSegmentAnalysis::Ranges {
                     ranges,
@@ -451,7 +490,7 @@ impl DataEmitInfo {
                 let range_idx = ranges.len();
                 if let Some(back) = ranges.last_mut() {
                     let has_overlap =
-                        back.in_module == module_index && data_offset < back.input_range.end;
+                        back.in_module == home && data_offset < back.input_range.end;
                     if has_overlap {
                         // we sorted before ingesting, hence the existing range starts earlier
                         debug_assert!(
@@ -470,7 +509,7 @@ impl DataEmitInfo {
                 if !has_merged {
                     ranges.push(LateDataRange {
                         input_range: data_range,
-                        in_module: module_index,
+                        in_module: home,
                         data_align,
                         in_module_offset: u64::MAX, // filled in later
                     });
@@ -545,6 +584,8 @@ impl DataEmitInfo {
                         let overlength = segment_len - wasm_data_len(&input_module.data_segments[segment_index]);
                         trace!("{ranges:?}");
                         warn!("Overlong segment {segment_index} by {overlength} after relocation, putting it in main module.");
+                        // Agent Taskbay: said where it is seen; the build script has no log subscriber.
+                        eprintln!("wasm-split: data segment {segment_index} came out {overlength} bytes too long; all of it stays in the main module");
                         DataSegmentEmitInfo::FromInputOnlyIn(0)
                     } else {
                         ranges
