@@ -447,6 +447,7 @@ impl DataEmitInfo {
         placed.sort_unstable_by_key(|&(home, symbol_index, ref def_data)| {
             (home, def_data.index, def_data.offset, symbol_index)
         });
+        // (The block keeps upstream's loop body at its indentation, so the patch stays small.)
         {
             for (home, symbol_index, def_data) in placed {
                 let segment_index = def_data.index as usize;
