@@ -30,6 +30,33 @@ impl<T: serde::de::DeserializeOwned> leptos::server::codee::Decoder<T> for Json 
     }
 }
 
+/// A value only the browser loads (it needs `localStorage`, or the page should not wait for
+/// it): `None` on the server and until it has loaded, then the latest value; loaded again when
+/// a signal `fetcher` reads changes.
+///
+/// The server never reads it. A `LocalResource` read during server rendering inside a
+/// `Suspense` or `Transition` tells Leptos that the boundary cannot resolve on the server, and
+/// Leptos then sends the boundary's fallback instead of the page, or not, depending on which
+/// of two ready futures it polls first: the conversation and task pages came as "Loading…" on
+/// about half of the loads and were then rendered in the browser.
+pub fn browser_value<T, Fut>(fetcher: impl Fn() -> Fut + 'static) -> leptos::prelude::Signal<Option<T>>
+where
+    T: Clone + Send + Sync + 'static,
+    Fut: std::future::Future<Output = T> + 'static,
+{
+    #[cfg(feature = "hydrate")]
+    {
+        use leptos::prelude::{Get, LocalResource, Signal};
+        let loaded = LocalResource::new(fetcher);
+        Signal::derive(move || loaded.get())
+    }
+    #[cfg(not(feature = "hydrate"))]
+    {
+        let _ = fetcher;
+        leptos::prelude::Signal::stored(None)
+    }
+}
+
 /// When the server sends a screen's resource with its page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Load {

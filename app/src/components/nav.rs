@@ -104,7 +104,7 @@ pub fn Sidebar() -> impl IntoView {
 fn PendingBadge() -> impl IntoView {
     use crate::live::{FRESHNESS_URL, LiveFrame, use_live_stream};
     let (freshness, set_freshness) = signal(0_u64);
-    let count = LocalResource::new(move || {
+    let count = crate::api::browser_value(move || {
         freshness.track();
         crate::api::approvals::count_pending_approvals()
     });

@@ -37,7 +37,7 @@ pub fn ApprovalCards(state: ChatState, task: Memo<TaskView>) -> impl IntoView {
             )
         })
     };
-    let requests = LocalResource::new(move || {
+    let requests = crate::api::browser_value(move || {
         let (asks, id, ..) = key();
         async move {
             if asks {

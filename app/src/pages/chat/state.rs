@@ -77,7 +77,7 @@ impl ChatState {
             Some(card) => Signal::stored(Some(card)),
             None => {
                 let agent_id = initial.agent_id.clone();
-                let detail = LocalResource::new(move || get_agent(agent_id.clone()));
+                let detail = crate::api::browser_value(move || get_agent(agent_id.clone()));
                 Signal::derive(move || detail.get().and_then(Result::ok).and_then(|d| d.card))
             }
         };
@@ -85,7 +85,7 @@ impl ChatState {
         let extensions = {
             let agent_id = initial.agent_id.clone();
             // Browser only: the Settings URIs live in localStorage.
-            let loaded = LocalResource::new(move || {
+            let loaded = crate::api::browser_value(move || {
                 let agent_id = agent_id.clone();
                 let skill = skill.get();
                 async move {
