@@ -16,6 +16,15 @@ const MANIFEST: &str = "__wasm_split_manifest.json";
 /// vendored splitter merges the chunks shared by several screens while that lowers, over all
 /// screens, the code each loads plus this much per file (ADR 0014).
 const CHUNK_FILE_COST: usize = 16 * 1024;
+/// How much more a screen's split module counts in that sum than a view loaded after hydration
+/// (a `#[lazy]` function named `…_split`, ADR 0015): a screen waits for its files to hydrate.
+const SCREEN_WEIGHT: u32 = 8;
+
+/// The weight of a split module by its name (`<function name>_<hash>`).
+fn split_weight(name: &str) -> u32 {
+    let function = name.rsplit_once('_').map_or(name, |(function, _hash)| function);
+    if function.ends_with("_split") { 1 } else { SCREEN_WEIGHT }
+}
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -45,10 +54,23 @@ fn run(input: &Path, pkg: &Path, main_out: &Path, main_module: &str) -> Result<u
         options.main_module = main_module;
         options.link_name = LOADER;
         options.chunk_file_cost = CHUNK_FILE_COST;
+        options.split_weight = split_weight;
         options
     })
     .map_err(|e| format!("splitting {} failed: {e}", input.display()))?;
     let manifest = serde_json::to_string_pretty(&split.prefetch_map).map_err(|e| e.to_string())?;
     std::fs::write(pkg.join(MANIFEST), manifest).map_err(|e| format!("cannot write the manifest: {e}"))?;
     Ok(split.split_modules.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn screens_weigh_more_than_views_loaded_after_hydration() {
+        assert_eq!(split_weight("conversation_14248819951412325469"), SCREEN_WEIGHT);
+        assert_eq!(split_weight("parts_split_5765720010362488178"), 1);
+        assert_eq!(split_weight("task_detail_5275287309259858196"), SCREEN_WEIGHT);
+    }
 }

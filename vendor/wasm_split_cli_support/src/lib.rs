@@ -47,6 +47,7 @@ pub fn transform(opts: Options) -> Result<SplitWasm> {
             &deps.graph,
             split_points,
             opts.chunk_file_cost,
+            opts.split_weight,
         )?;
 
     if split_point::trace_enabled(opts.verbose) {

@@ -97,6 +97,9 @@ pub struct Options<'a> {
     /// split modules, the code each one loads plus this cost per file it loads. 0 (the default)
     /// keeps upstream's behaviour: one chunk per set of split modules that share code.
     pub chunk_file_cost: usize,
+    /// Agent Taskbay: how much each split module counts in that sum, by its name (the name
+    /// `#[lazy]` gives it, with its hash). The default counts every one once.
+    pub split_weight: fn(&str) -> u32,
 }
 
 impl<'wasm> Options<'wasm> {
@@ -114,6 +117,7 @@ impl<'wasm> Options<'wasm> {
                 .is_some_and(|v| !v.is_empty()),
             strict_tests: false,
             chunk_file_cost: 0,
+            split_weight: |_| 1,
         }
     }
 }

@@ -471,6 +471,7 @@ pub fn compute_split_modules(
     dep_graph: &DepGraph,
     split_points: Vec<SplitPoint>,
     chunk_file_cost: usize,
+    split_weight: fn(&str) -> u32,
 ) -> Result<SplitProgramInfo> {
     let split_points_by_module = get_split_points_by_module(&split_points);
 
@@ -525,7 +526,7 @@ pub fn compute_split_modules(
         }
     }
 
-    merge_chunks(module, &mut split_module_contents, chunk_file_cost);
+    merge_chunks(module, &mut split_module_contents, chunk_file_cost, split_weight);
 
     // Now, check for each module which of its dependencies it needs to import from some other module.
     for out_module in split_module_contents.values_mut() {
@@ -616,7 +617,8 @@ pub fn compute_split_modules(
 }
 
 /// Agent Taskbay: merges chunks while that lowers the total, over all split modules, of the code
-/// each one loads plus `file_cost` for each file it loads.
+/// each one loads plus `file_cost` for each file it loads, each split module counted
+/// `split_weight(name)` times.
 ///
 /// A chunk holds the code reached from exactly its set of split modules, and each of them loads
 /// it. With many split points there is a chunk for nearly every subset that shares some code:
@@ -629,6 +631,7 @@ fn merge_chunks(
     module: &InputModule,
     contents: &mut HashMap<SplitModuleIdentifier, OutputModuleInfo>,
     file_cost: usize,
+    split_weight: fn(&str) -> u32,
 ) {
     if file_cost == 0 {
         return;
@@ -674,7 +677,14 @@ fn merge_chunks(
         })
         .collect();
     clusters.sort_by(|a, b| a.2.cmp(&b.2));
-    let cost = |loaders: u128, size: usize| loaders.count_ones() as i64 * (size + file_cost) as i64;
+    let weights: Vec<i64> = names.iter().map(|name| i64::from(split_weight(name))).collect();
+    let weight = |loaders: u128| -> i64 {
+        (0..names.len())
+            .filter(|k| loaders & (1u128 << k) != 0)
+            .map(|k| weights[k])
+            .sum()
+    };
+    let cost = |loaders: u128, size: usize| weight(loaders) * (size + file_cost) as i64;
     loop {
         let mut best: Option<(i64, usize, usize)> = None;
         for i in 0..clusters.len() {
