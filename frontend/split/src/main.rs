@@ -23,7 +23,11 @@ const SCREEN_WEIGHT: u32 = 8;
 /// The weight of a split module by its name (`<function name>_<hash>`).
 fn split_weight(name: &str) -> u32 {
     let function = name.rsplit_once('_').map_or(name, |(function, _hash)| function);
-    if function.ends_with("_split") { 1 } else { SCREEN_WEIGHT }
+    if function.ends_with("_split") {
+        1
+    } else {
+        SCREEN_WEIGHT
+    }
 }
 
 fn main() -> ExitCode {

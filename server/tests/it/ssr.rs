@@ -155,12 +155,18 @@ async fn a_conversation_and_its_task_render_on_the_server() {
         assert_eq!(chat.status(), StatusCode::OK);
         let html = text(chat).await;
         assert!(!html.contains("Loading the conversation"), "{html}");
-        assert!(html.contains(r#"<div class="content-text">Render me on the server</div>"#), "{html}");
+        assert!(
+            html.contains(r#"<div class="content-text">Render me on the server</div>"#),
+            "{html}"
+        );
         let task = get(&state, &format!("/tasks/{}", done.task_id)).await;
         assert_eq!(task.status(), StatusCode::OK);
         let html = text(task).await;
         assert!(!html.contains("Loading the task"), "{html}");
-        assert!(html.contains(r#"<div class="content-text">Render me on the server</div>"#), "{html}");
+        assert!(
+            html.contains(r#"<div class="content-text">Render me on the server</div>"#),
+            "{html}"
+        );
     }
     let missing = get(&state, "/tasks/00000000-0000-4000-8000-000000000404").await;
     assert_eq!(missing.status(), StatusCode::NOT_FOUND);
