@@ -2,7 +2,8 @@
 // The wasm is split at its lazily loaded routes (ADR 0010, 0014): the first table lists the files
 // every page loads (main wasm, JS glue, chunk loader, CSS); the second what each screen adds (its
 // own file and the shared chunks it loads, from __wasm_split_manifest.json) and the total wasm a
-// browser fetches to hydrate it. Each file is compressed on its own, as a server sends it.
+// browser fetches to hydrate it; the third the views a page loads after hydrating (ADR 0015). Each file
+// is compressed on its own, as a server sends it.
 // Usage: node bundle.mjs <site pkg dir> <output name>
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -47,12 +48,27 @@ if (existsSync(manifestPath)) {
   console.log("");
   console.log("| Screen | Files | Raw | gzip -9 | brotli 11 | Wasm to hydrate (gzip) |");
   console.log("| --- | ---: | ---: | ---: | ---: | ---: |");
-  const screens = Object.entries(manifest)
+  const splits = Object.entries(manifest)
     .map(([split, stems]) => [split.replace(/^_+/, "").replace(/_\d+$/, ""), stems])
     .sort(([a], [b]) => a.localeCompare(b));
-  for (const [screen, stems] of screens) {
+  // Views whose code loads after hydration are `#[lazy]` functions named `…_split` (ADR 0015).
+  const deferred = ([name]) => name.endsWith("_split");
+  for (const [screen, stems] of splits.filter((s) => !deferred(s))) {
     const s = stems.map(sized).reduce(add, zero);
     row(`${screen} | ${stems.length}`, s, ` ${kb(main.gz + s.gz)} |`);
+  }
+  const views = splits.filter(deferred);
+  if (views.length > 0) {
+    console.log("");
+    console.log("Views loaded after hydration, when a page shows one (ADR 0015): their files, and the wasm fetched");
+    console.log("for one with everything it needs (main + those files), gzip -9. A screen has most of them already:");
+    console.log("");
+    console.log("| View | Files | Raw | gzip -9 | brotli 11 | With main (gzip) |");
+    console.log("| --- | ---: | ---: | ---: | ---: | ---: |");
+    for (const [view, stems] of views) {
+      const s = stems.map(sized).reduce(add, zero);
+      row(`${view.replace(/_split$/, "")} | ${stems.length}`, s, ` ${kb(main.gz + s.gz)} |`);
+    }
   }
 }
 console.log("");

@@ -1,3 +1,4 @@
+import type { Route } from "@playwright/test";
 import { test, expect, openHydrated } from "./fixtures";
 import { addAgent, startChat } from "./helpers";
 
@@ -97,6 +98,42 @@ test("every files part renders: markdown, JSON, CSV, an archived image, a PDF an
   expect(response.headers()["content-disposition"]).toContain("attachment");
   expect(response.headers()["x-content-type-options"]).toBe("nosniff");
   expect((await response.body()).length).toBe(256);
+});
+
+test("a message's parts show before their code loads, and come alive once it has (ADR 0015)", async ({ page }) => {
+  test.setTimeout(60_000);
+  await addAgent(page, "files", "Demo agent (files)");
+  await startChat(page, "Demo agent (files)", "send me the files");
+  await expect(page.getByTestId("task-card").first()).toHaveAttribute("data-state", "TASK_STATE_COMPLETED", {
+    timeout: 20_000,
+  });
+  const chat = new URL(page.url()).pathname;
+  // Hold the viewers' code (Markdown, JSON, CSV, media): the page hydrates without it.
+  const held: Route[] = [];
+  const viewers = /\/pkg\/split_parts_split_\d+\.wasm$/;
+  await page.route(viewers, (route) => {
+    held.push(route);
+  });
+  await openHydrated(page, chat);
+  // The server's copies stay on screen, inert until the live views replace them. (A view the
+  // page renders again after hydration, for a newer event, waits for the code instead.)
+  const parts = page.locator('[data-deferred="parts"]');
+  const serverCopies = page.locator('[data-deferred="parts"][inert]');
+  await expect(serverCopies.first()).toBeVisible();
+  await expect(serverCopies.first().locator(".content-part")).not.toHaveCount(0);
+  await expect(page.locator('[data-deferred="parts"][data-ready]')).toHaveCount(0);
+  await expect.poll(() => held.length).toBeGreaterThan(0);
+
+  for (const route of held) await route.continue();
+  await page.unroute(viewers);
+  await expect(page.locator('[data-deferred="parts"]:not([data-ready])')).toHaveCount(0);
+  await expect(page.locator("[data-deferred][inert]")).toHaveCount(0);
+  expect(await parts.count()).toBeGreaterThan(6);
+  const markdown = page.getByTestId("artifact").first();
+  await expect(markdown.locator("h1, h2, h3").first()).toBeVisible();
+  // Live now: the Raw toggle shows the part as sent.
+  await markdown.getByRole("button", { name: "Raw" }).first().click();
+  await expect(markdown.locator(".content-raw")).toContainText("#");
 });
 
 test("a form prompt needs input; a reply from the composer completes the task", async ({ page }) => {

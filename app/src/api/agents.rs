@@ -77,6 +77,31 @@ pub struct AgentDetail {
     pub pin: Option<InterfacePin>,
 }
 
+/// What the chat needs of an agent's card: its name and the modes it declares. The chat does not
+/// decode whole cards (security schemes, interfaces, signatures): that code stays out of the
+/// conversation's wasm (ADR 0015).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChatAgent {
+    pub id: String,
+    /// The card's name; `None` when no card was ever fetched.
+    pub name: Option<String>,
+    pub default_input_modes: Vec<String>,
+    pub default_output_modes: Vec<String>,
+}
+
+impl ChatAgent {
+    /// The chat's view of an agent and its card (fresh or the latest snapshot).
+    pub fn of(detail: &AgentDetail) -> ChatAgent {
+        let card = detail.card.as_ref();
+        ChatAgent {
+            id: detail.id.clone(),
+            name: card.map(|c| c.name.clone()),
+            default_input_modes: card.map(|c| c.default_input_modes.clone()).unwrap_or_default(),
+            default_output_modes: card.map(|c| c.default_output_modes.clone()).unwrap_or_default(),
+        }
+    }
+}
+
 /// What the Agents screen needs from the server.
 #[cfg(feature = "ssr")]
 pub trait AgentsBackend: Send + Sync {
@@ -127,6 +152,18 @@ pub async fn register_agent(card_url: String) -> Result<String, AppError> {
 #[server(prefix = "/api/fn", endpoint = "get_agent")]
 pub async fn get_agent(agent_id: String) -> Result<AgentDetail, AppError> {
     crate::api::respond(async { crate::api::backend()?.agents.get_agent(agent_id).await }.await)
+}
+
+/// One agent and its card fetched again now, as the chat needs it ([`ChatAgent`]).
+#[server(prefix = "/api/fn", endpoint = "get_chat_agent")]
+pub async fn get_chat_agent(agent_id: String) -> Result<ChatAgent, AppError> {
+    crate::api::respond(
+        async {
+            let detail = crate::api::backend()?.agents.get_agent(agent_id).await?;
+            Ok(ChatAgent::of(&detail))
+        }
+        .await,
+    )
 }
 
 /// Removes a managed agent (agents from `A2A_REGISTERED_AGENTS` answer `Conflict`).

@@ -9,10 +9,11 @@ use serde_json::Value;
 
 use super::classify::{ContentKind, classify, media_type_of};
 use super::csv::CsvView;
-use super::json::JsonView;
+use super::json::JsonTree;
 use super::markdown::MarkdownView;
 use super::media::{DownloadCard, MediaView, file_card};
 use crate::a2a::{Part, PartContent};
+use crate::components::deferred::deferred;
 
 /// Characters of one text body shown at most (text rule); the rest is cut with a note.
 pub const MAX_TEXT_CHARS: usize = 200_000;
@@ -50,9 +51,21 @@ pub fn PartView(part: Part) -> impl IntoView {
     }
 }
 
-/// Parts of one message or artifact, in order.
+/// Parts of one message or artifact, in order. Their viewers (Markdown, CSV, JSON, media) are
+/// loaded after hydration (ADR 0015).
 #[component]
 pub fn PartsView(parts: Vec<Part>) -> impl IntoView {
+    deferred("parts", move || parts_split(parts))
+}
+
+#[lazy]
+fn parts_split(parts: Vec<Part>) -> AnyView {
+    view! { <PartsList parts/> }.into_any()
+}
+
+/// Parts of one message or artifact, in order.
+#[component]
+fn PartsList(parts: Vec<Part>) -> impl IntoView {
     view! {
         <div class="content-parts">
             {parts.into_iter().map(|part| view! { <PartView part=part/> }).collect_view()}
@@ -89,9 +102,9 @@ fn part_body(kind: ContentKind, media_type: &str, part: Part) -> AnyView {
 /// A data part's value, or a text part parsed as JSON; text that does not parse stays text.
 fn json_body(part: Part) -> AnyView {
     match part.content {
-        PartContent::Data(value) => view! { <JsonView value=value/> }.into_any(),
+        PartContent::Data(value) => view! { <JsonTree value=value/> }.into_any(),
         PartContent::Text(text) => match serde_json::from_str::<Value>(&text) {
-            Ok(value) => view! { <JsonView value=value/> }.into_any(),
+            Ok(value) => view! { <JsonTree value=value/> }.into_any(),
             Err(_) => view! {
                 <p class="content-note">"Not valid JSON; shown as text."</p>
                 <TextView text=text/>

@@ -401,6 +401,22 @@ async fn the_agent_page_shows_the_card_and_falls_back_to_the_last_snapshot() {
     let offline = agent_store::register(&state.db, &org, &gone, AgentSource::Managed)
         .await
         .unwrap();
+    // The chat's view of the agent: the name and modes only, not the card.
+    let (status, chat) = call(&state, "get_chat_agent", &format!("agent_id={}", agent.id)).await;
+    assert_eq!(status, 200);
+    assert_eq!(chat["id"], agent.id.as_str());
+    assert_eq!(chat["name"], "Form fixture (showcase)");
+    assert_eq!(
+        chat["default_input_modes"], detail["card"]["defaultInputModes"],
+        "{chat}"
+    );
+    assert!(
+        chat["default_input_modes"]
+            .as_array()
+            .is_some_and(|m| !m.is_empty()),
+        "{chat}"
+    );
+    assert_eq!(chat.as_object().unwrap().len(), 4, "{chat}");
     let (_, detail) = call(&state, "get_agent", &format!("agent_id={}", offline.id)).await;
     assert!(
         detail["error"]
@@ -410,6 +426,14 @@ async fn the_agent_page_shows_the_card_and_falls_back_to_the_last_snapshot() {
         "{detail}"
     );
     assert!(detail["card"].is_null());
+    let (status, chat) = call(&state, "get_chat_agent", &format!("agent_id={}", offline.id)).await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        chat,
+        serde_json::json!({"id": offline.id, "name": null, "default_input_modes": [], "default_output_modes": []})
+    );
+    let (status, body) = call(&state, "get_chat_agent", "agent_id=no-such-agent").await;
+    assert_eq!((status, body), (404, serde_json::json!("NotFound")));
 
     let response = get(&state, "/agents/no-such-agent").await;
     assert_eq!(response.status(), 404);

@@ -15,7 +15,8 @@ use crate::projection::TaskView;
 pub fn TaskInterface(#[prop(into)] task: Signal<TaskView>) -> impl IntoView {
     let agent_id = task.with_untracked(|t| t.agent_id.clone());
     // Browser only: the page renders without it on the server and adds it once known.
-    let extensions = crate::api::browser_value(move || get_agent_extensions(agent_id.clone(), Vec::new(), None));
+    let extensions =
+        crate::api::browser_value(move || get_agent_extensions(agent_id.clone(), Vec::new(), None));
     let version = Signal::derive(move || extensions.get().and_then(Result::ok).and_then(|e| e.a2ui));
     let send = ServerAction::<SendMessage>::new();
     let on_action = Callback::new(move |parts: Vec<Value>| {

@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use super::{
     LEVEL_CHOICES, TraceItem, group_visible, hidden_count, level_label, parse_level, sideband_part_to_part,
 };
+use crate::components::deferred::deferred;
 use crate::components::when::When;
 use crate::content::PartsView;
 use crate::ext::sideband::Level;
@@ -35,11 +36,22 @@ pub fn hidden_note(hidden: usize) -> String {
 
 /// Sideband events in ledger order, grouped per task, filtered by level (debug hidden by default).
 /// `items` are kept by the page ([`super::merge`]); `titles` maps local task ids to task titles.
+/// Its code is loaded after hydration (ADR 0015).
 #[component]
 pub fn TracePanel(
     #[prop(into)] items: Signal<Vec<TraceItem>>,
     #[prop(into)] titles: Signal<HashMap<String, String>>,
 ) -> impl IntoView {
+    deferred("trace", move || trace_split(items, titles))
+}
+
+#[lazy]
+fn trace_split(items: Signal<Vec<TraceItem>>, titles: Signal<HashMap<String, String>>) -> AnyView {
+    view! { <Panel items titles/> }.into_any()
+}
+
+#[component]
+fn Panel(items: Signal<Vec<TraceItem>>, titles: Signal<HashMap<String, String>>) -> impl IntoView {
     let level = RwSignal::new(Level::Info);
     let groups = Memo::new(move |_| items.with(|i| group_visible(i, level.get())));
     let hidden = move || items.with(|i| hidden_count(i, level.get()));

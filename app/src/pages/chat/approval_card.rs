@@ -7,6 +7,7 @@ use leptos::prelude::*;
 use super::state::ChatState;
 use crate::a2a::{PartContent, Role};
 use crate::api::approvals::{ApprovalSummary, is_open, list_approvals};
+use crate::components::deferred::deferred;
 use crate::ext::uri::APPROVAL_MEDIA_TYPE;
 use crate::pages::approvals::status_label;
 use crate::projection::TaskView;
@@ -23,9 +24,23 @@ pub fn asks_for_approval(task: &TaskView) -> bool {
     })
 }
 
-/// The requests of one task, reloaded whenever the task changes (browser only).
+/// The requests of one task, reloaded whenever the task changes (browser only). Their code is
+/// loaded once the agent advertises approvals and the task asks for one (ADR 0015).
 #[component]
 pub fn ApprovalCards(state: ChatState, task: Memo<TaskView>) -> impl IntoView {
+    let shown = move || {
+        state.extensions.with(|e| e.as_ref().is_some_and(|e| e.approvals)) && task.with(asks_for_approval)
+    };
+    view! { <Show when=shown>{deferred("approvals", move || cards_split(state, task))}</Show> }
+}
+
+#[lazy]
+fn cards_split(state: ChatState, task: Memo<TaskView>) -> AnyView {
+    view! { <Cards state task/> }.into_any()
+}
+
+#[component]
+fn Cards(state: ChatState, task: Memo<TaskView>) -> impl IntoView {
     let advertised = move || state.extensions.with(|e| e.as_ref().is_some_and(|e| e.approvals));
     let key = move || {
         task.with(|t| {

@@ -6,6 +6,7 @@ use leptos::prelude::*;
 
 use super::compose::{accepts, data_part, part_media_type, url_part};
 use super::composer::Draft;
+use crate::components::deferred::deferred;
 
 /// The inline forms of the attach tools.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,12 +68,20 @@ pub fn AttachTools(draft: Draft) -> impl IntoView {
             </button>
         </div>
         {move || match open.get() {
-            Some(Tool::Url) => view! { <UrlForm draft close/> }.into_any(),
-            Some(Tool::Json) => view! { <JsonForm draft close/> }.into_any(),
+            Some(tool) => deferred("attach-form", move || tool_split(tool, draft, close)).into_any(),
             None => ().into_any(),
         }}
     }
     .into_any()
+}
+
+/// The URL or JSON form; its code is loaded when one is first opened (ADR 0015).
+#[lazy]
+fn tool_split(tool: Tool, draft: Draft, close: Callback<()>) -> AnyView {
+    match tool {
+        Tool::Url => view! { <UrlForm draft close/> }.into_any(),
+        Tool::Json => view! { <JsonForm draft close/> }.into_any(),
+    }
 }
 
 /// A file by URL, with an optional media type.
@@ -137,9 +146,24 @@ fn JsonForm(draft: Draft, close: Callback<()>) -> impl IntoView {
     .into_any()
 }
 
-/// What is attached, each removable; amber when outside the card's input modes.
+/// What is attached, each removable; amber when outside the card's input modes. The chips' code
+/// is loaded with the first attachment (ADR 0015).
 #[component]
 pub fn AttachmentChips(draft: Draft, modes: Signal<Vec<String>>) -> impl IntoView {
+    view! {
+        <Show when=move || draft.attachments.with(|a| !a.is_empty())>
+            {deferred("attachments", move || chips_split(draft, modes))}
+        </Show>
+    }
+}
+
+#[lazy]
+fn chips_split(draft: Draft, modes: Signal<Vec<String>>) -> AnyView {
+    view! { <Chips draft modes/> }.into_any()
+}
+
+#[component]
+fn Chips(draft: Draft, modes: Signal<Vec<String>>) -> impl IntoView {
     view! {
         <Show when=move || draft.attachments.with(|a| !a.is_empty())>
             <ul class="attachment-chips" aria-label="Attached parts">

@@ -11,7 +11,9 @@ use super::extensions::{ExtensionsSummary, SkillPicker};
 use super::options::OptionsPanel;
 use super::state::ChatState;
 use super::targets::{SendTarget, effective_target, send_to_choices};
+use crate::api::agents::ChatAgent;
 use crate::api::tasks::{SendInput, SendOptions};
+use crate::components::deferred::deferred;
 
 /// The composer's unsent state; `Copy`, shared by its parts.
 #[derive(Clone, Copy)]
@@ -207,7 +209,7 @@ pub fn Composer(state: ChatState) -> impl IntoView {
                 </button>
             </div>
             <Show when=move || draft.options_open.get()>
-                <OptionsPanel draft card=state.card/>
+                {deferred("options", move || options_split(draft, state.card))}
             </Show>
             <ExtensionsSummary state/>
             {move || draft.error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
@@ -215,6 +217,12 @@ pub fn Composer(state: ChatState) -> impl IntoView {
         </section>
     }
     .into_any()
+}
+
+/// The Options panel; its code is loaded when it is first opened (ADR 0015).
+#[lazy]
+fn options_split(draft: Draft, card: Signal<Option<ChatAgent>>) -> AnyView {
+    view! { <OptionsPanel draft card/> }.into_any()
 }
 
 /// Text / Markdown; ★ marks the format the card names first, amber when the card does not

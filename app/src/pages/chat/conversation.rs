@@ -10,11 +10,11 @@ use leptos_router::hooks::use_query_map;
 use super::composer::Composer;
 use super::state::ChatState;
 use super::timeline::Timeline;
-use super::wire::WirePanel;
-use crate::a2a::AgentCard;
-use crate::api::agents::get_agent;
+use super::wire::{WireEntry, WirePanel};
+use crate::api::agents::{ChatAgent, get_chat_agent};
 use crate::api::tasks::{ConversationView, get_conversation};
 use crate::api::{Load, resource};
+use crate::components::deferred::deferred;
 use crate::components::state_chip::StateChip;
 use crate::components::trace::{TracePanel, decode_history, merge};
 use crate::error::AppError;
@@ -25,7 +25,7 @@ use crate::pages::tasks::short_id;
 pub const NEW_CHAT: &str = "new";
 
 /// The conversation, or for a new chat an empty one with the agent's card.
-async fn load_chat(id: String, agent: String) -> Result<(ConversationView, Option<AgentCard>), AppError> {
+async fn load_chat(id: String, agent: String) -> Result<(ConversationView, Option<ChatAgent>), AppError> {
     if id != NEW_CHAT {
         return get_conversation(id).await.map(|c| (c, None));
     }
@@ -35,17 +35,17 @@ async fn load_chat(id: String, agent: String) -> Result<(ConversationView, Optio
             message: "Choose an agent to start a chat with.".into(),
         });
     }
-    let detail = get_agent(agent).await?;
+    let agent = get_chat_agent(agent).await?;
     let view = ConversationView {
         conversation_id: String::new(),
-        agent_id: detail.id,
-        agent_name: detail.card.as_ref().map(|c| c.name.clone()),
+        agent_id: agent.id.clone(),
+        agent_name: agent.name.clone(),
         remote_context_id: None,
         tasks: Vec::new(),
         commands: Vec::new(),
         last_sequence: 0,
     };
-    Ok((view, detail.card))
+    Ok((view, Some(agent)))
 }
 
 /// Reads the conversation id (and `?agent=` for a new chat) and loads it.
@@ -90,7 +90,7 @@ pub fn ConversationPage() -> impl IntoView {
 
 /// The loaded conversation with its live stream.
 #[component]
-fn ChatView(initial: ConversationView, card: Option<AgentCard>) -> impl IntoView {
+fn ChatView(initial: ConversationView, card: Option<ChatAgent>) -> impl IntoView {
     let conversation_id = initial.conversation_id.clone();
     let state = ChatState::new(initial, card);
     let wire_open = RwSignal::new(false);
@@ -130,7 +130,7 @@ fn ChatView(initial: ConversationView, card: Option<AgentCard>) -> impl IntoView
             </div>
             <Show when=move || wire_open.get()>
                 <aside class="chat-rail" aria-label="Wire inspector">
-                    <WirePanel entries=state.wire/>
+                    {deferred("wire", move || wire_split(state.wire))}
                 </aside>
             </Show>
             <Show when=move || trace_open.get()>
@@ -141,6 +141,12 @@ fn ChatView(initial: ConversationView, card: Option<AgentCard>) -> impl IntoView
         </div>
     }
     .into_any()
+}
+
+/// The Wire rail; its code is loaded when it is first opened (ADR 0015).
+#[lazy]
+fn wire_split(entries: RwSignal<Vec<WireEntry>>) -> AnyView {
+    view! { <WirePanel entries/> }.into_any()
 }
 
 /// Opening the Trace rail loads the conversation's stored events once and merges their sideband
@@ -178,7 +184,7 @@ fn ChatHeader(state: ChatState, wire_open: RwSignal<bool>, trace_open: RwSignal<
                 .or_else(|| {
                     state
                         .card
-                        .try_with(|c| c.as_ref().map(|c| c.name.clone()))
+                        .try_with(|c| c.as_ref().and_then(|c| c.name.clone()))
                         .flatten()
                 })
                 .unwrap_or_else(|| agent_id.clone())

@@ -4,11 +4,11 @@
 use leptos::prelude::*;
 
 use super::composer::Draft;
-use crate::a2a::AgentCard;
+use crate::api::agents::ChatAgent;
 
 /// The four options, with the card's declared output modes (★) as a hint.
 #[component]
-pub fn OptionsPanel(draft: Draft, card: Signal<Option<AgentCard>>) -> impl IntoView {
+pub fn OptionsPanel(draft: Draft, card: Signal<Option<ChatAgent>>) -> impl IntoView {
     let declared = move || {
         card.with(|c| {
             c.as_ref()

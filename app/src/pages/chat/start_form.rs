@@ -9,7 +9,9 @@ use serde_json::{Map, Value};
 use super::prompt_form::reply_part_list;
 use super::state::ChatState;
 use crate::api::tasks::SendInput;
+use crate::components::deferred::deferred;
 use crate::components::structured_form::StructuredForm;
+use crate::ext::form::FormDefinition;
 
 /// The "Start with a form" toggle and, once opened, the agent's start form.
 #[component]
@@ -50,10 +52,20 @@ pub fn StartForm(state: ChatState) -> impl IntoView {
                 </button>
                 <div id="start-form-panel" class="start-form-panel" hidden=move || !open.get()>
                     <Show when=move || open.get()>
-                        <StructuredForm form=form.clone() id_prefix="start-form" disabled=sending on_submit/>
+                        {let form = form.clone(); deferred("start-form", move || form_split(form, sending, on_submit))}
                     </Show>
                 </div>
             </div>
         })}
     }
+}
+
+/// The form itself; its code is loaded when it is first opened (ADR 0015).
+#[lazy]
+fn form_split(
+    form: FormDefinition,
+    sending: Signal<bool>,
+    on_submit: Callback<Map<String, Value>>,
+) -> AnyView {
+    view! { <StructuredForm form id_prefix="start-form" disabled=sending on_submit/> }.into_any()
 }

@@ -8,8 +8,7 @@ use serde_json::json;
 
 use super::fold::{Folded, catch_up, fold_ledger, knows_task, note_command};
 use super::wire::{WireEntry, record_received};
-use crate::a2a::AgentCard;
-use crate::api::agents::get_agent;
+use crate::api::agents::{ChatAgent, get_chat_agent};
 use crate::api::extensions::{AgentExtensions, get_agent_extensions};
 use crate::api::tasks::{CommandView, ConversationView, SendInput, get_conversation, send_message};
 use crate::components::trace::{TraceItem, decode_ledger_event, merge};
@@ -34,7 +33,7 @@ pub struct ChatState {
     /// The conversation as loaded, with live events folded in.
     pub conversation: RwSignal<ConversationView>,
     /// The agent's card (input modes, name), once known.
-    pub card: Signal<Option<AgentCard>>,
+    pub card: Signal<Option<ChatAgent>>,
     /// The skill the next new task is restricted to (skill routing, reference §1.3).
     pub skill: RwSignal<Option<String>>,
     /// The agent's extensions from its stored card (forms, approvals, A2UI, skills, what each
@@ -70,15 +69,15 @@ impl ChatState {
 
     /// State for a loaded conversation (or an empty new chat), subscribed to its live stream
     /// for as long as the calling component lives.
-    pub fn new(initial: ConversationView, card: Option<AgentCard>) -> ChatState {
+    pub fn new(initial: ConversationView, card: Option<ChatAgent>) -> ChatState {
         #[cfg(feature = "hydrate")]
         let navigate = use_navigate();
         let card = match card {
             Some(card) => Signal::stored(Some(card)),
             None => {
                 let agent_id = initial.agent_id.clone();
-                let detail = crate::api::browser_value(move || get_agent(agent_id.clone()));
-                Signal::derive(move || detail.get().and_then(Result::ok).and_then(|d| d.card))
+                let agent = crate::api::browser_value(move || get_chat_agent(agent_id.clone()));
+                Signal::derive(move || agent.get().and_then(Result::ok))
             }
         };
         let skill = RwSignal::new(None::<String>);

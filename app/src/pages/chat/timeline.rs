@@ -13,8 +13,10 @@ use crate::api::tasks::{CommandView, SendInput};
 use crate::components::a2ui_surface::A2uiSurfaces;
 use crate::components::artifact::ArtifactCard;
 use crate::components::cancel_task::CancelTaskControl;
+use crate::components::deferred::deferred;
 use crate::components::state_chip::StateChip;
 use crate::content::PartsView;
+use crate::ext::form::FormDefinition;
 use crate::pages::task_detail::display_title;
 use crate::projection::{MessageView, TaskKind, TaskView};
 
@@ -111,8 +113,14 @@ fn TimelineEntry(state: ChatState, task: Memo<TaskView>, item: TimelineMessage) 
     let TimelineMessage { message, form, .. } = item;
     view! {
         {bubble.then(|| view! { <Bubble message/> })}
-        {form.map(|form| view! { <PromptForm state task form/> })}
+        {form.map(|form| deferred("prompt-form", move || prompt_form_split(state, task, form)))}
     }
+}
+
+/// An agent prompt's form; its code is loaded after hydration (ADR 0015).
+#[lazy]
+fn prompt_form_split(state: ChatState, task: Memo<TaskView>, form: FormDefinition) -> AnyView {
+    view! { <PromptForm state task form/> }.into_any()
 }
 
 /// A message bubble; agent prompts that pause the task are marked.
