@@ -6,10 +6,11 @@
 //! shown through [`deferred`]:
 //!
 //! - **On the server** the view is rendered in place, inside a wrapper element. The page arrives
-//!   complete, and the render preloads the split's files with the page.
+//!   complete. (Its files are not preloaded with the page: the browser fetches them as soon as
+//!   it has hydrated.)
 //! - **When the browser hydrates**, it claims the wrapper without its children: the server's DOM
 //!   stays on screen as it is, `inert` (a click or a keystroke on it would be lost). Once the
-//!   split's code is there (preloaded, so usually at once), the view is built and replaces the
+//!   split's code is there (a few milliseconds on loopback), the view is built and replaces the
 //!   server's copy of itself, now live.
 //! - **When the browser renders** (a new message arrives, or a screen is opened by navigation), the
 //!   wrapper is empty until the code is there, then the view is mounted in it.
