@@ -31,41 +31,25 @@ pub fn ApprovalCards(state: ChatState, task: Memo<TaskView>) -> impl IntoView {
     let shown = move || {
         state.extensions.with(|e| e.as_ref().is_some_and(|e| e.approvals)) && task.with(asks_for_approval)
     };
-    view! { <Show when=shown>{deferred("approvals", move || cards_split(state, task))}</Show> }
+    view! { <Show when=shown>{deferred("approvals", move || cards_split(task))}</Show> }
 }
 
 #[lazy]
-fn cards_split(state: ChatState, task: Memo<TaskView>) -> AnyView {
-    view! { <Cards state task/> }.into_any()
+fn cards_split(task: Memo<TaskView>) -> AnyView {
+    view! { <Cards task/> }.into_any()
 }
 
+/// The cards, shown by [`ApprovalCards`] only while the agent advertises approvals and the task
+/// asks for one; reloaded when the task changes.
 #[component]
-fn Cards(state: ChatState, task: Memo<TaskView>) -> impl IntoView {
-    let advertised = move || state.extensions.with(|e| e.as_ref().is_some_and(|e| e.approvals));
-    let key = move || {
-        task.with(|t| {
-            (
-                asks_for_approval(t),
-                t.local_id.clone(),
-                t.version,
-                t.state.clone(),
-            )
-        })
-    };
+fn Cards(task: Memo<TaskView>) -> impl IntoView {
+    let key = move || task.with(|t| (t.local_id.clone(), t.version, t.state.clone()));
     let requests = crate::api::browser_value(move || {
-        let (asks, id, ..) = key();
-        async move {
-            if asks {
-                list_approvals(None, Some(id)).await.unwrap_or_default()
-            } else {
-                Vec::new()
-            }
-        }
+        let (id, ..) = key();
+        async move { list_approvals(None, Some(id)).await.unwrap_or_default() }
     });
     view! {
-        <Show when=advertised>
-            {move || requests.get().unwrap_or_default().into_iter().map(|r| view! { <Card request=r/> }).collect_view()}
-        </Show>
+        {move || requests.get().unwrap_or_default().into_iter().map(|r| view! { <Card request=r/> }).collect_view()}
     }
     .into_any()
 }

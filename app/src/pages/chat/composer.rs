@@ -118,7 +118,7 @@ pub fn Composer(state: ChatState) -> impl IntoView {
     });
     let modes = Signal::derive(move || {
         state
-            .card
+            .agent
             .with(|c| c.as_ref().map(|c| c.default_input_modes.clone()))
             .unwrap_or_default()
     });
@@ -209,7 +209,7 @@ pub fn Composer(state: ChatState) -> impl IntoView {
                 </button>
             </div>
             <Show when=move || draft.options_open.get()>
-                {deferred("options", move || options_split(draft, state.card))}
+                {deferred("options", move || options_split(draft, state.agent))}
             </Show>
             <ExtensionsSummary state/>
             {move || draft.error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
@@ -221,8 +221,8 @@ pub fn Composer(state: ChatState) -> impl IntoView {
 
 /// The Options panel; its code is loaded when it is first opened (ADR 0015).
 #[lazy]
-fn options_split(draft: Draft, card: Signal<Option<ChatAgent>>) -> AnyView {
-    view! { <OptionsPanel draft card/> }.into_any()
+fn options_split(draft: Draft, agent: Signal<Option<ChatAgent>>) -> AnyView {
+    view! { <OptionsPanel draft agent/> }.into_any()
 }
 
 /// Text / Markdown; ★ marks the format the card names first, amber when the card does not

@@ -80,7 +80,7 @@ pub fn ConversationPage() -> impl IntoView {
                 }
             }>
                 {move || Suspend::new(async move {
-                    chat.await.map(|(initial, card)| view! { <ChatView initial card/> })
+                    chat.await.map(|(initial, agent)| view! { <ChatView initial agent/> })
                 })}
             </ErrorBoundary>
         </Transition>
@@ -90,9 +90,9 @@ pub fn ConversationPage() -> impl IntoView {
 
 /// The loaded conversation with its live stream.
 #[component]
-fn ChatView(initial: ConversationView, card: Option<ChatAgent>) -> impl IntoView {
+fn ChatView(initial: ConversationView, agent: Option<ChatAgent>) -> impl IntoView {
     let conversation_id = initial.conversation_id.clone();
-    let state = ChatState::new(initial, card);
+    let state = ChatState::new(initial, agent);
     let wire_open = RwSignal::new(false);
     // One rail at a time: opening Trace closes Wire and the other way round.
     let trace_open = RwSignal::new(false);
@@ -183,7 +183,7 @@ fn ChatHeader(state: ChatState, wire_open: RwSignal<bool>, trace_open: RwSignal<
                 .flatten()
                 .or_else(|| {
                     state
-                        .card
+                        .agent
                         .try_with(|c| c.as_ref().and_then(|c| c.name.clone()))
                         .flatten()
                 })

@@ -8,9 +8,9 @@ use crate::api::agents::ChatAgent;
 
 /// The four options, with the card's declared output modes (★) as a hint.
 #[component]
-pub fn OptionsPanel(draft: Draft, card: Signal<Option<ChatAgent>>) -> impl IntoView {
+pub fn OptionsPanel(draft: Draft, agent: Signal<Option<ChatAgent>>) -> impl IntoView {
     let declared = move || {
-        card.with(|c| {
+        agent.with(|c| {
             c.as_ref()
                 .filter(|c| !c.default_output_modes.is_empty())
                 .map(|c| format!("★ declared by the card: {}", c.default_output_modes.join(", ")))

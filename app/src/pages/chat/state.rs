@@ -32,8 +32,8 @@ type Navigate = Box<dyn Fn(&str)>;
 pub struct ChatState {
     /// The conversation as loaded, with live events folded in.
     pub conversation: RwSignal<ConversationView>,
-    /// The agent's card (input modes, name), once known.
-    pub card: Signal<Option<ChatAgent>>,
+    /// The agent's name and the modes its card declares, once known.
+    pub agent: Signal<Option<ChatAgent>>,
     /// The skill the next new task is restricted to (skill routing, reference §1.3).
     pub skill: RwSignal<Option<String>>,
     /// The agent's extensions from its stored card (forms, approvals, A2UI, skills, what each
@@ -69,15 +69,15 @@ impl ChatState {
 
     /// State for a loaded conversation (or an empty new chat), subscribed to its live stream
     /// for as long as the calling component lives.
-    pub fn new(initial: ConversationView, card: Option<ChatAgent>) -> ChatState {
+    pub fn new(initial: ConversationView, agent: Option<ChatAgent>) -> ChatState {
         #[cfg(feature = "hydrate")]
         let navigate = use_navigate();
-        let card = match card {
-            Some(card) => Signal::stored(Some(card)),
+        let agent = match agent {
+            Some(agent) => Signal::stored(Some(agent)),
             None => {
                 let agent_id = initial.agent_id.clone();
-                let agent = crate::api::browser_value(move || get_chat_agent(agent_id.clone()));
-                Signal::derive(move || agent.get().and_then(Result::ok))
+                let loaded = crate::api::browser_value(move || get_chat_agent(agent_id.clone()));
+                Signal::derive(move || loaded.get().and_then(Result::ok))
             }
         };
         let skill = RwSignal::new(None::<String>);
@@ -96,7 +96,7 @@ impl ChatState {
         };
         let state = ChatState {
             conversation: RwSignal::new(initial),
-            card,
+            agent,
             skill,
             extensions,
             wire: RwSignal::new(Vec::new()),
