@@ -116,7 +116,7 @@ impl Variant {
     pub fn description(self) -> &'static str {
         match self {
             Variant::Showcase => {
-                "Say \"surface\" for an A2UI surface, \"approve\" for an approval request, anything else for a deploy form."
+                "Say \"surface\" for an A2UI surface, \"approve\" for an approval request, \"choose\" for quick replies, anything else for a deploy form."
             }
             Variant::Form => "Asks for a deploy request with a structured form; offers a start form.",
             Variant::Approver => {

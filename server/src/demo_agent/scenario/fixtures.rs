@@ -18,6 +18,14 @@ pub(crate) fn plan(variant: Variant, incoming: &Incoming) -> Vec<Step> {
         return vec![Step::Do(update)];
     }
     let lower = incoming.lower_text();
+    if matches!(variant, Variant::Showcase | Variant::Form) {
+        if let Some(update) = forms::choice_reply(&incoming.text) {
+            return vec![Step::Do(update)];
+        }
+        if lower.contains("choose") {
+            return vec![Step::Do(forms::choice_prompt())];
+        }
+    }
     let update = match variant {
         Variant::Showcase if lower.contains("surface") => a2ui::prompt(),
         Variant::Showcase if lower.contains("approve") => {

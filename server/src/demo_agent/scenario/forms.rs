@@ -69,6 +69,29 @@ pub(crate) fn prompt(form: Value) -> Update {
     )
 }
 
+/// The answers "choose" offers as quick replies (`reference.md`, the quick-replies convention).
+pub(crate) const ENVIRONMENTS: [&str; 2] = ["staging", "production"];
+
+/// INPUT_REQUIRED "Which environment?" with a data part whose `options` are [`ENVIRONMENTS`]:
+/// the console shows them as buttons that send their text.
+pub(crate) fn choice_prompt() -> Update {
+    Update::parts(
+        TaskState::InputRequired,
+        vec![
+            text_part("Which environment?"),
+            data_part(json!({"options": ENVIRONMENTS}), "application/json"),
+        ],
+    )
+}
+
+/// A quick reply (an environment's name, alone) → "Deploying to ENV.".
+pub(crate) fn choice_reply(text: &str) -> Option<Update> {
+    let environment = text.trim().to_lowercase();
+    ENVIRONMENTS
+        .contains(&environment.as_str())
+        .then(|| Update::say(TaskState::Completed, format!("Deploying to {environment}.")))
+}
+
 /// A deploy form submission → "Deploying N replica(s) to ENV.".
 pub(crate) fn deploy_reply(data: &Map<String, Value>) -> Option<Update> {
     if !data.contains_key("environment") && !data.contains_key("replicas") {
@@ -131,5 +154,18 @@ mod tests {
             "Started billing-api at high priority."
         );
         assert!(deploy_reply(json!({"x": 1}).as_object().unwrap()).is_none());
+    }
+
+    #[test]
+    fn choose_offers_quick_replies_and_a_reply_names_the_environment() {
+        match choice_prompt() {
+            Update::Status { state, parts, .. } => {
+                assert_eq!(state, TaskState::InputRequired);
+                assert_eq!(parts[1]["data"], json!({"options": ["staging", "production"]}));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(said(choice_reply(" Production\n")), "Deploying to production.");
+        assert!(choice_reply("staging, two replicas").is_none());
     }
 }
