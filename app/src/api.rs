@@ -31,24 +31,42 @@ impl<T: serde::de::DeserializeOwned> leptos::server::codee::Decoder<T> for Json 
 }
 
 /// A value only the browser loads (it needs `localStorage`, or the page should not wait for
-/// it): `None` on the server and until it has loaded, then the latest value; loaded again when
-/// a signal `fetcher` reads changes.
+/// it): `None` on the server and until it has loaded, then the latest value loaded; loaded again
+/// when a signal `fetcher` reads changes. A failed load keeps what was there (every caller shows
+/// nothing, or the last value, rather than an error); of loads that overlap, the newest wins.
 ///
 /// The server never reads it. A `LocalResource` read during server rendering inside a
 /// `Suspense` or `Transition` tells Leptos that the boundary cannot resolve on the server, and
 /// Leptos then sends the boundary's fallback instead of the page, or not, depending on which
 /// of two ready futures it polls first: the conversation and task pages came as "Loading…" on
-/// about half of the loads and were then rendered in the browser.
-pub fn browser_value<T, Fut>(fetcher: impl Fn() -> Fut + 'static) -> leptos::prelude::Signal<Option<T>>
+/// about half of the loads and were then rendered in the browser. In the browser it is a plain
+/// signal set by an effect, not a `LocalResource`: per value type, that is a fraction of the
+/// code an async resource instantiates.
+pub fn browser_value<T, E, Fut>(fetcher: impl Fn() -> Fut + 'static) -> leptos::prelude::Signal<Option<T>>
 where
     T: Clone + Send + Sync + 'static,
-    Fut: std::future::Future<Output = T> + 'static,
+    E: 'static,
+    Fut: std::future::Future<Output = Result<T, E>> + 'static,
 {
     #[cfg(feature = "hydrate")]
     {
-        use leptos::prelude::{Get, LocalResource, Signal};
-        let loaded = LocalResource::new(fetcher);
-        Signal::derive(move || loaded.get())
+        use leptos::prelude::{Effect, GetValue, RwSignal, Set, SetValue, Signal, StoredValue};
+        let value = RwSignal::new(None::<T>);
+        let newest = StoredValue::new(0_u64);
+        Effect::new(move |_| {
+            // Called here, so the signals it reads are tracked by this effect.
+            let load = fetcher();
+            let this = newest.get_value().wrapping_add(1);
+            newest.set_value(this);
+            leptos::task::spawn_local(async move {
+                if let Ok(loaded) = load.await
+                    && newest.try_get_value() == Some(this)
+                {
+                    value.try_set(Some(loaded));
+                }
+            });
+        });
+        Signal::from(value)
     }
     #[cfg(not(feature = "hydrate"))]
     {

@@ -153,6 +153,22 @@ test("a form prompt needs input; a reply from the composer completes the task", 
   await expect(page.getByTestId("message-bubble").last()).toContainText("Deploying 3 replica(s) to staging.");
 });
 
+test("quick replies answer a prompt in one click; after a reload they come alive once their code has loaded", async ({
+  page,
+}) => {
+  await startChat(page, "Form fixture (form)", "choose an environment");
+  const card = page.getByTestId("task-card").first();
+  await expect(card).toHaveAttribute("data-state", "TASK_STATE_INPUT_REQUIRED", { timeout: 20_000 });
+  await expect(page.getByTestId("quick-reply")).toHaveText(["staging", "production"]);
+  // Rendered by the server in place; the buttons work once their file has loaded (ADR 0015).
+  await openHydrated(page, new URL(page.url()).pathname);
+  await expect(page.locator('[data-deferred="quick-replies"][data-ready]')).toHaveCount(1);
+  await page.getByTestId("quick-reply").filter({ hasText: "production" }).click();
+  await expect(card).toHaveAttribute("data-state", "TASK_STATE_COMPLETED", { timeout: 20_000 });
+  await expect(page.getByTestId("message-bubble").last()).toContainText("Deploying to production.");
+  await expect(page.getByTestId("quick-reply")).toHaveCount(0);
+});
+
 test("a link inside a chat leads to the task page and back without errors", async ({ page }) => {
   await addAgent(page, "form", "Form fixture (form)");
   await startChat(page, "Form fixture (form)", "deploy please");
@@ -162,6 +178,9 @@ test("a link inside a chat leads to the task page and back without errors", asyn
   await page.getByTestId("task-card").last().getByRole("link").first().click();
   await expect(page).toHaveURL(/\/tasks\/[0-9a-f-]{36}$/);
   await expect(page.getByRole("heading", { level: 1 })).toContainText("deploy please");
+  // The task waits for input: the console can be asked to follow it again.
+  await page.getByRole("button", { name: "Subscribe" }).click();
+  await expect(page.getByRole("status").filter({ hasText: "The console follows this task again." })).toBeVisible();
   await page.getByRole("link", { name: "Open in chat" }).click();
   await expect(page).toHaveURL(chat);
   await expect(page.getByTestId("prompt-form")).toBeVisible();

@@ -135,6 +135,41 @@ test("the Trace panel fills while the agent works, debug hidden until asked for"
   expect(await panel.getByTestId("trace-event").count()).toBeGreaterThan(shown);
 });
 
+test("a task's page shows its A2UI surface once the code has loaded, and its action answers the task", async ({
+  page,
+}) => {
+  await addAgent(page, "a2ui", "Form fixture (a2ui)");
+  await startChat(page, "Form fixture (a2ui)", "deploy");
+  await expect(page.getByTestId("a2ui-surface")).toBeVisible();
+  const href = await page.getByTestId("task-card").last().locator("a.task-card-title").getAttribute("href");
+  await openHydrated(page, href!);
+  // The section and its code load after hydration (ADR 0015), only for a task with A2UI parts.
+  const section = page.getByTestId("task-interface");
+  const surface = section.getByTestId("a2ui-surface");
+  await expect(surface.getByText("Confirm deployment", { exact: true })).toBeVisible();
+  await surface.getByLabel("Reason").fill("from the task page");
+  await surface.getByTestId("a2ui-button").filter({ hasText: "Confirm" }).click();
+  await expect(section.getByRole("status")).toHaveText("Sent to the agent.");
+  await expect(page.locator("h1").getByTestId("state-chip")).toHaveAttribute("data-state", "TASK_STATE_COMPLETED", {
+    timeout: 20_000,
+  });
+});
+
+test("a task's page decodes its stored trace, and has no Interface section without A2UI parts", async ({ page }) => {
+  await addAgent(page, "trace", "Demo agent (trace)");
+  await startChat(page, "Demo agent (trace)", "check staging health");
+  await expect(page.getByTestId("task-card").last()).toHaveAttribute("data-state", "TASK_STATE_COMPLETED", {
+    timeout: 20_000,
+  });
+  const href = await page.getByTestId("task-card").last().locator("a.task-card-title").getAttribute("href");
+  await openHydrated(page, href!);
+  // The stored sideband events of this task, decoded by the panel once its code has loaded.
+  const panel = page.getByTestId("trace-panel");
+  await expect(panel.getByTestId("trace-event").filter({ hasText: "Agent execution started" })).toBeVisible();
+  await expect(page.locator('[data-deferred="interface"]')).toHaveCount(0);
+  await expect(page.getByTestId("task-interface")).toHaveCount(0);
+});
+
 for (const [variant, name] of [
   ["plain", "Form fixture (plain)"],
   ["invalid", "Form fixture (invalid)"],

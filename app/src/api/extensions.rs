@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::error::AppError;
 use crate::ext::a2ui::A2uiVersion;
-use crate::ext::form::{FormDefinition, start_form};
+use crate::ext::form::start_form_definition;
 use crate::ext::negotiation::{self, ActiveExtension};
 use crate::ext::skill_routing::{self, SkillSummary};
 use crate::ext::uri::{APPROVAL_URI, FORM_URI, SKILL_ROUTING_URI};
@@ -30,8 +30,10 @@ pub struct AgentExtensions {
     pub a2ui: Option<A2uiVersion>,
     /// The skills a new task can be restricted to (empty unless skill routing is advertised).
     pub skills: Vec<SkillSummary>,
-    /// The start-of-task form (`params.startForm`), when advertised and valid.
-    pub start_form: Option<FormDefinition>,
+    /// The start-of-task form (`params.startForm`) as the card states it, when advertised and
+    /// valid. Parsed where it is shown (the chat's start form), so a screen that only reads the
+    /// other fields carries no form decoder (ADR 0015).
+    pub start_form: Option<Value>,
 }
 
 impl AgentExtensions {
@@ -56,7 +58,7 @@ impl AgentExtensions {
             } else {
                 Vec::new()
             },
-            start_form: if forms { start_form(card) } else { None },
+            start_form: if forms { start_form_definition(card) } else { None },
         }
     }
 }

@@ -41,32 +41,45 @@ where
     }
     #[cfg(feature = "hydrate")]
     {
-        use leptos::tachys::view::any_view::AnyViewState;
-        use leptos::tachys::view::{Mountable, Render};
-
-        let node = NodeRef::<leptos::html::Div>::new();
-        let owner = Owner::current();
-        // The built view's state: dropping it would stop its effects.
-        let live = StoredValue::new_local(None::<AnyViewState>);
-        leptos::task::spawn_local(async move {
-            let view = load().await;
-            let (Some(owner), Some(el)) = (owner, node.try_get_untracked().flatten()) else {
-                return;
-            };
-            if live.is_disposed() {
-                return;
-            }
-            let mut state = owner.with(|| view.build());
-            // The server's copy (hydration kept it) or nothing (a client render).
-            el.set_inner_html("");
-            state.mount(&el, None);
-            let _ = el.remove_attribute("inert");
-            let _ = el.set_attribute("data-ready", "");
-            live.set_value(Some(state));
-        });
-        // `inner_html` hydrates without touching the children the server rendered.
-        view! { <div class=DEFERRED_CLASS data-deferred=name node_ref=node inner_html=""></div> }
+        // One copy of the mounting code serves every deferred view, not one per caller.
+        mount_when_loaded(name, Box::pin(async move { load().await }))
     }
+}
+
+/// The browser's side of [`deferred`].
+#[cfg(feature = "hydrate")]
+fn mount_when_loaded(
+    name: &'static str,
+    view: std::pin::Pin<Box<dyn Future<Output = AnyView>>>,
+) -> impl IntoView {
+    use leptos::tachys::view::any_view::AnyViewState;
+    use leptos::tachys::view::{Mountable, Render};
+
+    // The view's component code runs once its file has loaded, in the caller's owner (its
+    // signals and effects are disposed with the page's) and tracked by nobody.
+    let view = leptos::reactive::computed::ScopedFuture::new_untracked(view);
+    let node = NodeRef::<leptos::html::Div>::new();
+    let owner = Owner::current();
+    // The built view's state: dropping it would stop its effects.
+    let live = StoredValue::new_local(None::<AnyViewState>);
+    leptos::task::spawn_local(async move {
+        let view = view.await;
+        let (Some(owner), Some(el)) = (owner, node.try_get_untracked().flatten()) else {
+            return;
+        };
+        if live.is_disposed() {
+            return;
+        }
+        let mut state = owner.with(|| view.build());
+        // The server's copy (hydration kept it) or nothing (a client render).
+        el.set_inner_html("");
+        state.mount(&el, None);
+        let _ = el.remove_attribute("inert");
+        let _ = el.set_attribute("data-ready", "");
+        live.set_value(Some(state));
+    });
+    // `inner_html` hydrates without touching the children the server rendered.
+    view! { <div class=DEFERRED_CLASS data-deferred=name node_ref=node inner_html=""></div> }
 }
 
 /// The value of a future that is ready when first polled.

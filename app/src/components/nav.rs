@@ -114,7 +114,7 @@ fn PendingBadge() -> impl IntoView {
         }
     });
     move || {
-        let n = count.get().and_then(Result::ok).unwrap_or(0);
+        let n = count.get().unwrap_or(0);
         (n > 0).then(|| {
             let text = if n > 99 { "99+".to_owned() } else { n.to_string() };
             view! {

@@ -5,7 +5,10 @@
 //! - [`merge`]: adds items in sequence order, dropping ones already shown (§3.5 dedupe key).
 //! - [`group_visible`], [`hidden_count`]: the level filter and the per-task grouping (pure).
 //! - [`sideband_part_to_part`]: a normalised sideband part as an A2A part for the content renderers.
-//! - [`TracePanel`]: the component.
+//! - [`TracePanel`]: the component, fed by a page's [`TraceFeed`] and its stored history.
+//!
+//! The decoding runs in the panel, whose code loads after hydration (ADR 0015): a page hands it
+//! the ledger events it receives live, raw, and the panel decodes them with the stored history.
 //!
 //! Decoded content is data: it is rendered as text or through the inert content renderers only.
 
@@ -18,6 +21,53 @@ use crate::ext::sideband::{self, DecodeContext, Level, PartKind, SidebandEvent, 
 mod panel;
 
 pub use panel::TracePanel;
+
+/// The ledger events a page receives live, handed raw to its [`TracePanel`]: the panel takes
+/// them as they come and decodes them; until its code has loaded they wait here.
+#[derive(Clone, Copy)]
+pub struct TraceFeed {
+    pending: leptos::prelude::RwSignal<Vec<LedgerEvent>>,
+}
+
+impl TraceFeed {
+    /// An empty feed, owned by the calling component.
+    pub fn new() -> TraceFeed {
+        TraceFeed {
+            pending: leptos::prelude::RwSignal::new(Vec::new()),
+        }
+    }
+
+    /// Hands a live ledger event to the panel.
+    pub fn push(self, event: LedgerEvent) {
+        use leptos::prelude::Update;
+        self.pending.try_update(|pending| pending.push(event));
+    }
+
+    /// The events not taken yet, oldest first; subscribes the calling effect to new ones.
+    fn take(self) -> Vec<LedgerEvent> {
+        use leptos::prelude::{Track, UpdateUntracked};
+        self.pending.track();
+        self.pending
+            .try_update_untracked(std::mem::take)
+            .unwrap_or_default()
+    }
+}
+
+impl Default for TraceFeed {
+    fn default() -> Self {
+        TraceFeed::new()
+    }
+}
+
+/// Where a [`TracePanel`] loads the stored events it shows from: a conversation's events, or
+/// only one task's of them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TraceHistory {
+    /// The conversation; empty for a chat not started yet (nothing is stored).
+    pub conversation_id: String,
+    /// Only this local task's events, when set.
+    pub task_id: Option<String>,
+}
 
 /// One decoded sideband event with the ledger event it came from.
 #[derive(Clone, Debug, PartialEq)]

@@ -3,7 +3,6 @@
 //! reply parts. Pure data: nothing in a definition is evaluated, fetched or rendered as markup, and
 //! no regex (`pattern`) is ever run.
 
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::canonical::{number_f64, truncate_utf16};
@@ -55,8 +54,7 @@ pub const RESERVED_KEYS: [&str; 13] = [
 const MAX_QUOTED_KEY_CHARS: usize = 64;
 
 /// A parsed form, fields in display order.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq)]
 pub struct FormDefinition {
     /// Heading (default [`DEFAULT_TITLE`]).
     pub title: String,
@@ -69,8 +67,7 @@ pub struct FormDefinition {
 }
 
 /// One field of a form.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq)]
 pub struct FormField {
     /// Property key; the key of the answer in the submission.
     pub key: String,
@@ -85,8 +82,7 @@ pub struct FormField {
 }
 
 /// The allow-listed field kinds (§1.1).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "camelCase", rename_all_fields = "camelCase")]
+#[derive(Clone, Debug, PartialEq)]
 pub enum FieldKind {
     /// `type: "string"`.
     Text {
@@ -125,8 +121,7 @@ pub enum FieldKind {
 }
 
 /// One option of a choice field.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ChoiceOption {
     /// The submitted value (an `enum` entry).
     pub value: String,
@@ -346,11 +341,21 @@ pub fn is_form_media_type(media_type: &str) -> bool {
 /// The start-of-task form of an Agent Card: `params.startForm` of the first
 /// `capabilities.extensions` entry whose `uri` is the form URI, when it parses (§1.1).
 pub fn start_form(card: &Value) -> Option<FormDefinition> {
+    parse_form(start_form_entry(card)?).ok()
+}
+
+/// [`start_form`] as the card states it (the definition, not the parsed form), when it parses.
+pub fn start_form_definition(card: &Value) -> Option<Value> {
+    let definition = start_form_entry(card)?;
+    parse_form(definition).is_ok().then(|| definition.clone())
+}
+
+fn start_form_entry(card: &Value) -> Option<&Value> {
     let extensions = card.get("capabilities")?.get("extensions")?.as_array()?;
     let entry = extensions
         .iter()
         .find(|entry| entry.get("uri").and_then(Value::as_str) == Some(FORM_URI))?;
-    parse_form(entry.get("params")?.get("startForm")?).ok()
+    entry.get("params")?.get("startForm")
 }
 
 /// Quick replies of an `INPUT_REQUIRED` data part (§1.1, end): its `options` (or, when `options`

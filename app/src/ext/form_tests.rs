@@ -195,11 +195,18 @@ fn start_form_comes_from_the_form_extension_params() {
     let start = form_with(json!({"topic": {"type": "string"}}));
     let card = json!({"capabilities": {"extensions": [
         {"uri": "urn:other", "params": {"startForm": form_with(json!({"other": {"type": "string"}}))}},
-        {"uri": FORM_URI, "params": {"startForm": start}},
+        {"uri": FORM_URI, "params": {"startForm": start.clone()}},
     ]}});
     assert_eq!(start_form(&card).unwrap().fields[0].key, "topic");
+    // The chat receives the definition as the card states it, and parses it where it shows it.
+    assert_eq!(start_form_definition(&card), Some(start));
     let invalid = json!({"capabilities": {"extensions": [{"uri": FORM_URI, "params": {"startForm": {}}}]}});
     assert_eq!(start_form(&invalid), None);
+    assert_eq!(
+        start_form_definition(&invalid),
+        None,
+        "an invalid start form is not sent"
+    );
     let absent = json!({"capabilities": {"extensions": [{"uri": FORM_URI}]}});
     assert_eq!(start_form(&absent), None);
     assert_eq!(start_form(&json!({"capabilities": {}})), None);
@@ -241,13 +248,15 @@ fn rejection_messages_are_short_plain_text() {
 }
 
 #[test]
-fn definition_serialises_camel_case_for_the_browser() {
-    let form = parse_form(&form_with(json!({"n": {"type": "string", "maxLength": 5}}))).unwrap();
-    let value = serde_json::to_value(&form).unwrap();
-    assert_eq!(value["submitLabel"], "Submit");
-    assert_eq!(value["fields"][0]["kind"]["type"], "text");
-    assert_eq!(value["fields"][0]["kind"]["maxLength"], 5);
-    assert_eq!(serde_json::from_value::<FormDefinition>(value).unwrap(), form);
+fn the_start_form_reaches_the_browser_as_stated_and_parses_there_alike() {
+    let definition = form_with(json!({"n": {"type": "string", "maxLength": 5}}));
+    let card = json!({"capabilities": {"extensions": [
+        {"uri": FORM_URI, "params": {"startForm": definition.clone()}},
+    ]}});
+    let extensions = crate::api::extensions::AgentExtensions::from_card(&card, &[], &[], None);
+    let sent = serde_json::to_value(&extensions).unwrap();
+    assert_eq!(sent["startForm"], definition);
+    assert_eq!(parse_form(&sent["startForm"]).ok(), start_form(&card));
 }
 
 proptest! {

@@ -5,13 +5,13 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 
 use crate::a2a::Role;
-use crate::api::tasks::{SubscribeTask, get_task};
+use crate::api::tasks::{get_task, subscribe_task};
 use crate::api::{Load, resource};
 use crate::components::a2ui_surface::TaskInterface;
 use crate::components::artifact::ArtifactCard;
 use crate::components::cancel_task::CancelTaskControl;
 use crate::components::state_chip::StateChip;
-use crate::components::trace::{TraceItem, TracePanel, decode_history, decode_ledger_event, merge};
+use crate::components::trace::{TraceFeed, TraceHistory, TracePanel};
 use crate::components::when::When;
 use crate::content::PartsView;
 use crate::live::{LiveFrame, fold_ledger_event, task_stream_url, use_live_stream};
@@ -63,8 +63,11 @@ pub fn TaskDetailPage() -> impl IntoView {
 #[component]
 fn TaskDetail(initial: TaskView, refresh: Callback<()>) -> impl IntoView {
     let url = task_stream_url(&initial.local_id, initial.last_sequence);
-    let trace = RwSignal::new(Vec::<TraceItem>::new());
-    load_trace_history(trace, initial.local_id.clone(), initial.conversation_id.clone());
+    let trace = TraceFeed::new();
+    let history = TraceHistory {
+        conversation_id: initial.conversation_id.clone(),
+        task_id: Some(initial.local_id.clone()),
+    };
     let task = RwSignal::new(initial);
     use_live_stream(Signal::derive(move || Some(url.clone())), move |frame| {
         if let LiveFrame::Ledger(event) = frame {
@@ -77,10 +80,7 @@ fn TaskDetail(initial: TaskView, refresh: Callback<()>) -> impl IntoView {
                 task.notify();
             }
             if task.with_untracked(|view| view.local_id == event.task_id) {
-                let decoded = decode_ledger_event(&event);
-                if !decoded.is_empty() {
-                    trace.try_update(|items| merge(items, decoded));
-                }
+                trace.push(event);
             }
         }
     });
@@ -95,29 +95,18 @@ fn TaskDetail(initial: TaskView, refresh: Callback<()>) -> impl IntoView {
         <HistoryCard task/>
         <TaskInterface task/>
         <ArtifactsCard task/>
-        <TracePanel items=trace titles/>
+        <TracePanel feed=trace history titles/>
     }
     .into_any()
-}
-
-/// Loads the task's stored sideband events once, in the browser: the conversation's stored
-/// events filtered to this task, merged with what the live stream already added.
-fn load_trace_history(trace: RwSignal<Vec<TraceItem>>, task_id: String, conversation_id: String) {
-    Effect::new(move |_| {
-        let (task_id, conversation_id) = (task_id.clone(), conversation_id.clone());
-        leptos::task::spawn_local(async move {
-            if let Ok(history) = crate::api::tasks::get_conversation_events(conversation_id).await {
-                let items = decode_history(history.iter().filter(|e| e.task_id == task_id));
-                trace.try_update(|trace| merge(trace, items));
-            }
-        });
-    });
 }
 
 /// Title, state, remote ids and the actions.
 #[component]
 fn DetailHeader(task: Signal<TaskView>, refresh: Callback<()>) -> impl IntoView {
-    let subscribe = ServerAction::<SubscribeTask>::new();
+    // A plain request rather than a `ServerAction`: the cancel control beside it works the same
+    // way, so the two share their code.
+    let subscribing = RwSignal::new(false);
+    let subscribed = RwSignal::new(None::<Result<(), String>>);
     let (local_id, conversation_id) =
         task.with_untracked(|t| (t.local_id.clone(), t.conversation_id.clone()));
     // `try_`: the page title keeps this closure and may run it while the page is being left.
@@ -152,11 +141,18 @@ fn DetailHeader(task: Signal<TaskView>, refresh: Callback<()>) -> impl IntoView 
                 <button
                     type="button"
                     class="button"
-                    disabled=move || subscribe.pending().get()
+                    disabled=move || subscribing.get()
                     on:click={
                         let subscribe_id = subscribe_id.clone();
                         move |_| {
-                            subscribe.dispatch(SubscribeTask { task_id: subscribe_id.clone() });
+                            subscribing.set(true);
+                            subscribed.set(None);
+                            let task_id = subscribe_id.clone();
+                            leptos::task::spawn_local(async move {
+                                let result = subscribe_task(task_id).await.map_err(|e| e.to_string());
+                                subscribing.try_set(false);
+                                subscribed.try_set(Some(result));
+                            });
                         }
                     }
                 >
@@ -165,9 +161,9 @@ fn DetailHeader(task: Signal<TaskView>, refresh: Callback<()>) -> impl IntoView 
                 <CancelTaskControl task_id=local_id.clone()/>
             </Show>
         </div>
-        {move || subscribe.value().get().map(|result| match result {
+        {move || subscribed.get().map(|result| match result {
             Ok(()) => view! { <p class="muted" role="status">"The console follows this task again."</p> }.into_any(),
-            Err(error) => view! { <p class="error" role="alert">{error.to_string()}</p> }.into_any(),
+            Err(error) => view! { <p class="error" role="alert">{error}</p> }.into_any(),
         })}
     }
     .into_any()

@@ -8,16 +8,36 @@ use serde_json::Value;
 use super::{A2uiSurfaces, has_a2ui_parts};
 use crate::api::extensions::get_agent_extensions;
 use crate::api::tasks::{SendInput, SendMessage};
+use crate::components::deferred::deferred;
 use crate::projection::TaskView;
 
-/// The "Interface" section of the task page (nothing when the task has no A2UI surface).
+/// The "Interface" section of the task page (nothing when the task has no A2UI part). The server
+/// never shows it (the agent's extensions are read in the browser), so its code, with the
+/// extensions' and the send's, loads after hydration, and only for a task with A2UI parts
+/// (ADR 0015).
 #[component]
 pub fn TaskInterface(#[prop(into)] task: Signal<TaskView>) -> impl IntoView {
+    view! {
+        <Show when=move || task.with(has_a2ui_parts)>
+            {deferred("interface", move || interface_split(task))}
+        </Show>
+    }
+}
+
+#[lazy]
+fn interface_split(task: Signal<TaskView>) -> AnyView {
+    view! { <Interface task/> }.into_any()
+}
+
+/// The section: surfaces once the agent's card is known to advertise A2UI, and the outcome of
+/// the last action sent.
+#[component]
+fn Interface(task: Signal<TaskView>) -> impl IntoView {
     let agent_id = task.with_untracked(|t| t.agent_id.clone());
     // Browser only: the page renders without it on the server and adds it once known.
     let extensions =
         crate::api::browser_value(move || get_agent_extensions(agent_id.clone(), Vec::new(), None));
-    let version = Signal::derive(move || extensions.get().and_then(Result::ok).and_then(|e| e.a2ui));
+    let version = Signal::derive(move || extensions.with(|e| e.as_ref().and_then(|e| e.a2ui)));
     let send = ServerAction::<SendMessage>::new();
     let on_action = Callback::new(move |parts: Vec<Value>| {
         let input = task.with_untracked(|t| SendInput {

@@ -5,7 +5,8 @@ use std::collections::HashMap;
 use leptos::prelude::*;
 
 use super::{
-    LEVEL_CHOICES, TraceItem, group_visible, hidden_count, level_label, parse_level, sideband_part_to_part,
+    LEVEL_CHOICES, TraceFeed, TraceHistory, TraceItem, decode_history, group_visible, hidden_count,
+    level_label, merge, parse_level, sideband_part_to_part,
 };
 use crate::components::deferred::deferred;
 use crate::components::when::When;
@@ -34,24 +35,59 @@ pub fn hidden_note(hidden: usize) -> String {
     format!("{hidden} {noun} hidden by the filter.")
 }
 
-/// Sideband events in ledger order, grouped per task, filtered by level (debug hidden by default).
-/// `items` are kept by the page ([`super::merge`]); `titles` maps local task ids to task titles.
-/// Its code is loaded after hydration (ADR 0015).
+/// Sideband events in ledger order, grouped per task, filtered by level (debug hidden by default):
+/// those of the stored `history`, loaded once the panel is shown, and those the page receives
+/// live through `feed` (an event in both shows once, [`super::merge`]). `titles` maps local task
+/// ids to task titles. Its code, with the sideband decoder, is loaded after hydration (ADR 0015).
 #[component]
 pub fn TracePanel(
-    #[prop(into)] items: Signal<Vec<TraceItem>>,
+    feed: TraceFeed,
+    history: TraceHistory,
     #[prop(into)] titles: Signal<HashMap<String, String>>,
 ) -> impl IntoView {
-    deferred("trace", move || trace_split(items, titles))
+    deferred("trace", move || trace_split(feed, history, titles))
 }
 
 #[lazy]
-fn trace_split(items: Signal<Vec<TraceItem>>, titles: Signal<HashMap<String, String>>) -> AnyView {
-    view! { <Panel items titles/> }.into_any()
+fn trace_split(feed: TraceFeed, history: TraceHistory, titles: Signal<HashMap<String, String>>) -> AnyView {
+    let items = RwSignal::new(Vec::<TraceItem>::new());
+    Effect::new(move |_| {
+        let events = feed.take();
+        let decoded = decode_history(&events);
+        if !decoded.is_empty() {
+            items.try_update(|items| merge(items, decoded));
+        }
+    });
+    load_history(history, items);
+    view! { <Panel items=items.into() titles/> }.into_any()
 }
 
+/// Loads the stored events once and merges their sideband events with what arrived live.
+fn load_history(history: TraceHistory, items: RwSignal<Vec<TraceItem>>) {
+    let TraceHistory {
+        conversation_id,
+        task_id,
+    } = history;
+    if conversation_id.is_empty() {
+        return;
+    }
+    Effect::new(move |_| {
+        let (conversation_id, task_id) = (conversation_id.clone(), task_id.clone());
+        leptos::task::spawn_local(async move {
+            if let Ok(stored) = crate::api::tasks::get_conversation_events(conversation_id).await {
+                let stored = stored
+                    .iter()
+                    .filter(|e| task_id.as_ref().is_none_or(|id| e.task_id == *id));
+                let decoded = decode_history(stored);
+                items.try_update(|items| merge(items, decoded));
+            }
+        });
+    });
+}
+
+/// The panel over decoded `items` (what [`TracePanel`] shows once its code has loaded).
 #[component]
-fn Panel(items: Signal<Vec<TraceItem>>, titles: Signal<HashMap<String, String>>) -> impl IntoView {
+pub(super) fn Panel(items: Signal<Vec<TraceItem>>, titles: Signal<HashMap<String, String>>) -> impl IntoView {
     let level = RwSignal::new(Level::Info);
     let groups = Memo::new(move |_| items.with(|i| group_visible(i, level.get())));
     let hidden = move || items.with(|i| hidden_count(i, level.get()));

@@ -293,8 +293,8 @@ mod render {
     use leptos::prelude::*;
     use serde_json::json;
 
-    use super::super::panel::EMPTY_TEXT;
-    use super::{TraceItem, TracePanel, item, part};
+    use super::super::panel::{EMPTY_TEXT, Panel};
+    use super::{TraceFeed, TraceHistory, TraceItem, TracePanel, item, part};
     use crate::ext::sideband::{Level, PartKind};
 
     fn render(items: Vec<TraceItem>, titles: HashMap<String, String>) -> String {
@@ -302,8 +302,24 @@ mod render {
         owner.with(|| {
             let items = Signal::stored(items);
             let titles = Signal::stored(titles);
-            view! { <TracePanel items titles/> }.to_html()
+            view! { <Panel items titles/> }.to_html()
         })
+    }
+
+    #[test]
+    fn the_server_renders_the_panel_empty_in_its_deferred_wrapper() {
+        // The stored events are loaded, and live ones decoded, in the browser (ADR 0016).
+        let owner = Owner::new();
+        let html = owner.with(|| {
+            let feed = TraceFeed::new();
+            let history = TraceHistory {
+                conversation_id: "c1".into(),
+                task_id: None,
+            };
+            view! { <TracePanel feed history titles=HashMap::new()/> }.to_html()
+        });
+        assert!(html.contains(r#"data-deferred="trace" inert"#), "{html}");
+        assert!(html.contains("No sideband events yet."), "{html}");
     }
 
     #[test]

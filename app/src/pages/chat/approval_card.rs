@@ -46,7 +46,7 @@ fn Cards(task: Memo<TaskView>) -> impl IntoView {
     let key = move || task.with(|t| (t.local_id.clone(), t.version, t.state.clone()));
     let requests = crate::api::browser_value(move || {
         let (id, ..) = key();
-        async move { list_approvals(None, Some(id)).await.unwrap_or_default() }
+        list_approvals(None, Some(id))
     });
     view! {
         {move || requests.get().unwrap_or_default().into_iter().map(|r| view! { <Card request=r/> }).collect_view()}

@@ -16,7 +16,7 @@ use crate::api::tasks::{ConversationView, get_conversation};
 use crate::api::{Load, resource};
 use crate::components::deferred::deferred;
 use crate::components::state_chip::StateChip;
-use crate::components::trace::{TracePanel, decode_history, merge};
+use crate::components::trace::{TraceHistory, TracePanel};
 use crate::error::AppError;
 use crate::live::encode_segment;
 use crate::pages::tasks::short_id;
@@ -95,8 +95,11 @@ fn ChatView(initial: ConversationView, agent: Option<ChatAgent>) -> impl IntoVie
     let state = ChatState::new(initial, agent);
     let wire_open = RwSignal::new(false);
     // One rail at a time: opening Trace closes Wire and the other way round.
-    let trace_open = RwSignal::new(false);
-    load_trace_history(state, trace_open, conversation_id.clone());
+    let trace_open = state.trace_open;
+    let history = TraceHistory {
+        conversation_id: conversation_id.clone(),
+        task_id: None,
+    };
     // Opening the Wire panel loads the stored exchange once; live events keep adding to it.
     let history_loaded = StoredValue::new(false);
     Effect::new(move |_| {
@@ -135,7 +138,7 @@ fn ChatView(initial: ConversationView, agent: Option<ChatAgent>) -> impl IntoVie
             </Show>
             <Show when=move || trace_open.get()>
                 <aside class="chat-rail" aria-label="Trace">
-                    <TracePanel items=state.trace titles/>
+                    <TracePanel feed=state.trace history=history.clone() titles/>
                 </aside>
             </Show>
         </div>
@@ -147,25 +150,6 @@ fn ChatView(initial: ConversationView, agent: Option<ChatAgent>) -> impl IntoVie
 #[lazy]
 fn wire_split(entries: RwSignal<Vec<WireEntry>>) -> AnyView {
     view! { <WirePanel entries/> }.into_any()
-}
-
-/// Opening the Trace rail loads the conversation's stored events once and merges their sideband
-/// events with what arrived live (the merge drops repeats).
-fn load_trace_history(state: ChatState, trace_open: RwSignal<bool>, conversation_id: String) {
-    let loaded = StoredValue::new(false);
-    Effect::new(move |_| {
-        if !trace_open.get() || loaded.get_value() || conversation_id.is_empty() {
-            return;
-        }
-        loaded.set_value(true);
-        let id = conversation_id.clone();
-        leptos::task::spawn_local(async move {
-            if let Ok(history) = crate::api::tasks::get_conversation_events(id).await {
-                let items = decode_history(&history);
-                state.trace.try_update(|trace| merge(trace, items));
-            }
-        });
-    });
 }
 
 /// Agent, short context id, the newest task's state, New chat and the Wire and Trace toggles.

@@ -5,18 +5,35 @@
 use leptos::prelude::*;
 
 use super::state::ChatState;
+use crate::components::deferred::deferred;
 
 /// "Skill: Any / <skill>", shown when the agent advertises skill routing and the send starts a
-/// new task. A chosen skill binds the new task for its whole life.
+/// new task. A chosen skill binds the new task for its whole life. The skills come from the
+/// browser's read of the agent's extensions, so the picker's code loads after hydration
+/// (ADR 0015).
 #[component]
 pub fn SkillPicker(state: ChatState, #[prop(into)] new_task: Signal<bool>) -> impl IntoView {
+    let offered = move || {
+        new_task.get()
+            && state
+                .extensions
+                .with(|e| e.as_ref().is_some_and(|e| !e.skills.is_empty()))
+    };
+    view! {
+        <Show when=offered>
+            {deferred("skills", move || skills_split(state))}
+        </Show>
+    }
+}
+
+#[lazy]
+fn skills_split(state: ChatState) -> AnyView {
     let skills = move || {
         state
             .extensions
             .with(|e| e.as_ref().map(|e| e.skills.clone()).unwrap_or_default())
     };
     view! {
-        <Show when=move || new_task.get() && !skills().is_empty()>
             <div class="skill-picker">
                 <label for="skill-picker">"Skill"</label>
                 <select
@@ -40,14 +57,19 @@ pub fn SkillPicker(state: ChatState, #[prop(into)] new_task: Signal<bool>) -> im
                 </select>
                 <p class="muted" id="skill-picker-help">"A new task restricted to one skill stays in it; the agent gets the skill in the request."</p>
             </div>
-        </Show>
     }
     .into_any()
 }
 
-/// A collapsible list of the extensions active for this agent, each with its reason.
+/// A collapsible list of the extensions active for this agent, each with its reason. It shows
+/// what the browser reads (the Settings URIs count), so its code loads after hydration (ADR 0015).
 #[component]
 pub fn ExtensionsSummary(state: ChatState) -> impl IntoView {
+    deferred("extensions", move || summary_split(state))
+}
+
+#[lazy]
+fn summary_split(state: ChatState) -> AnyView {
     let active = move || {
         state
             .extensions

@@ -11,15 +11,33 @@ use super::state::ChatState;
 use crate::api::tasks::SendInput;
 use crate::components::deferred::deferred;
 use crate::components::structured_form::StructuredForm;
-use crate::ext::form::FormDefinition;
+use crate::ext::form::parse_form;
 
-/// The "Start with a form" toggle and, once opened, the agent's start form.
+/// The "Start with a form" toggle and, once opened, the agent's start form; offered when the
+/// browser's read of the agent's extensions has one, so its code loads after hydration (ADR 0015).
 #[component]
 pub fn StartForm(state: ChatState) -> impl IntoView {
-    let form = Memo::new(move |_| {
+    let offered = move || {
         state
             .extensions
-            .with(|e| e.as_ref().and_then(|e| e.start_form.clone()))
+            .with(|e| e.as_ref().is_some_and(|e| e.start_form.is_some()))
+    };
+    view! {
+        <Show when=offered>
+            {deferred("start-form", move || start_form_split(state))}
+        </Show>
+    }
+}
+
+#[lazy]
+fn start_form_split(state: ChatState) -> AnyView {
+    // The server sends only a definition that parses.
+    let form = Memo::new(move |_| {
+        state.extensions.with(|e| {
+            e.as_ref()
+                .and_then(|e| e.start_form.as_ref())
+                .and_then(|definition| parse_form(definition).ok())
+        })
     });
     let open = RwSignal::new(false);
     let on_submit = Callback::new(move |submission: Map<String, Value>| {
@@ -52,20 +70,11 @@ pub fn StartForm(state: ChatState) -> impl IntoView {
                 </button>
                 <div id="start-form-panel" class="start-form-panel" hidden=move || !open.get()>
                     <Show when=move || open.get()>
-                        {let form = form.clone(); deferred("start-form", move || form_split(form, sending, on_submit))}
+                        <StructuredForm form=form.clone() id_prefix="start-form" disabled=sending on_submit/>
                     </Show>
                 </div>
             </div>
         })}
     }
-}
-
-/// The form itself; its code is loaded when it is first opened (ADR 0015).
-#[lazy]
-fn form_split(
-    form: FormDefinition,
-    sending: Signal<bool>,
-    on_submit: Callback<Map<String, Value>>,
-) -> AnyView {
-    view! { <StructuredForm form id_prefix="start-form" disabled=sending on_submit/> }.into_any()
+    .into_any()
 }

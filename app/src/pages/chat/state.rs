@@ -11,7 +11,7 @@ use super::wire::{WireEntry, record_received};
 use crate::api::agents::{ChatAgent, get_chat_agent};
 use crate::api::extensions::{AgentExtensions, get_agent_extensions};
 use crate::api::tasks::{CommandView, ConversationView, SendInput, get_conversation, send_message};
-use crate::components::trace::{TraceItem, decode_ledger_event, merge};
+use crate::components::trace::TraceFeed;
 use crate::live::{LiveFrame, conversation_stream_url, use_live_stream};
 
 /// Where a re-fetch of the conversation stands.
@@ -41,8 +41,11 @@ pub struct ChatState {
     pub extensions: Signal<Option<AgentExtensions>>,
     /// The wire inspector's log.
     pub wire: RwSignal<Vec<WireEntry>>,
-    /// The Trace panel's sideband events, in ledger order.
-    pub trace: RwSignal<Vec<TraceItem>>,
+    /// The Trace rail is open (one rail at a time: opening it closes the Wire rail).
+    pub trace_open: RwSignal<bool>,
+    /// Live ledger events for the Trace rail, handed over while it is open (opening it loads
+    /// the stored ones).
+    pub trace: TraceFeed,
     /// A send is on its way to the server.
     pub sending: RwSignal<bool>,
     /// Why the last send was refused.
@@ -76,23 +79,21 @@ impl ChatState {
             Some(agent) => Signal::stored(Some(agent)),
             None => {
                 let agent_id = initial.agent_id.clone();
-                let loaded = crate::api::browser_value(move || get_chat_agent(agent_id.clone()));
-                Signal::derive(move || loaded.get().and_then(Result::ok))
+                crate::api::browser_value(move || get_chat_agent(agent_id.clone()))
             }
         };
         let skill = RwSignal::new(None::<String>);
         let extensions = {
             let agent_id = initial.agent_id.clone();
             // Browser only: the Settings URIs live in localStorage.
-            let loaded = crate::api::browser_value(move || {
+            crate::api::browser_value(move || {
                 let agent_id = agent_id.clone();
                 let skill = skill.get();
                 async move {
                     let caller = crate::settings::active_extension_uris(&crate::settings::load());
                     get_agent_extensions(agent_id, caller, skill).await
                 }
-            });
-            Signal::derive(move || loaded.get().and_then(Result::ok))
+            })
         };
         let state = ChatState {
             conversation: RwSignal::new(initial),
@@ -100,7 +101,8 @@ impl ChatState {
             skill,
             extensions,
             wire: RwSignal::new(Vec::new()),
-            trace: RwSignal::new(Vec::new()),
+            trace_open: RwSignal::new(false),
+            trace: TraceFeed::new(),
             sending: RwSignal::new(false),
             send_error: RwSignal::new(None),
             refetch: StoredValue::new(Refetch::Idle),
@@ -135,9 +137,8 @@ impl ChatState {
                 self.wire.update(|log| {
                     record_received(log, &event);
                 });
-                let decoded = decode_ledger_event(&event);
-                if !decoded.is_empty() {
-                    self.trace.try_update(|items| merge(items, decoded));
+                if self.trace_open.try_get_untracked() == Some(true) {
+                    self.trace.push(event.clone());
                 }
                 // Only a change the page shows re-renders it: a status repeated (a flood of
                 // WORKING updates) moves the resume point and nothing else.

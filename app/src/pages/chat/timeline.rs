@@ -152,8 +152,18 @@ fn Bubble(message: MessageView) -> impl IntoView {
 }
 
 /// Buttons for the answers an input-required prompt offers; each sends its text as a reply.
+/// Like a prompt's form, their code loads after hydration (ADR 0015).
 #[component]
 fn QuickReplies(state: ChatState, task: Memo<TaskView>) -> impl IntoView {
+    view! {
+        <Show when=move || task.with(|t| !prompt_quick_replies(t).is_empty())>
+            {deferred("quick-replies", move || replies_split(state, task))}
+        </Show>
+    }
+}
+
+#[lazy]
+fn replies_split(state: ChatState, task: Memo<TaskView>) -> AnyView {
     let replies = move || task.with(prompt_quick_replies);
     let reply = move |text: String| {
         let (local_id, conversation_id, agent_id) =
@@ -168,28 +178,26 @@ fn QuickReplies(state: ChatState, task: Memo<TaskView>) -> impl IntoView {
         state.send(input, || {});
     };
     view! {
-        <Show when=move || !replies().is_empty()>
-            <div class="quick-replies" role="group" aria-label="Quick replies">
-                <For
-                    each=replies
-                    key=|r| r.clone()
-                    children=move |text| {
-                        let label = text.clone();
-                        view! {
-                            <button
-                                type="button"
-                                class="button quick-reply"
-                                data-testid="quick-reply"
-                                disabled=move || state.sending.get()
-                                on:click=move |_| reply(text.clone())
-                            >
-                                {label}
-                            </button>
-                        }
+        <div class="quick-replies" role="group" aria-label="Quick replies">
+            <For
+                each=replies
+                key=|r| r.clone()
+                children=move |text| {
+                    let label = text.clone();
+                    view! {
+                        <button
+                            type="button"
+                            class="button quick-reply"
+                            data-testid="quick-reply"
+                            disabled=move || state.sending.get()
+                            on:click=move |_| reply(text.clone())
+                        >
+                            {label}
+                        </button>
                     }
-                />
-            </div>
-        </Show>
+                }
+            />
+        </div>
     }
     .into_any()
 }
