@@ -64,19 +64,39 @@ fn mount_when_loaded(
     let live = StoredValue::new_local(None::<AnyViewState>);
     leptos::task::spawn_local(async move {
         let view = view.await;
-        let (Some(owner), Some(el)) = (owner, node.try_get_untracked().flatten()) else {
+        let Some(owner) = owner else {
             return;
         };
         if live.is_disposed() {
             return;
         }
-        let mut state = owner.with(|| view.build());
-        // The server's copy (hydration kept it) or nothing (a client render).
-        el.set_inner_html("");
-        state.mount(&el, None);
-        let _ = el.remove_attribute("inert");
-        let _ = el.set_attribute("data-ready", "");
-        live.set_value(Some(state));
+        // Mounted once the wrapper is there: a `Suspend` rebuilding its view (a navigation from
+        // one conversation to another) runs its components, which start this task, and waits a
+        // tick before it builds their elements, so the wrapper may not exist yet.
+        let view = std::cell::Cell::new(Some(view));
+        owner.clone().with(|| {
+            Effect::new(move |_| {
+                let Some(el) = node.get() else {
+                    return;
+                };
+                let Some(view) = view.take() else {
+                    return;
+                };
+                if live.is_disposed() {
+                    return;
+                }
+                // Built in the caller's owner, not this effect's: the effect runs again if the
+                // wrapper is rebuilt, and that must not dispose the live view.
+                let mut state = untrack(|| owner.with(|| view.build()));
+                // The server's copy (hydration kept it), a view of a page rebuilt in place, or
+                // nothing (a client render).
+                el.set_inner_html("");
+                state.mount(&el, None);
+                let _ = el.remove_attribute("inert");
+                let _ = el.set_attribute("data-ready", "");
+                live.set_value(Some(state));
+            });
+        });
     });
     // `inner_html` hydrates without touching the children the server rendered.
     view! { <div class=DEFERRED_CLASS data-deferred=name node_ref=node inner_html=""></div> }
