@@ -48,10 +48,24 @@ where
     E: 'static,
     Fut: std::future::Future<Output = Result<T, E>> + 'static,
 {
+    let value = leptos::prelude::RwSignal::new(None::<T>);
+    load_in_browser(value, fetcher);
+    value.into()
+}
+
+/// [`browser_value`] into a signal the caller owns: a view whose code loads after hydration can
+/// load a value that the page's own code reads (ADR 0017). Nothing happens on the server.
+pub fn load_in_browser<T, E, Fut>(
+    value: leptos::prelude::RwSignal<Option<T>>,
+    fetcher: impl Fn() -> Fut + 'static,
+) where
+    T: Clone + Send + Sync + 'static,
+    E: 'static,
+    Fut: std::future::Future<Output = Result<T, E>> + 'static,
+{
     #[cfg(feature = "hydrate")]
     {
-        use leptos::prelude::{Effect, GetValue, RwSignal, Set, SetValue, Signal, StoredValue};
-        let value = RwSignal::new(None::<T>);
+        use leptos::prelude::{Effect, GetValue, Set, SetValue, StoredValue};
         let newest = StoredValue::new(0_u64);
         Effect::new(move |_| {
             // Called here, so the signals it reads are tracked by this effect.
@@ -66,12 +80,10 @@ where
                 }
             });
         });
-        Signal::from(value)
     }
     #[cfg(not(feature = "hydrate"))]
     {
-        let _ = fetcher;
-        leptos::prelude::Signal::stored(None)
+        let _ = (value, fetcher);
     }
 }
 

@@ -19,3 +19,41 @@ pub mod negotiation;
 pub mod sideband;
 pub mod skill_routing;
 pub mod uri;
+
+/// Whether `value`, lower-cased, is `lower` (an all-lower-case media type): the spec's
+/// "lower-cased media type" comparison, as JavaScript's `toLowerCase()` makes it (so a
+/// non-ASCII letter that lower-cases to an ASCII one counts), without building the lower-cased
+/// string. `str::to_lowercase` is about 4 KB of wasm code the chat's timeline no longer carries.
+pub fn lowercases_to(value: &str, lower: &str) -> bool {
+    value.chars().flat_map(char::to_lowercase).eq(lower.chars())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lowercases_to;
+
+    #[test]
+    fn lowercases_to_compares_as_to_lowercase_does() {
+        let pairs = [
+            ("application/json+a2ui", "application/json+a2ui"),
+            ("Application/JSON+A2UI", "application/json+a2ui"),
+            // KELVIN SIGN lower-cases to an ASCII `k`, in Rust as in JavaScript.
+            ("application/vnd.\u{212A}it", "application/vnd.kit"),
+            ("application/vnd.KIT", "application/vnd.kit"),
+            ("application/json+a2u", "application/json+a2ui"),
+            ("application/json+a2ui ", "application/json+a2ui"),
+            ("", "application/json+a2ui"),
+            ("application/json", "application/json+a2ui"),
+        ];
+        for (value, lower) in pairs {
+            assert_eq!(
+                lowercases_to(value, lower),
+                value.to_lowercase() == lower,
+                "{value:?}"
+            );
+        }
+        assert!(lowercases_to("Application/JSON+A2UI", "application/json+a2ui"));
+        assert!(lowercases_to("application/vnd.\u{212A}it", "application/vnd.kit"));
+        assert!(!lowercases_to("application/json+a2ui ", "application/json+a2ui"));
+    }
+}

@@ -169,6 +169,39 @@ test("quick replies answer a prompt in one click; after a reload they come alive
   await expect(page.getByTestId("quick-reply")).toHaveCount(0);
 });
 
+test("after a reload the composer is on screen at once and takes a message once its code has loaded (ADR 0017)", async ({
+  page,
+}) => {
+  await addAgent(page, "form", "Form fixture (form)");
+  await startChat(page, "Form fixture (form)", "choose an environment");
+  const card = page.getByTestId("task-card").first();
+  await expect(card).toHaveAttribute("data-state", "TASK_STATE_INPUT_REQUIRED", { timeout: 20_000 });
+  // Hold the composer's code: the page hydrates without it, the server's composer on screen.
+  const held: Route[] = [];
+  const composerCode = /\/pkg\/split_composer_split_\d+\.wasm$/;
+  await page.route(composerCode, (route) => {
+    held.push(route);
+  });
+  await openHydrated(page, new URL(page.url()).pathname);
+  const composer = page.locator('[data-deferred="composer"]');
+  await expect(composer).toHaveAttribute("inert", "");
+  await expect(page.getByTestId("composer-input")).toBeVisible();
+  await expect(page.getByTestId("send-to").first()).toContainText(/Reply/);
+  await expect(page.getByTestId("send-button")).toBeDisabled();
+  await expect.poll(() => held.length).toBeGreaterThan(0);
+  await expect(composer).not.toHaveAttribute("data-ready");
+
+  for (const route of held) await route.continue();
+  await page.unroute(composerCode);
+  await expect(composer).toHaveAttribute("data-ready", "");
+  await expect(composer).not.toHaveAttribute("inert");
+  const input = page.getByTestId("composer-input");
+  await input.fill("staging");
+  await input.press("Enter");
+  await expect(card).toHaveAttribute("data-state", "TASK_STATE_COMPLETED", { timeout: 20_000 });
+  await expect(page.getByTestId("message-bubble").last()).toContainText("Deploying to staging.");
+});
+
 test("a link inside a chat leads to the task page and back without errors", async ({ page }) => {
   await addAgent(page, "form", "Form fixture (form)");
   await startChat(page, "Form fixture (form)", "deploy please");

@@ -268,6 +268,28 @@ pub async fn get_conversation(conversation_id: String) -> Result<ConversationVie
     )
 }
 
+/// The empty conversation a new chat with an agent starts from: the agent's id and its card's
+/// name (the card fetched again, as for `get_agent`). A new chat and a stored one are the same
+/// type to the chat's page, so it decodes one (ADR 0017).
+#[server(prefix = "/api/fn", endpoint = "get_new_conversation")]
+pub async fn get_new_conversation(agent_id: String) -> Result<ConversationView, AppError> {
+    crate::api::respond(
+        async {
+            let detail = crate::api::backend()?.agents.get_agent(agent_id).await?;
+            Ok(ConversationView {
+                conversation_id: String::new(),
+                agent_id: detail.id,
+                agent_name: detail.card.map(|c| c.name),
+                remote_context_id: None,
+                tasks: Vec::new(),
+                commands: Vec::new(),
+                last_sequence: 0,
+            })
+        }
+        .await,
+    )
+}
+
 /// The stored exchange of a conversation for the Wire panel: its newest ledger events.
 #[server(prefix = "/api/fn", endpoint = "get_conversation_events")]
 pub async fn get_conversation_events(conversation_id: String) -> Result<Vec<LedgerEvent>, AppError> {

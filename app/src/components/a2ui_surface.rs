@@ -14,7 +14,6 @@ use leptos::prelude::*;
 use serde_json::Value;
 
 use crate::a2a::{Part, PartContent, Role};
-use crate::components::deferred::deferred;
 use crate::ext::a2ui::{
     A2uiState, A2uiVersion, PlaceholderReason, RenderNode, WAITING_TEXT, is_a2ui_part, rejected_notice,
 };
@@ -84,8 +83,9 @@ pub fn now_iso() -> String {
 /// rejected-update counter, and inputs that edit a local overlay. A click on an enabled button
 /// hands the action message's parts to `on_action`; buttons are off while `busy`.
 ///
-/// The renderer's code is loaded after hydration, and only for a task that carries A2UI parts
-/// (ADR 0015).
+/// Callers show it inside a deferred view (ADR 0015), and only for a task with A2UI parts
+/// ([`has_a2ui_parts`]): the renderer's code, and the code that sends an action, load after
+/// hydration.
 #[component]
 pub fn A2uiSurfaces(
     #[prop(into)] task: Signal<TaskView>,
@@ -93,31 +93,6 @@ pub fn A2uiSurfaces(
     on_action: Callback<Vec<Value>>,
     /// A send is in flight: buttons wait.
     #[prop(optional, into)]
-    busy: Signal<bool>,
-) -> impl IntoView {
-    let shown = move || version.with(Option::is_some) && task.with(has_a2ui_parts);
-    view! {
-        <Show when=shown>
-            {deferred("a2ui", move || surfaces_split(task, version, on_action, busy))}
-        </Show>
-    }
-}
-
-#[lazy]
-fn surfaces_split(
-    task: Signal<TaskView>,
-    version: Signal<Option<A2uiVersion>>,
-    on_action: Callback<Vec<Value>>,
-    busy: Signal<bool>,
-) -> AnyView {
-    view! { <Surfaces task version on_action busy/> }.into_any()
-}
-
-#[component]
-fn Surfaces(
-    task: Signal<TaskView>,
-    version: Signal<Option<A2uiVersion>>,
-    on_action: Callback<Vec<Value>>,
     busy: Signal<bool>,
 ) -> impl IntoView {
     let folded = Memo::new(move |_| version.get().map(|_| task.with(fold_task)));

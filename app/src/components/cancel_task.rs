@@ -1,10 +1,13 @@
 //! "Cancel task" with an inline confirmation step, used by the task detail page and the task
 //! cards of the Chat timeline. The cancel is stored as a command; the task's state changes
-//! when the agent's answer is observed, not when this button is pressed.
+//! when the agent's answer is observed, not when this button is pressed. The server renders the
+//! button in place; its code (the confirm step and the request) loads after hydration, as a
+//! deferred view (ADR 0015, ADR 0017).
 
 use leptos::prelude::*;
 
 use crate::api::tasks::{CommandView, cancel_task};
+use crate::components::deferred::deferred;
 
 /// The button, its confirm step, and the outcome of the request.
 #[component]
@@ -16,6 +19,11 @@ pub fn CancelTaskControl(
     #[prop(optional)]
     on_sent: Option<Callback<CommandView>>,
 ) -> impl IntoView {
+    deferred("cancel", move || cancel_split(task_id, on_sent))
+}
+
+#[lazy]
+fn cancel_split(task_id: String, on_sent: Option<Callback<CommandView>>) -> AnyView {
     let task_id = StoredValue::new(task_id);
     let (confirming, set_confirming) = signal(false);
     let (busy, set_busy) = signal(false);

@@ -137,8 +137,10 @@ pub fn is_a2ui_part(
 
 /// The media part of [`is_a2ui_part`]: lower-cased media type or exact `metadata.mimeType`.
 fn has_a2ui_media_type(media_type: Option<&str>, metadata_mime_type: Option<&str>) -> bool {
-    let is_a2ui = |m: &str| m == A2UI_MEDIA_TYPE || m == A2UI_LEGACY_MEDIA_TYPE;
-    media_type.is_some_and(|m| is_a2ui(&m.to_lowercase())) || metadata_mime_type.is_some_and(is_a2ui)
+    let lowered =
+        |m: &str| super::lowercases_to(m, A2UI_MEDIA_TYPE) || super::lowercases_to(m, A2UI_LEGACY_MEDIA_TYPE);
+    let exact = |m: &str| m == A2UI_MEDIA_TYPE || m == A2UI_LEGACY_MEDIA_TYPE;
+    media_type.is_some_and(lowered) || metadata_mime_type.is_some_and(exact)
 }
 
 /// An object without `version` holding exactly one of the v0.8 message keys.

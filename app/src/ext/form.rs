@@ -335,7 +335,7 @@ fn parse_text(raw: &Map<String, Value>) -> FieldKind {
 
 /// Whether a part's (any-case) media type is the structured form media type.
 pub fn is_form_media_type(media_type: &str) -> bool {
-    media_type.to_lowercase() == FORM_MEDIA_TYPE
+    super::lowercases_to(media_type, FORM_MEDIA_TYPE)
 }
 
 /// The start-of-task form of an Agent Card: `params.startForm` of the first

@@ -85,7 +85,7 @@ fn TaskDetail(initial: TaskView, refresh: Callback<()>) -> impl IntoView {
         }
     });
     let task: Signal<TaskView> = task.into();
-    let titles = Signal::derive(move || task.with(|t| [(t.local_id.clone(), t.title.clone())].into()));
+    let titles = Signal::derive(move || task.with(|t| vec![(t.local_id.clone(), t.title.clone())]));
     view! {
         <DetailHeader task refresh/>
         <div class="card-grid task-cards">

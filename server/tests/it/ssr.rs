@@ -168,6 +168,25 @@ async fn a_conversation_and_its_task_render_on_the_server() {
             "{html}"
         );
     }
+    // The composer and the task's Cancel are rendered in place, inert until their code has
+    // loaded in the browser (ADR 0017).
+    let html = text(get(&state, &format!("/chat/{conversation}")).await).await;
+    let composer = html
+        .find(r#"<div data-deferred="composer" inert class="deferred">"#)
+        .expect("the composer's deferred wrapper");
+    assert!(
+        html[composer..].contains(r#"data-testid="composer-input""#),
+        "{html}"
+    );
+    let cancel = html
+        .find(r#"<div data-deferred="cancel" inert class="deferred">"#)
+        .expect("the task card's Cancel, deferred");
+    assert!(html[cancel..].contains(r#"data-testid="cancel-task""#), "{html}");
+    let html = text(get(&state, &format!("/tasks/{}", done.task_id)).await).await;
+    assert!(
+        html.contains(r#"<div data-deferred="cancel" inert class="deferred">"#),
+        "{html}"
+    );
     let missing = get(&state, "/tasks/00000000-0000-4000-8000-000000000404").await;
     assert_eq!(missing.status(), StatusCode::NOT_FOUND);
 }

@@ -1,7 +1,5 @@
 //! The Trace panel's view: level filter, per-task groups, one row per sideband event.
 
-use std::collections::HashMap;
-
 use leptos::prelude::*;
 
 use super::{
@@ -20,10 +18,11 @@ pub const EMPTY_TEXT: &str = "No sideband events yet. They appear when the agent
      A2A_SIDEBAND_EXTENSION_URIS).";
 
 /// A group's heading: the task's title when known and not blank, else `Task <short id>`.
-pub fn group_heading(task_id: &str, titles: &HashMap<String, String>) -> String {
+pub fn group_heading(task_id: &str, titles: &[(String, String)]) -> String {
     titles
-        .get(task_id)
-        .map(|t| t.trim())
+        .iter()
+        .find(|(id, _)| id == task_id)
+        .map(|(_, t)| t.trim())
         .filter(|t| !t.is_empty())
         .map(str::to_owned)
         .unwrap_or_else(|| format!("Task {}", short_id(task_id)))
@@ -37,19 +36,19 @@ pub fn hidden_note(hidden: usize) -> String {
 
 /// Sideband events in ledger order, grouped per task, filtered by level (debug hidden by default):
 /// those of the stored `history`, loaded once the panel is shown, and those the page receives
-/// live through `feed` (an event in both shows once, [`super::merge`]). `titles` maps local task
-/// ids to task titles. Its code, with the sideband decoder, is loaded after hydration (ADR 0015).
+/// live through `feed` (an event in both shows once, [`super::merge`]). `titles` pairs local task
+/// ids with task titles. Its code, with the sideband decoder, is loaded after hydration (ADR 0015).
 #[component]
 pub fn TracePanel(
     feed: TraceFeed,
     history: TraceHistory,
-    #[prop(into)] titles: Signal<HashMap<String, String>>,
+    #[prop(into)] titles: Signal<Vec<(String, String)>>,
 ) -> impl IntoView {
     deferred("trace", move || trace_split(feed, history, titles))
 }
 
 #[lazy]
-fn trace_split(feed: TraceFeed, history: TraceHistory, titles: Signal<HashMap<String, String>>) -> AnyView {
+fn trace_split(feed: TraceFeed, history: TraceHistory, titles: Signal<Vec<(String, String)>>) -> AnyView {
     let items = RwSignal::new(Vec::<TraceItem>::new());
     Effect::new(move |_| {
         let events = feed.take();
@@ -87,7 +86,7 @@ fn load_history(history: TraceHistory, items: RwSignal<Vec<TraceItem>>) {
 
 /// The panel over decoded `items` (what [`TracePanel`] shows once its code has loaded).
 #[component]
-pub(super) fn Panel(items: Signal<Vec<TraceItem>>, titles: Signal<HashMap<String, String>>) -> impl IntoView {
+pub(super) fn Panel(items: Signal<Vec<TraceItem>>, titles: Signal<Vec<(String, String)>>) -> impl IntoView {
     let level = RwSignal::new(Level::Info);
     let groups = Memo::new(move |_| items.with(|i| group_visible(i, level.get())));
     let hidden = move || items.with(|i| hidden_count(i, level.get()));

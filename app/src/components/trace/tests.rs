@@ -1,5 +1,3 @@
-use std::collections::HashMap;
-
 use serde_json::{Value, json};
 
 use super::panel::{group_heading, hidden_note};
@@ -231,7 +229,7 @@ fn filter_values_and_labels() {
 
 #[test]
 fn group_headings_use_the_title_when_known() {
-    let titles = HashMap::from([
+    let titles = Vec::from([
         ("t1".to_owned(), " Health check ".to_owned()),
         ("t2".to_owned(), "  ".to_owned()),
     ]);
@@ -288,8 +286,6 @@ fn sideband_parts_become_a2a_parts() {
 /// Server-rendering checks (`AnyView` renders to HTML only with the `ssr` feature).
 #[cfg(feature = "ssr")]
 mod render {
-    use std::collections::HashMap;
-
     use leptos::prelude::*;
     use serde_json::json;
 
@@ -297,7 +293,7 @@ mod render {
     use super::{TraceFeed, TraceHistory, TraceItem, TracePanel, item, part};
     use crate::ext::sideband::{Level, PartKind};
 
-    fn render(items: Vec<TraceItem>, titles: HashMap<String, String>) -> String {
+    fn render(items: Vec<TraceItem>, titles: Vec<(String, String)>) -> String {
         let owner = Owner::new();
         owner.with(|| {
             let items = Signal::stored(items);
@@ -316,7 +312,7 @@ mod render {
                 conversation_id: "c1".into(),
                 task_id: None,
             };
-            view! { <TracePanel feed history titles=HashMap::new()/> }.to_html()
+            view! { <TracePanel feed history titles=Vec::new()/> }.to_html()
         });
         assert!(html.contains(r#"data-deferred="trace" inert"#), "{html}");
         assert!(html.contains("No sideband events yet."), "{html}");
@@ -333,7 +329,7 @@ mod render {
             None,
         )];
         let debug = item(2, "quiet", Level::Debug, "t1");
-        let titles = HashMap::from([("t1".to_owned(), "<b>Health</b>".to_owned())]);
+        let titles = Vec::from([("t1".to_owned(), "<b>Health</b>".to_owned())]);
         let html = render(vec![hostile, debug], titles);
         assert!(!html.contains("<script>"), "{html}");
         assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"), "{html}");
@@ -352,7 +348,7 @@ mod render {
 
     #[test]
     fn an_empty_panel_explains_why() {
-        let html = render(Vec::new(), HashMap::new());
+        let html = render(Vec::new(), Vec::new());
         assert!(html.contains("<option value=\"info\" selected>"), "{html}");
         assert!(html.contains("No sideband events yet."), "{html}");
         assert!(html.contains("A2A_SIDEBAND_EXTENSION_URIS"), "{html}");

@@ -11,7 +11,8 @@ use super::extensions::{ExtensionsSummary, SkillPicker};
 use super::options::OptionsPanel;
 use super::state::ChatState;
 use super::targets::{SendTarget, effective_target, send_to_choices};
-use crate::api::agents::ChatAgent;
+use crate::api::agents::{ChatAgent, get_chat_agent};
+use crate::api::extensions::get_agent_extensions;
 use crate::api::tasks::{SendInput, SendOptions};
 use crate::components::deferred::deferred;
 
@@ -107,18 +108,47 @@ impl Draft {
     }
 }
 
-/// The composer of the conversation page.
+/// The composer of the conversation page. The server renders it in place; in the browser its
+/// code (the draft, the send's contents and every control) loads after hydration, like the
+/// views of ADR 0015: a page is read before it is written to (ADR 0017).
 #[component]
 pub fn Composer(state: ChatState) -> impl IntoView {
+    deferred("composer", move || composer_split(state))
+}
+
+#[lazy]
+fn composer_split(state: ChatState) -> AnyView {
+    view! { <ComposerBody state/> }.into_any()
+}
+
+/// The composer's controls.
+#[component]
+fn ComposerBody(state: ChatState) -> impl IntoView {
     let draft = Draft::new();
     // Effects run in the browser only, after hydration: the preferences live in localStorage.
     Effect::new(move |_| {
         draft.defaults.set_value(crate::settings::load());
         draft.apply_defaults();
     });
+    let agent_id = state.conversation.with_untracked(|c| c.agent_id.clone());
+    // The agent's name and the modes its card declares, for the format toggle, attachments and
+    // the Options panel.
+    let agent = {
+        let agent_id = agent_id.clone();
+        crate::api::browser_value(move || get_chat_agent(agent_id.clone()))
+    };
+    // The agent's extensions, for the whole page (`ChatState::extensions`); loaded again when
+    // the skill changes. Browser only: the Settings URIs live in localStorage.
+    crate::api::load_in_browser(state.extensions, move || {
+        let agent_id = agent_id.clone();
+        let skill = state.skill.get();
+        async move {
+            let caller = crate::settings::active_extension_uris(&crate::settings::load());
+            get_agent_extensions(agent_id, caller, skill).await
+        }
+    });
     let modes = Signal::derive(move || {
-        state
-            .agent
+        agent
             .with(|c| c.as_ref().map(|c| c.default_input_modes.clone()))
             .unwrap_or_default()
     });
@@ -209,7 +239,7 @@ pub fn Composer(state: ChatState) -> impl IntoView {
                 </button>
             </div>
             <Show when=move || draft.options_open.get()>
-                {deferred("options", move || options_split(draft, state.agent))}
+                {deferred("options", move || options_split(draft, agent))}
             </Show>
             <ExtensionsSummary state/>
             {move || draft.error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}

@@ -1,8 +1,6 @@
 //! One conversation (`/chat/:id`; `/chat/new?agent=` for a chat not started yet): header,
 //! timeline, composer and the "{ } Wire" or "Trace" rail. An unknown conversation is a 404 during SSR.
 
-use std::collections::HashMap;
-
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
@@ -10,9 +8,8 @@ use leptos_router::hooks::use_query_map;
 use super::composer::Composer;
 use super::state::ChatState;
 use super::timeline::Timeline;
-use super::wire::{WireEntry, WirePanel};
-use crate::api::agents::{ChatAgent, get_chat_agent};
-use crate::api::tasks::{ConversationView, get_conversation};
+use super::wire::WirePanel;
+use crate::api::tasks::{ConversationView, get_conversation, get_new_conversation};
 use crate::api::{Load, resource};
 use crate::components::deferred::deferred;
 use crate::components::state_chip::StateChip;
@@ -24,10 +21,10 @@ use crate::pages::tasks::short_id;
 /// The route id of a chat not started yet.
 pub const NEW_CHAT: &str = "new";
 
-/// The conversation, or for a new chat an empty one with the agent's card.
-async fn load_chat(id: String, agent: String) -> Result<(ConversationView, Option<ChatAgent>), AppError> {
+/// The conversation, or for a new chat an empty one with the agent's name.
+async fn load_chat(id: String, agent: String) -> Result<ConversationView, AppError> {
     if id != NEW_CHAT {
-        return get_conversation(id).await.map(|c| (c, None));
+        return get_conversation(id).await;
     }
     if agent.is_empty() {
         return Err(AppError::Invalid {
@@ -35,17 +32,7 @@ async fn load_chat(id: String, agent: String) -> Result<(ConversationView, Optio
             message: "Choose an agent to start a chat with.".into(),
         });
     }
-    let agent = get_chat_agent(agent).await?;
-    let view = ConversationView {
-        conversation_id: String::new(),
-        agent_id: agent.id.clone(),
-        agent_name: agent.name.clone(),
-        remote_context_id: None,
-        tasks: Vec::new(),
-        commands: Vec::new(),
-        last_sequence: 0,
-    };
-    Ok((view, Some(agent)))
+    get_new_conversation(agent).await
 }
 
 /// Reads the conversation id (and `?agent=` for a new chat) and loads it.
@@ -80,7 +67,7 @@ pub fn ConversationPage() -> impl IntoView {
                 }
             }>
                 {move || Suspend::new(async move {
-                    chat.await.map(|(initial, agent)| view! { <ChatView initial agent/> })
+                    chat.await.map(|initial| view! { <ChatView initial/> })
                 })}
             </ErrorBoundary>
         </Transition>
@@ -90,9 +77,9 @@ pub fn ConversationPage() -> impl IntoView {
 
 /// The loaded conversation with its live stream.
 #[component]
-fn ChatView(initial: ConversationView, agent: Option<ChatAgent>) -> impl IntoView {
+fn ChatView(initial: ConversationView) -> impl IntoView {
     let conversation_id = initial.conversation_id.clone();
-    let state = ChatState::new(initial, agent);
+    let state = ChatState::new(initial);
     let wire_open = RwSignal::new(false);
     // One rail at a time: opening Trace closes Wire and the other way round.
     let trace_open = state.trace_open;
@@ -100,28 +87,15 @@ fn ChatView(initial: ConversationView, agent: Option<ChatAgent>) -> impl IntoVie
         conversation_id: conversation_id.clone(),
         task_id: None,
     };
-    // Opening the Wire panel loads the stored exchange once; live events keep adding to it.
-    let history_loaded = StoredValue::new(false);
-    Effect::new(move |_| {
-        if !wire_open.get() || history_loaded.get_value() || conversation_id.is_empty() {
-            return;
-        }
-        history_loaded.set_value(true);
-        let id = conversation_id.clone();
-        leptos::task::spawn_local(async move {
-            if let Ok(history) = crate::api::tasks::get_conversation_events(id).await {
-                state
-                    .wire
-                    .update(|log| super::wire::prepend_history(log, &history));
-            }
-        });
-    });
+    // Opening the Wire panel loads the stored exchange once (its code does, ADR 0017); live
+    // events keep adding to it.
+    let history_loaded = StoredValue::new(conversation_id.is_empty());
     let titles = Signal::derive(move || {
         state.conversation.with(|c| {
             c.tasks
                 .iter()
                 .map(|t| (t.local_id.clone(), t.title.clone()))
-                .collect::<HashMap<_, _>>()
+                .collect::<Vec<_>>()
         })
     });
     view! {
@@ -133,7 +107,7 @@ fn ChatView(initial: ConversationView, agent: Option<ChatAgent>) -> impl IntoVie
             </div>
             <Show when=move || wire_open.get()>
                 <aside class="chat-rail" aria-label="Wire inspector">
-                    {deferred("wire", move || wire_split(state.wire))}
+                    {deferred("wire", move || wire_split(state, history_loaded))}
                 </aside>
             </Show>
             <Show when=move || trace_open.get()>
@@ -146,10 +120,22 @@ fn ChatView(initial: ConversationView, agent: Option<ChatAgent>) -> impl IntoVie
     .into_any()
 }
 
-/// The Wire rail; its code is loaded when it is first opened (ADR 0015).
+/// The Wire rail; its code is loaded when it is first opened (ADR 0015). The first opening
+/// also loads the conversation's stored exchange.
 #[lazy]
-fn wire_split(entries: RwSignal<Vec<WireEntry>>) -> AnyView {
-    view! { <WirePanel entries/> }.into_any()
+fn wire_split(state: ChatState, history_loaded: StoredValue<bool>) -> AnyView {
+    if !history_loaded.get_value() {
+        history_loaded.set_value(true);
+        let id = state.conversation_id();
+        leptos::task::spawn_local(async move {
+            if let Ok(history) = crate::api::tasks::get_conversation_events(id).await {
+                state
+                    .wire
+                    .try_update(|log| super::wire::prepend_history(log, &history));
+            }
+        });
+    }
+    view! { <WirePanel entries=state.wire/> }.into_any()
 }
 
 /// Agent, short context id, the newest task's state, New chat and the Wire and Trace toggles.
@@ -165,12 +151,6 @@ fn ChatHeader(state: ChatState, wire_open: RwSignal<bool>, trace_open: RwSignal<
                 .conversation
                 .try_with(|c| c.agent_name.clone())
                 .flatten()
-                .or_else(|| {
-                    state
-                        .agent
-                        .try_with(|c| c.as_ref().and_then(|c| c.name.clone()))
-                        .flatten()
-                })
                 .unwrap_or_else(|| agent_id.clone())
         }
     };

@@ -1,16 +1,15 @@
 //! The chat's extension controls: the skill picker for a new task (skill routing,
 //! `shared/spec/reference.md` §1.3) and the "Extensions" summary of what each send to this agent
-//! carries and why (seed "Negotiation rules"), both from the agent's stored card.
+//! carries and why (seed "Negotiation rules"), both from the agent's stored card. They are
+//! parts of the composer, whose code loads after hydration (ADR 0017); the browser reads the
+//! extensions (the Settings URIs count), so the server renders the summary as not known yet.
 
 use leptos::prelude::*;
 
 use super::state::ChatState;
-use crate::components::deferred::deferred;
 
 /// "Skill: Any / <skill>", shown when the agent advertises skill routing and the send starts a
-/// new task. A chosen skill binds the new task for its whole life. The skills come from the
-/// browser's read of the agent's extensions, so the picker's code loads after hydration
-/// (ADR 0015).
+/// new task. A chosen skill binds the new task for its whole life.
 #[component]
 pub fn SkillPicker(state: ChatState, #[prop(into)] new_task: Signal<bool>) -> impl IntoView {
     let offered = move || {
@@ -19,21 +18,13 @@ pub fn SkillPicker(state: ChatState, #[prop(into)] new_task: Signal<bool>) -> im
                 .extensions
                 .with(|e| e.as_ref().is_some_and(|e| !e.skills.is_empty()))
     };
-    view! {
-        <Show when=offered>
-            {deferred("skills", move || skills_split(state))}
-        </Show>
-    }
-}
-
-#[lazy]
-fn skills_split(state: ChatState) -> AnyView {
     let skills = move || {
         state
             .extensions
             .with(|e| e.as_ref().map(|e| e.skills.clone()).unwrap_or_default())
     };
     view! {
+        <Show when=offered>
             <div class="skill-picker">
                 <label for="skill-picker">"Skill"</label>
                 <select
@@ -57,19 +48,14 @@ fn skills_split(state: ChatState) -> AnyView {
                 </select>
                 <p class="muted" id="skill-picker-help">"A new task restricted to one skill stays in it; the agent gets the skill in the request."</p>
             </div>
+        </Show>
     }
     .into_any()
 }
 
-/// A collapsible list of the extensions active for this agent, each with its reason. It shows
-/// what the browser reads (the Settings URIs count), so its code loads after hydration (ADR 0015).
+/// A collapsible list of the extensions active for this agent, each with its reason.
 #[component]
 pub fn ExtensionsSummary(state: ChatState) -> impl IntoView {
-    deferred("extensions", move || summary_split(state))
-}
-
-#[lazy]
-fn summary_split(state: ChatState) -> AnyView {
     let active = move || {
         state
             .extensions

@@ -8,8 +8,7 @@ use serde_json::json;
 
 use super::fold::{Folded, catch_up, fold_ledger, knows_task, note_command};
 use super::wire::{WireEntry, record_received};
-use crate::api::agents::{ChatAgent, get_chat_agent};
-use crate::api::extensions::{AgentExtensions, get_agent_extensions};
+use crate::api::extensions::AgentExtensions;
 use crate::api::tasks::{CommandView, ConversationView, SendInput, get_conversation, send_message};
 use crate::components::trace::TraceFeed;
 use crate::live::{LiveFrame, conversation_stream_url, use_live_stream};
@@ -32,13 +31,12 @@ type Navigate = Box<dyn Fn(&str)>;
 pub struct ChatState {
     /// The conversation as loaded, with live events folded in.
     pub conversation: RwSignal<ConversationView>,
-    /// The agent's name and the modes its card declares, once known.
-    pub agent: Signal<Option<ChatAgent>>,
     /// The skill the next new task is restricted to (skill routing, reference §1.3).
     pub skill: RwSignal<Option<String>>,
     /// The agent's extensions from its stored card (forms, approvals, A2UI, skills, what each
-    /// send carries and why); `None` until loaded.
-    pub extensions: Signal<Option<AgentExtensions>>,
+    /// send carries and why); `None` until loaded. The composer loads them (it shows most of
+    /// them), so their decoder is in its code, which loads after hydration (ADR 0017).
+    pub extensions: RwSignal<Option<AgentExtensions>>,
     /// The wire inspector's log.
     pub wire: RwSignal<Vec<WireEntry>>,
     /// The Trace rail is open (one rail at a time: opening it closes the Wire rail).
@@ -72,34 +70,13 @@ impl ChatState {
 
     /// State for a loaded conversation (or an empty new chat), subscribed to its live stream
     /// for as long as the calling component lives.
-    pub fn new(initial: ConversationView, agent: Option<ChatAgent>) -> ChatState {
+    pub fn new(initial: ConversationView) -> ChatState {
         #[cfg(feature = "hydrate")]
         let navigate = use_navigate();
-        let agent = match agent {
-            Some(agent) => Signal::stored(Some(agent)),
-            None => {
-                let agent_id = initial.agent_id.clone();
-                crate::api::browser_value(move || get_chat_agent(agent_id.clone()))
-            }
-        };
-        let skill = RwSignal::new(None::<String>);
-        let extensions = {
-            let agent_id = initial.agent_id.clone();
-            // Browser only: the Settings URIs live in localStorage.
-            crate::api::browser_value(move || {
-                let agent_id = agent_id.clone();
-                let skill = skill.get();
-                async move {
-                    let caller = crate::settings::active_extension_uris(&crate::settings::load());
-                    get_agent_extensions(agent_id, caller, skill).await
-                }
-            })
-        };
         let state = ChatState {
             conversation: RwSignal::new(initial),
-            agent,
-            skill,
-            extensions,
+            skill: RwSignal::new(None),
+            extensions: RwSignal::new(None),
             wire: RwSignal::new(Vec::new()),
             trace_open: RwSignal::new(false),
             trace: TraceFeed::new(),
@@ -205,7 +182,12 @@ impl ChatState {
     /// Sends a message: logs it, stores it on the server, shows it as pending and runs `done`
     /// once the server accepted it (the composer clears its draft then). A new chat moves to
     /// its conversation's URL.
-    pub fn send(self, mut input: SendInput, done: impl FnOnce() + 'static) {
+    pub fn send(self, input: SendInput, done: impl FnOnce() + 'static) {
+        self.send_then(input, Box::new(done));
+    }
+
+    /// [`ChatState::send`]'s body, not generic: one copy of its code for every control that sends.
+    fn send_then(self, mut input: SendInput, done: Box<dyn FnOnce()>) {
         if self.sending.get_untracked() {
             return;
         }

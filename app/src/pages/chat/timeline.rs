@@ -10,7 +10,7 @@ use super::prompt_form::{PromptForm, TimelineMessage, prompt_quick_replies, time
 use super::state::ChatState;
 use crate::a2a::{Role, TaskState};
 use crate::api::tasks::{CommandView, SendInput};
-use crate::components::a2ui_surface::A2uiSurfaces;
+use crate::components::a2ui_surface::{A2uiSurfaces, has_a2ui_parts};
 use crate::components::artifact::ArtifactCard;
 use crate::components::cancel_task::CancelTaskControl;
 use crate::components::deferred::deferred;
@@ -58,22 +58,15 @@ fn TaskBlock(state: ChatState, id: String) -> impl IntoView {
             .unwrap_or_default()
     });
     let forms = move || state.extensions.with(|e| e.as_ref().is_some_and(|e| e.forms));
-    let a2ui = Signal::derive(move || state.extensions.with(|e| e.as_ref().and_then(|e| e.a2ui)));
+    let a2ui = move || {
+        state
+            .extensions
+            .with(|e| e.as_ref().is_some_and(|e| e.a2ui.is_some()))
+    };
     let messages = move || {
-        let (forms, a2ui) = (forms(), a2ui.with(Option::is_some));
+        let (forms, a2ui) = (forms(), a2ui());
         task.with(|t| timeline_messages(t, forms, a2ui))
     };
-    let on_action = Callback::new(move |parts: Vec<serde_json::Value>| {
-        let input = task.with_untracked(|t| SendInput {
-            agent_id: t.agent_id.clone(),
-            conversation_id: Some(t.conversation_id.clone()),
-            task_id: Some(t.local_id.clone()),
-            parts,
-            ..SendInput::default()
-        });
-        state.send(input, || {});
-    });
-    let busy = Signal::derive(move || state.sending.get());
     let artifacts = move || {
         task.with(|t| {
             let active = !t.task_state().is_terminal();
@@ -90,11 +83,14 @@ fn TaskBlock(state: ChatState, id: String) -> impl IntoView {
                 key=|m| (m.message.message_id.clone(), m.message.sequence, m.hidden, m.form.is_some())
                 children=move |item| view! { <TimelineEntry state task item/> }
             />
-            <A2uiSurfaces task version=a2ui on_action busy/>
+            <Show when=move || a2ui() && task.with(has_a2ui_parts)>
+                {deferred("a2ui", move || surfaces_split(state, task))}
+            </Show>
             <ApprovalCards state task/>
             <For
                 each=artifacts
-                key=|(a, streaming)| (a.artifact_id.clone(), a.sequence, *streaming)
+                // The messages' key type: one keyed diff's code serves both lists.
+                key=|(a, streaming)| (a.artifact_id.clone(), a.sequence, 0_usize, *streaming)
                 children=|(artifact, streaming)| view! { <ArtifactCard artifact streaming/> }
             />
             <QuickReplies state task/>
@@ -104,6 +100,25 @@ fn TaskBlock(state: ChatState, id: String) -> impl IntoView {
         </section>
     }
     .into_any()
+}
+
+/// The task's A2UI surfaces; an action is sent on the same task. Their code, and the send's,
+/// load after hydration (ADR 0015).
+#[lazy]
+fn surfaces_split(state: ChatState, task: Memo<TaskView>) -> AnyView {
+    let version = Signal::derive(move || state.extensions.with(|e| e.as_ref().and_then(|e| e.a2ui)));
+    let on_action = Callback::new(move |parts: Vec<serde_json::Value>| {
+        let input = task.with_untracked(|t| SendInput {
+            agent_id: t.agent_id.clone(),
+            conversation_id: Some(t.conversation_id.clone()),
+            task_id: Some(t.local_id.clone()),
+            parts,
+            ..SendInput::default()
+        });
+        state.send(input, || {});
+    });
+    let busy = Signal::derive(move || state.sending.get());
+    view! { <A2uiSurfaces task version on_action busy/> }.into_any()
 }
 
 /// One message: its bubble (unless all its parts render elsewhere), then the prompt's form.
@@ -234,16 +249,17 @@ fn TaskCard(state: ChatState, task: Memo<TaskView>) -> impl IntoView {
 }
 
 /// Sends and cancels not settled yet: "Sending…" while in flight, the error once failed or
-/// uncertain (the server's text says to check the task before resending).
+/// uncertain (the server's text says to check the task before resending). A handful at most,
+/// drawn again when they change: a keyed list would cost its own diff code (ADR 0017).
 #[component]
 fn PendingCommands(state: ChatState) -> impl IntoView {
-    let commands = move || state.conversation.with(|c| c.commands.clone());
-    view! {
-        <For
-            each=commands
-            key=|c| (c.id.clone(), c.status.clone())
-            children=|command| view! { <PendingBubble command/> }
-        />
+    let commands = Memo::new(move |_| state.conversation.with(|c| c.commands.clone()));
+    move || {
+        commands
+            .get()
+            .into_iter()
+            .map(|command| view! { <PendingBubble command/> })
+            .collect_view()
     }
 }
 
