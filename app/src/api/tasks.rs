@@ -190,6 +190,20 @@ pub struct SendInput {
     pub metadata: Option<serde_json::Map<String, Value>>,
 }
 
+impl SendInput {
+    /// An answer on `task` (a reply to its prompt, an A2UI action, a form's submission) made of
+    /// `parts`; the caller adds text when there is any.
+    pub fn on_task(task: &TaskView, parts: Vec<Value>) -> SendInput {
+        SendInput {
+            agent_id: task.agent_id.clone(),
+            conversation_id: Some(task.conversation_id.clone()),
+            task_id: Some(task.local_id.clone()),
+            parts,
+            ..SendInput::default()
+        }
+    }
+}
+
 /// One committed ledger event, as the live stream sends it (`data:` of an SSE frame whose
 /// `id:` is the sequence).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

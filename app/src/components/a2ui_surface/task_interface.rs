@@ -40,13 +40,7 @@ fn Interface(task: Signal<TaskView>) -> impl IntoView {
     let version = Signal::derive(move || extensions.with(|e| e.as_ref().and_then(|e| e.a2ui)));
     let send = ServerAction::<SendMessage>::new();
     let on_action = Callback::new(move |parts: Vec<Value>| {
-        let input = task.with_untracked(|t| SendInput {
-            agent_id: t.agent_id.clone(),
-            conversation_id: Some(t.conversation_id.clone()),
-            task_id: Some(t.local_id.clone()),
-            parts,
-            ..SendInput::default()
-        });
+        let input = task.with_untracked(|t| SendInput::on_task(t, parts));
         send.dispatch(SendMessage {
             input: with_settings(input),
         });

@@ -151,13 +151,7 @@ pub fn PromptForm(
         )
     });
     let on_submit = Callback::new(move |submission: Map<String, Value>| {
-        let input = task.with_untracked(|t| SendInput {
-            agent_id: t.agent_id.clone(),
-            conversation_id: Some(t.conversation_id.clone()),
-            task_id: Some(t.local_id.clone()),
-            parts: reply_part_list(&submission),
-            ..SendInput::default()
-        });
+        let input = task.with_untracked(|t| SendInput::on_task(t, reply_part_list(&submission)));
         state.send(input, || {});
     });
     let sending = Signal::derive(move || state.sending.get());

@@ -108,13 +108,7 @@ fn TaskBlock(state: ChatState, id: String) -> impl IntoView {
 fn surfaces_split(state: ChatState, task: Memo<TaskView>) -> AnyView {
     let version = Signal::derive(move || state.extensions.with(|e| e.as_ref().and_then(|e| e.a2ui)));
     let on_action = Callback::new(move |parts: Vec<serde_json::Value>| {
-        let input = task.with_untracked(|t| SendInput {
-            agent_id: t.agent_id.clone(),
-            conversation_id: Some(t.conversation_id.clone()),
-            task_id: Some(t.local_id.clone()),
-            parts,
-            ..SendInput::default()
-        });
+        let input = task.with_untracked(|t| SendInput::on_task(t, parts));
         state.send(input, || {});
     });
     let busy = Signal::derive(move || state.sending.get());
@@ -181,14 +175,9 @@ fn QuickReplies(state: ChatState, task: Memo<TaskView>) -> impl IntoView {
 fn replies_split(state: ChatState, task: Memo<TaskView>) -> AnyView {
     let replies = move || task.with(prompt_quick_replies);
     let reply = move |text: String| {
-        let (local_id, conversation_id, agent_id) =
-            task.with_untracked(|t| (t.local_id.clone(), t.conversation_id.clone(), t.agent_id.clone()));
         let input = SendInput {
-            agent_id,
-            conversation_id: Some(conversation_id),
-            task_id: Some(local_id),
             text,
-            ..SendInput::default()
+            ..task.with_untracked(|t| SendInput::on_task(t, Vec::new()))
         };
         state.send(input, || {});
     };
