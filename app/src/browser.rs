@@ -20,21 +20,23 @@ pub fn cookie_header() -> String {
         .unwrap_or_default()
 }
 
-/// `document.cookie` in the browser.
+/// The theme the server rendered this document with: `<html data-theme>`, which it set from the
+/// theme cookie. The browser starts from it instead of reading `document.cookie`, a synchronous
+/// call to the browser's cookie store that took several milliseconds of every hydration (ADR
+/// 0018); it is also exactly what the hydrated page must agree with.
 #[cfg(all(feature = "hydrate", not(feature = "ssr")))]
-pub fn cookie_header() -> String {
-    use wasm_bindgen::JsCast;
+pub fn rendered_theme() -> Theme {
     web_sys::window()
         .and_then(|w| w.document())
-        .and_then(|d| d.dyn_into::<web_sys::HtmlDocument>().ok())
-        .and_then(|d| d.cookie().ok())
-        .unwrap_or_default()
+        .and_then(|d| d.document_element())
+        .and_then(|root| root.get_attribute("data-theme"))
+        .map_or(Theme::System, |value| Theme::parse(&value))
 }
 
-/// Neither server nor browser (a plain `cargo check` of the crate): no cookies.
+/// Neither server nor browser (a plain `cargo check` of the crate): no request, no document.
 #[cfg(not(any(feature = "ssr", feature = "hydrate")))]
-pub fn cookie_header() -> String {
-    String::new()
+pub fn rendered_theme() -> Theme {
+    Theme::System
 }
 
 /// The cookie string that persists `theme`.

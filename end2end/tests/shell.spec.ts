@@ -90,6 +90,14 @@ test("the theme switch applies at once and persists across reload", async ({ pag
   await expect(html).toHaveAttribute("data-theme", "dark");
   await expect(page.locator("body")).toHaveAttribute("data-hydrated", "true");
   await expect(themes.getByRole("button", { name: "Dark" })).toHaveAttribute("aria-pressed", "true");
+  // The hydrated switch starts from the rendered theme (ADR 0018): had it started from another,
+  // Dark would stay pressed here, as the server drew it.
+  await themes.getByRole("button", { name: "Light" }).click();
+  await expect(html).toHaveAttribute("data-theme", "light");
+  await expect(themes.getByRole("button", { name: "Dark" })).toHaveAttribute("aria-pressed", "false");
+  await expect(themes.getByRole("button", { name: "Light" })).toHaveAttribute("aria-pressed", "true");
+  await page.reload();
+  await expect(html).toHaveAttribute("data-theme", "light");
 
   await themes.getByRole("button", { name: "System" }).click();
   await expect(html).not.toHaveAttribute("data-theme", /.*/);
@@ -108,6 +116,25 @@ test("narrow screens get the bottom navigation", async ({ page }) => {
   // The theme switch moves to the top bar.
   await page.getByRole("banner").getByRole("button", { name: "Dark" }).click();
   await expect(page.locator("html")).toHaveAttribute("data-theme", "dark");
+});
+
+test("the app's wasm, scripts and styles arrive compressed and still hydrate", async ({ page }) => {
+  await openHydrated(page, "/agents");
+  const sizes = await page.evaluate(() =>
+    performance
+      .getEntriesByType("resource")
+      .filter((r) => /\/pkg\/.*\.(wasm|js|css)$/.test(r.name))
+      .map((r) => {
+        const timing = r as PerformanceResourceTiming;
+        return { name: timing.name, encoded: timing.encodedBodySize, decoded: timing.decodedBodySize };
+      }),
+  );
+  expect(sizes.map((s) => new URL(s.name).pathname)).toContain("/pkg/agent-taskbay.wasm");
+  for (const file of sizes) {
+    // Brotli shrinks these files to between a third and a fifth.
+    expect(file.encoded, file.name).toBeGreaterThan(0);
+    expect(file.encoded, file.name).toBeLessThan(file.decoded / 2);
+  }
 });
 
 test("operations endpoints answer", async ({ request }) => {
