@@ -73,7 +73,10 @@ where
         self,
         el: &crate::renderer::types::Element,
     ) -> Self::State {
-        if !K::KEY.is_empty() {
+        // Agent Taskbay: a key known only at run time (`data-*`, `aria-*` from `view!`) is
+        // missing from a CSR `<template>`, so it must be set there; the server's HTML has it, so
+        // hydrating from it sets nothing again (upstream built it: a `setAttribute` per attribute).
+        if FROM_SERVER || !K::KEY.is_empty() {
             self.value.hydrate::<FROM_SERVER>(self.key.as_ref(), el)
         } else {
             self.value.build(el, self.key.as_ref())
