@@ -104,6 +104,8 @@ build_site() {
   # main.css first (design tokens), then each screen's sheet in name order, as one file.
   cat "$ROOT/style/main.css" $(ls "$ROOT"/style/*.css | grep -v "/main.css$" | sort) >"$pkg/$OUTPUT_NAME.css"
   cp -R "$ROOT/public/." "$LEPTOS_SITE_ROOT/"
+  step "Precompressing the site's files (gzip and brotli, served to browsers that accept them)"
+  node "$ROOT/scripts/precompress.mjs" "$LEPTOS_SITE_ROOT"
   note "main wasm $(du -h "$pkg/$OUTPUT_NAME.wasm" | cut -f1) ($(gzip -9c "$pkg/$OUTPUT_NAME.wasm" | wc -c) bytes gzip), $(ls "$pkg"/*.wasm | wc -l) wasm files in all ($(cat "$pkg"/*.wasm | wc -c) bytes), JS $(du -h "$pkg/$OUTPUT_NAME.js" | cut -f1)"
 }
 

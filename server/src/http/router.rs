@@ -3,7 +3,7 @@
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::handler::Handler;
-use axum::http::{HeaderName, HeaderValue};
+use axum::http::{HeaderName, HeaderValue, header};
 use axum::middleware::from_fn_with_state;
 use axum::response::Redirect;
 use axum::routing::get;
@@ -76,8 +76,15 @@ pub fn build_router(state: AppState) -> Router {
         .layer(DefaultBodyLimit::max(SERVER_FN_BODY_LIMIT))
         // Routing has happened inside a route layer, so the metrics see the route template.
         .route_layer(from_fn_with_state(state.clone(), metrics::record))
+        // The site's files, and the 404 page. The build writes a gzip and a brotli copy beside
+        // each file, which leptos_axum's `ServeDir` sends to a browser that accepts them; a cache
+        // between the two must keep the copies apart.
         .fallback(
             leptos_axum::file_and_error_handler::<AppState, _>(app::shell)
+                .layer(SetResponseHeaderLayer::if_not_present(
+                    header::VARY,
+                    HeaderValue::from_static("accept-encoding"),
+                ))
                 .layer(from_fn_with_state(state.clone(), metrics::record)),
         );
     for (name, value) in SECURITY_HEADERS {

@@ -220,3 +220,53 @@ async fn concurrent_renders_of_data_pages_all_complete() {
         }
     }
 }
+
+/// The build writes `.gz` and `.br` copies of the site's files (`scripts/precompress.mjs`): a
+/// browser that accepts brotli gets the brotli copy, one that accepts nothing gets the file,
+/// and either answer says it varies by `Accept-Encoding`.
+#[tokio::test]
+async fn site_files_are_sent_precompressed_to_browsers_that_accept_it() {
+    let (mut state, _db) = support::app().await;
+    let site = tempfile::tempdir().expect("temp dir");
+    std::fs::create_dir(site.path().join("pkg")).expect("pkg dir");
+    let file = site.path().join("pkg/app.js");
+    std::fs::write(&file, "export const a = 1;".repeat(100)).expect("file");
+    std::fs::write(file.with_extension("js.br"), b"brotli bytes").expect("br copy");
+    std::fs::write(file.with_extension("js.gz"), b"gzip bytes").expect("gz copy");
+    state.leptos_options.site_root = site.path().to_str().expect("utf-8 path").into();
+
+    let request = |encoding: Option<&str>| {
+        let mut request = Request::get("/pkg/app.js");
+        if let Some(encoding) = encoding {
+            request = request.header(header::ACCEPT_ENCODING, encoding);
+        }
+        request.body(Body::empty()).expect("valid request")
+    };
+    for (accepts, encoding, body) in [
+        (
+            Some("gzip, deflate, br, zstd"),
+            Some("br"),
+            "brotli bytes".to_owned(),
+        ),
+        (Some("gzip"), Some("gzip"), "gzip bytes".to_owned()),
+        (None, None, "export const a = 1;".repeat(100)),
+    ] {
+        let response = send(&state, request(accepts)).await;
+        assert_eq!(response.status(), StatusCode::OK, "{accepts:?}");
+        assert_eq!(
+            response
+                .headers()
+                .get(header::CONTENT_ENCODING)
+                .map(|v| v.to_str().unwrap()),
+            encoding,
+            "{accepts:?}"
+        );
+        assert_eq!(response.headers()[header::VARY], "accept-encoding", "{accepts:?}");
+        assert_eq!(
+            response.headers()[header::CONTENT_TYPE],
+            "text/javascript",
+            "{accepts:?}"
+        );
+        assert_eq!(text(response).await, body, "{accepts:?}");
+    }
+}
