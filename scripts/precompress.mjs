@@ -1,7 +1,6 @@
 // Writes a gzip (-9) and a brotli (quality 11) copy beside each text or wasm file of the built
-// site, which the server sends to browsers that accept them (leptos_axum's static files are a
-// tower-http ServeDir with precompressed gzip and brotli). A copy that is not smaller is not
-// written. Usage: node scripts/precompress.mjs <site root>
+// site, which the server sends to browsers that accept them (the router's tower-http ServeDir,
+// precompressed gzip and brotli). A copy that is not smaller is not written. Usage: node scripts/precompress.mjs <site root>
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";

@@ -8,6 +8,8 @@ use axum::middleware::from_fn_with_state;
 use axum::response::Redirect;
 use axum::routing::get;
 use leptos_axum::{LeptosRoutes, generate_route_list};
+use tower::ServiceBuilder;
+use tower_http::services::ServeDir;
 use tower_http::set_header::SetResponseHeaderLayer;
 
 use super::{api, health, live, metrics};
@@ -76,16 +78,27 @@ pub fn build_router(state: AppState) -> Router {
         .layer(DefaultBodyLimit::max(SERVER_FN_BODY_LIMIT))
         // Routing has happened inside a route layer, so the metrics see the route template.
         .route_layer(from_fn_with_state(state.clone(), metrics::record))
-        // The site's files, and the 404 page. The build writes a gzip and a brotli copy beside
-        // each file, which leptos_axum's `ServeDir` sends to a browser that accepts them; a cache
-        // between the two must keep the copies apart.
-        .fallback(
-            leptos_axum::file_and_error_handler::<AppState, _>(app::shell)
+        // The site's files, else the 404 page. The build writes a gzip and a brotli copy beside
+        // each file, which `ServeDir` sends to a browser that accepts them (a cache between the
+        // two must keep the copies apart: `Vary`), and a browser revalidating its copy gets 304.
+        // (leptos_axum's own file handler passes on only `Accept-Encoding`, so it never answered
+        // 304; it still renders the 404 page here.)
+        .fallback_service(
+            ServiceBuilder::new()
+                .layer(from_fn_with_state(state.clone(), metrics::record))
                 .layer(SetResponseHeaderLayer::if_not_present(
                     header::VARY,
                     HeaderValue::from_static("accept-encoding"),
                 ))
-                .layer(from_fn_with_state(state.clone(), metrics::record)),
+                .service(
+                    ServeDir::new(&*options.site_root)
+                        .precompressed_br()
+                        .precompressed_gzip()
+                        .fallback(
+                            leptos_axum::file_and_error_handler::<AppState, _>(app::shell)
+                                .with_state(state.clone()),
+                        ),
+                ),
         );
     for (name, value) in SECURITY_HEADERS {
         router = router.layer(SetResponseHeaderLayer::if_not_present(

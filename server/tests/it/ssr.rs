@@ -269,4 +269,13 @@ async fn site_files_are_sent_precompressed_to_browsers_that_accept_it() {
         );
         assert_eq!(text(response).await, body, "{accepts:?}");
     }
+
+    // A browser that has the file asks whether it changed.
+    let response = send(&state, request(None)).await;
+    let modified = response.headers()[header::LAST_MODIFIED].clone();
+    let again = Request::get("/pkg/app.js")
+        .header(header::IF_MODIFIED_SINCE, modified)
+        .body(Body::empty())
+        .expect("valid request");
+    assert_eq!(send(&state, again).await.status(), StatusCode::NOT_MODIFIED);
 }
