@@ -6,9 +6,15 @@ use crate::theme::{THEME_COOKIE, Theme};
 /// One year, in seconds: how long a theme choice is remembered.
 const THEME_COOKIE_MAX_AGE: u32 = 31_536_000;
 
+/// The theme of the request being rendered: its theme cookie.
+#[cfg(feature = "ssr")]
+pub fn request_theme() -> Theme {
+    Theme::from_cookie_header(&cookie_header())
+}
+
 /// The raw `Cookie` header of the request being rendered.
 #[cfg(feature = "ssr")]
-pub fn cookie_header() -> String {
+fn cookie_header() -> String {
     leptos::prelude::use_context::<http::request::Parts>()
         .and_then(|parts| {
             parts
@@ -25,7 +31,7 @@ pub fn cookie_header() -> String {
 /// call to the browser's cookie store that took several milliseconds of every hydration (ADR
 /// 0018); it is also exactly what the hydrated page must agree with.
 #[cfg(all(feature = "hydrate", not(feature = "ssr")))]
-pub fn rendered_theme() -> Theme {
+pub fn request_theme() -> Theme {
     web_sys::window()
         .and_then(|w| w.document())
         .and_then(|d| d.document_element())
@@ -35,7 +41,7 @@ pub fn rendered_theme() -> Theme {
 
 /// Neither server nor browser (a plain `cargo check` of the crate): no request, no document.
 #[cfg(not(any(feature = "ssr", feature = "hydrate")))]
-pub fn rendered_theme() -> Theme {
+pub fn request_theme() -> Theme {
     Theme::System
 }
 

@@ -71,10 +71,7 @@ impl Theme {
     /// The theme of the current request (server: its cookie) or document (browser: what the
     /// server rendered on `<html data-theme>`).
     pub fn from_request() -> Theme {
-        #[cfg(feature = "ssr")]
-        return Theme::from_cookie_header(&crate::browser::cookie_header());
-        #[cfg(not(feature = "ssr"))]
-        return crate::browser::rendered_theme();
+        crate::browser::request_theme()
     }
 }
 
@@ -82,7 +79,8 @@ impl Theme {
 #[derive(Clone, Copy, Debug)]
 pub struct ThemeContext(pub RwSignal<Theme>);
 
-/// Provides [`ThemeContext`] from the request's cookie or the rendered document. Call once near the root.
+/// Provides [`ThemeContext`] from the request's cookie or the rendered document. Call once near
+/// the root.
 pub fn provide_theme() {
     let theme = RwSignal::new(Theme::from_request());
     provide_context(ThemeContext(theme));
