@@ -101,12 +101,16 @@ build_site() {
   find "$pkg" -name '*.wasm' -print0 \
     | xargs -0 -P "$(nproc)" -I{} wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int {} -o {} \
     2> >(grep -v "unknown name subsection" >&2)
+  step "Packing each screen's wasm files into one (ADR 0019)"
+  "$CARGO_TARGET_DIR/release/wasm-split" pack "$pkg"
   # main.css first (design tokens), then each screen's sheet in name order, as one file.
   cat "$ROOT/style/main.css" $(ls "$ROOT"/style/*.css | grep -v "/main.css$" | sort) >"$pkg/$OUTPUT_NAME.css"
   cp -R "$ROOT/public/." "$LEPTOS_SITE_ROOT/"
   step "Precompressing the site's files (gzip and brotli, served to browsers that accept them)"
   node "$ROOT/scripts/precompress.mjs" "$LEPTOS_SITE_ROOT"
-  note "main wasm $(du -h "$pkg/$OUTPUT_NAME.wasm" | cut -f1) ($(gzip -9c "$pkg/$OUTPUT_NAME.wasm" | wc -c) bytes gzip), $(ls "$pkg"/*.wasm | wc -l) wasm files in all ($(cat "$pkg"/*.wasm | wc -c) bytes), JS $(du -h "$pkg/$OUTPUT_NAME.js" | cut -f1)"
+  local modules
+  modules="$(ls "$pkg"/*.wasm | grep -v '/pack_')"
+  note "main wasm $(du -h "$pkg/$OUTPUT_NAME.wasm" | cut -f1) ($(gzip -9c "$pkg/$OUTPUT_NAME.wasm" | wc -c) bytes gzip), $(echo "$modules" | wc -l) wasm modules in all ($(cat $modules | wc -c) bytes) and $(ls "$pkg"/pack_*.wasm 2>/dev/null | wc -l) packs, JS $(du -h "$pkg/$OUTPUT_NAME.js" | cut -f1)"
 }
 
 build_server() {

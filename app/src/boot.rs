@@ -11,7 +11,7 @@
 //!
 //! Everything else is as `HydrationScripts` does it: the preload links for the glue and the
 //! main module, and the split manifest the server's render reads to preload the current
-//! screen's chunks (ADR 0010).
+//! screen's chunks (ADR 0010), as one pack per screen (ADR 0019).
 
 use leptos::prelude::*;
 
@@ -49,18 +49,21 @@ pub fn BootScripts(options: LeptosOptions) -> impl IntoView {
 }
 
 /// Reads the split manifest once per process and provides it to the render, which then adds
-/// preload links for the chunks of the lazily loaded routes it renders (`leptos_integration_utils`
-/// reads this context). Without a manifest (no split build) nothing is preloaded.
+/// preload links for the wasm files of the lazily loaded routes it renders
+/// (`leptos_integration_utils` reads this context). The build's preloads name each screen's pack,
+/// one file holding all of its chunks (ADR 0019); a site split but not packed has only the
+/// splitter's manifest, a chunk per link. Without either (no split build) nothing is preloaded.
 #[cfg(feature = "ssr")]
 fn provide_split_manifest(options: &LeptosOptions) {
     use std::sync::OnceLock;
 
     static MANIFEST: OnceLock<Option<leptos::WasmSplitManifest>> = OnceLock::new();
     let manifest = MANIFEST.get_or_init(|| {
-        let path = std::path::Path::new(&*options.site_root)
-            .join(&*options.site_pkg_dir)
-            .join("__wasm_split_manifest.json");
-        let chunks = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
+        let pkg = std::path::Path::new(&*options.site_root).join(&*options.site_pkg_dir);
+        let json = ["__wasm_split_preloads.json", "__wasm_split_manifest.json"]
+            .iter()
+            .find_map(|name| std::fs::read_to_string(pkg.join(name)).ok())?;
+        let chunks = serde_json::from_str(&json).ok()?;
         Some(leptos::WasmSplitManifest(ArcStoredValue::new((
             format!("/{}", options.site_pkg_dir),
             chunks,

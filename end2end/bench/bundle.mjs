@@ -1,8 +1,8 @@
 // Bundle sizes (issue #6, item 4) as Markdown tables, raw / gzip -9 / brotli q11.
 // The wasm is split at its lazily loaded routes (ADR 0010, 0014): the first table lists the files
 // every page loads (main wasm, JS glue, chunk loader, CSS); the second what each screen adds (its
-// own file and the shared chunks it loads, from __wasm_split_manifest.json) and the total wasm a
-// browser fetches to hydrate it; the third the views a page loads after hydrating (ADR 0015). Each file
+// own file and the shared chunks it loads, from __wasm_split_manifest.json, as one pack when the
+// build packed them) and the total wasm a browser fetches to hydrate it; the third the views a page loads after hydrating (ADR 0015). Each file
 // is compressed on its own, as a server sends it.
 // Usage: node bundle.mjs <site pkg dir> <output name>
 import { existsSync, readFileSync, readdirSync } from "node:fs";
@@ -31,7 +31,8 @@ console.log("| File | Raw | gzip -9 | brotli 11 |");
 console.log("| --- | ---: | ---: | ---: |");
 for (const file of always) row(`\`${file}\``, sizes(file));
 
-const wasmFiles = readdirSync(dir).filter((f) => f.endsWith(".wasm"));
+// The wasm modules; packs hold copies of some of them.
+const wasmFiles = readdirSync(dir).filter((f) => f.endsWith(".wasm") && !f.startsWith("pack_"));
 const allWasm = wasmFiles.map(sizes).reduce(add, zero);
 const main = sizes(`${name}.wasm`);
 const manifestPath = join(dir, "__wasm_split_manifest.json");
@@ -49,13 +50,16 @@ if (existsSync(manifestPath)) {
   console.log("| Screen | Files | Raw | gzip -9 | brotli 11 | Wasm to hydrate (gzip) |");
   console.log("| --- | ---: | ---: | ---: | ---: | ---: |");
   const splits = Object.entries(manifest)
-    .map(([split, stems]) => [split.replace(/^_+/, "").replace(/_\d+$/, ""), stems])
+    .map(([split, stems]) => [split.replace(/^_+/, "").replace(/_\d+$/, ""), stems, `pack_${split.replace(/^_+/, "")}`])
     .sort(([a], [b]) => a.localeCompare(b));
   // Views whose code loads after hydration are `#[lazy]` functions named `…_split` (ADR 0015).
   const deferred = ([name]) => name.endsWith("_split");
-  for (const [screen, stems] of splits.filter((s) => !deferred(s))) {
-    const s = stems.map(sized).reduce(add, zero);
-    row(`${screen} | ${stems.length}`, s, ` ${kb(main.gz + s.gz)} |`);
+  // A screen's files arrive as one pack when the build packed them (ADR 0019): the pack is
+  // what is sent, compressed as one file.
+  for (const [screen, stems, pack] of splits.filter((s) => !deferred(s))) {
+    const packed = existsSync(join(dir, `${pack}.wasm`));
+    const s = packed ? sized(pack) : stems.map(sized).reduce(add, zero);
+    row(`${screen} | ${stems.length}${packed ? " in 1 pack" : ""}`, s, ` ${kb(main.gz + s.gz)} |`);
   }
   const views = splits.filter(deferred);
   if (views.length > 0) {

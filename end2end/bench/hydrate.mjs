@@ -21,6 +21,7 @@ import { chromium } from "@playwright/test";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { TRACE_CATEGORIES, summarizeTrace } from "./trace.mjs";
+import { median, probe } from "./boot.mjs";
 
 const [base, siteRoot, ...paths] = process.argv.slice(2);
 if (!base || !siteRoot || paths.length === 0) {
@@ -29,28 +30,6 @@ if (!base || !siteRoot || paths.length === 0) {
 }
 const LOADS = Number(process.env.BENCH_LOADS ?? 15);
 const PHASES = Boolean(process.env.BENCH_PHASES);
-
-// Runs in each page before its own scripts: says "hydrated <ms>" once the mark is set and,
-// with BENCH_PHASES, records when WebAssembly's compile and instantiate calls start and end.
-const probe = (phases) => {
-  const log = (window.__boot = []);
-  const at = (what) => log.push([what, performance.now()]);
-  if (phases) {
-    for (const [name, label] of [["compileStreaming", "compile"], ["instantiate", "instantiate"], ["instantiateStreaming", "instantiateStreaming"]]) {
-      const original = WebAssembly[name];
-      WebAssembly[name] = function (...args) {
-        at(`${label} start`);
-        return original.apply(this, args).then((value) => (at(`${label} end`), value));
-      };
-    }
-    document.addEventListener("DOMContentLoaded", () => at("DOMContentLoaded"));
-  }
-  new MutationObserver((_, observer) => {
-    if (document.body?.dataset.hydrated !== "true") return;
-    observer.disconnect();
-    console.log(`hydrated ${performance.now()}`);
-  }).observe(document, { attributes: true, subtree: true, attributeFilter: ["data-hydrated"] });
-};
 
 // The floor pages: the rendered HTML without its scripts, and a blank page.
 const floorDir = join(siteRoot, "bench");
@@ -110,7 +89,6 @@ const bootSteps = () => {
   return steps.filter(([, t]) => Number.isFinite(t));
 };
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const results = paths.map(() => ({ app: [], floor: [], steps: [] }));
 const blank = [];
 // Alternating, so that a slower minute of the machine weighs on every column alike.

@@ -1,3 +1,4 @@
+import type { Page } from "@playwright/test";
 import { test, expect, openHydrated } from "./fixtures";
 
 const screens = [
@@ -35,28 +36,67 @@ test("the page hydrates and client-side navigation needs no reload", async ({ pa
   expect(await page.evaluate(() => (window as unknown as { __taskbayMarker?: number }).__taskbayMarker)).toBe(42);
 });
 
-test("a screen fetches the main module and its own few wasm files, and the next screen's on the way", async ({ page }) => {
-  // ADR 0014: a split point per screen, the shared chunks merged to a handful of files.
-  const fetched = new Set<string>();
+/** The names of the wasm files the page requests, as they are requested. */
+function wasmRequests(page: Page): string[] {
+  const fetched: string[] = [];
   page.on("request", (request) => {
     const name = new URL(request.url()).pathname.split("/").pop() ?? "";
-    if (name.endsWith(".wasm")) fetched.add(name);
+    if (name.endsWith(".wasm")) fetched.push(name);
   });
-  await openHydrated(page, "/tasks");
-  const own = (screen: string) => [...fetched].filter((f) => f.startsWith(`split_${screen}_`));
-  expect(fetched.has("agent-taskbay.wasm")).toBe(true);
-  expect(own("tasks")).toHaveLength(1);
-  // No other screen's own code, and a handful of files, not one per set of screens sharing code.
-  expect([...fetched].filter((f) => f.startsWith("split_"))).toHaveLength(1);
-  expect(fetched.size).toBeLessThanOrEqual(8);
+  return fetched;
+}
 
-  const before = fetched.size;
+test("a screen fetches the main module and its files as one pack, and the next screen's files on the way", async ({ page }) => {
+  // ADR 0014: a split point per screen, the shared chunks merged to a handful of files;
+  // ADR 0019: a page preloads its screen's files as one pack.
+  const fetched = wasmRequests(page);
+  await openHydrated(page, "/tasks");
+  expect(fetched).toContain("agent-taskbay.wasm");
+  expect(fetched.filter((f) => f.startsWith("pack_"))).toEqual([expect.stringMatching(/^pack_tasks_\d+\.wasm$/)]);
+  // The screen's own file and its chunks came in the pack: none of them is fetched again.
+  expect(fetched.filter((f) => f.startsWith("split_tasks_"))).toEqual([]);
+  expect(new Set(fetched).size).toBe(fetched.length);
+
+  const before = fetched.length;
   const nav = page.getByRole("navigation", { name: "Primary", exact: true });
   await nav.getByRole("link", { name: "Agents" }).click();
   await expect(page.getByRole("heading", { level: 1, name: "Agents" })).toBeVisible();
-  expect(own("agents")).toHaveLength(1);
-  expect(fetched.size).toBeGreaterThan(before);
+  // After hydration a screen's code arrives as files, only those the page does not have yet.
+  const next = fetched.slice(before);
+  expect(next.filter((f) => f.startsWith("split_agents_"))).toHaveLength(1);
+  expect(next.filter((f) => f.startsWith("pack_"))).toEqual([]);
 });
+
+test("a page whose pack does not arrive hydrates from its screen's own files (ADR 0019)", async ({ page, problems }) => {
+  await page.route(/\/pkg\/pack_[^/]*\.wasm$/, (route) => route.abort());
+  const fetched = wasmRequests(page);
+  await openHydrated(page, "/tasks");
+  expect(fetched.filter((f) => f.startsWith("split_tasks_"))).toHaveLength(1);
+  await expect(page.getByRole("heading", { level: 1, name: "Tasks" })).toBeVisible();
+  await page.getByRole("navigation", { name: "Primary", exact: true }).getByRole("link", { name: "Agents" }).click();
+  await expect(page.getByRole("heading", { level: 1, name: "Agents" })).toBeVisible();
+  // The browser reports the aborted preload itself; nothing else may have gone wrong.
+  expect(problems.every((p) => /Failed to load resource/.test(p)), problems.join("\n")).toBe(true);
+  problems.length = 0;
+});
+
+for (const [what, spoil] of [
+  ["cut short", (pack: Buffer) => pack.subarray(0, Math.floor(pack.length / 2))],
+  ["not a pack", (pack: Buffer) => Buffer.concat([Buffer.from("PK\x03\x04"), pack.subarray(4)])],
+  ["a section length past its end", (pack: Buffer) => Buffer.concat([pack.subarray(0, 9), Buffer.from([0xff, 0xff, 0xff, 0xff, 0x0f])])],
+] as const) {
+  test(`a pack that is ${what} is not used: the page hydrates from its files`, async ({ page }) => {
+    await page.route(/\/pkg\/pack_[^/]*\.wasm$/, async (route) => {
+      const response = await route.fetch();
+      await route.fulfill({ status: 200, contentType: "application/wasm", body: spoil(await response.body()) });
+    });
+    const fetched = wasmRequests(page);
+    await openHydrated(page, "/agents");
+    expect(fetched.filter((f) => f.startsWith("split_agents_"))).toHaveLength(1);
+    await page.getByRole("navigation", { name: "Primary", exact: true }).getByRole("link", { name: "Tasks" }).click();
+    await expect(page.getByRole("heading", { level: 1, name: "Tasks" })).toBeVisible();
+  });
+}
 
 test("the root redirects to chat", async ({ page }) => {
   await page.goto("/");

@@ -1,4 +1,5 @@
-//! `wasm-split <input.wasm> <pkg dir> <main out.wasm> <main module>`
+//! `wasm-split <input.wasm> <pkg dir> <main out.wasm> <main module>`, then
+//! `wasm-split pack <pkg dir>` once `wasm-opt` has run ([`pack`]).
 //!
 //! Splits the browser app (linked with `--emit-relocs`) at its `#[lazy]` split points:
 //! writes the chunks and their loader (`__wasm_split.______________________.js`, the name
@@ -9,9 +10,12 @@
 use std::path::Path;
 use std::process::ExitCode;
 
+mod pack;
+
+use pack::MANIFEST;
+
 /// The loader's file name Leptos expects when file hashing is off.
 const LOADER: &str = "./__wasm_split.______________________.js";
-const MANIFEST: &str = "__wasm_split_manifest.json";
 /// What one more file to fetch is worth, in bytes of function code before `wasm-opt`: the
 /// vendored splitter merges the chunks shared by several screens while that lowers, over all
 /// screens, the code each loads plus this much per file (ADR 0014).
@@ -20,25 +24,42 @@ const CHUNK_FILE_COST: usize = 16 * 1024;
 /// (a `#[lazy]` function named `…_split`, ADR 0015): a screen waits for its files to hydrate.
 const SCREEN_WEIGHT: u32 = 8;
 
-/// The weight of a split module by its name (`<function name>_<hash>`).
-fn split_weight(name: &str) -> u32 {
+/// Whether a split module (`<function name>_<hash>`) is a view loaded after hydration (a
+/// `#[lazy]` function named `…_split`, ADR 0015) rather than a screen.
+fn is_deferred_view(name: &str) -> bool {
     let function = name.rsplit_once('_').map_or(name, |(function, _hash)| function);
-    if function.ends_with("_split") {
-        1
-    } else {
-        SCREEN_WEIGHT
-    }
+    function.ends_with("_split")
+}
+
+/// The weight of a split module by its name.
+fn split_weight(name: &str) -> u32 {
+    if is_deferred_view(name) { 1 } else { SCREEN_WEIGHT }
 }
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let [input, pkg, main_out, main_module] = args.as_slice() else {
-        eprintln!("usage: wasm-split <input.wasm> <pkg dir> <main out.wasm> <main module, e.g. /pkg/app.js>");
-        return ExitCode::from(2);
+    let done = match args.as_slice() {
+        [mode, pkg] if mode == "pack" => pack::run(Path::new(pkg), is_deferred_view).map(|p| {
+            format!(
+                "wasm-split: {} screens' {} files packed, one file each, in {pkg}",
+                p.screens, p.files
+            )
+        }),
+        [input, pkg, main_out, main_module] => {
+            run(Path::new(input), Path::new(pkg), Path::new(main_out), main_module)
+                .map(|chunks| format!("wasm-split: {chunks} chunk files in {pkg}"))
+        }
+        _ => {
+            eprintln!(
+                "usage: wasm-split <input.wasm> <pkg dir> <main out.wasm> <main module, e.g. /pkg/app.js>"
+            );
+            eprintln!("       wasm-split pack <pkg dir>");
+            return ExitCode::from(2);
+        }
     };
-    match run(Path::new(input), Path::new(pkg), Path::new(main_out), main_module) {
-        Ok(chunks) => {
-            println!("wasm-split: {chunks} chunk files in {pkg}");
+    match done {
+        Ok(message) => {
+            println!("{message}");
             ExitCode::SUCCESS
         }
         Err(error) => {
@@ -76,5 +97,6 @@ mod tests {
         assert_eq!(split_weight("conversation_14248819951412325469"), SCREEN_WEIGHT);
         assert_eq!(split_weight("parts_split_5765720010362488178"), 1);
         assert_eq!(split_weight("task_detail_5275287309259858196"), SCREEN_WEIGHT);
+        assert!(is_deferred_view("composer_split_42") && !is_deferred_view("agents_42"));
     }
 }

@@ -102,9 +102,10 @@ function getSharedImports() {{
             // Note: we use the form `new URL(<string literal>, import.meta.url)` which is understood by some
             // bundlers as syntax that can get rewritten if the path from where the file gets fetched is changed
             // (for example due to attaching a has of its contents).
+            // Taskbay: the file may come from a pack the page preloaded (`fetchChunk`).
             crate::OutputTarget::Web(_) => format!(
                 r#"() => {{
-    const src = fetch(new URL({file_path}, import.meta.url));
+    const src = fetchChunk(new URL({file_path}, import.meta.url));
     return async (imports) => {wrap}(WebAssembly.instantiateStreaming(src, imports));
 }}
 "#
