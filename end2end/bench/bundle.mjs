@@ -2,8 +2,9 @@
 // The wasm is split at its lazily loaded routes (ADR 0010, 0014): the first table lists the files
 // every page loads (main wasm, JS glue, chunk loader, CSS); the second what each screen adds (its
 // own file and the shared chunks it loads, from __wasm_split_manifest.json, as one pack when the
-// build packed them) and the total wasm a browser fetches to hydrate it; the third the views a page loads after hydrating (ADR 0015). Each file
-// is compressed on its own, as a server sends it.
+// build packed them, ADR 0019) and the total wasm a browser fetches to hydrate it; the third the
+// views a page loads after hydrating (ADR 0015). Each file is compressed on its own, as a server
+// sends it.
 // Usage: node bundle.mjs <site pkg dir> <output name>
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
