@@ -11,8 +11,8 @@
 //! fetches the file itself when no pack holds it (`vendor/wasm_split_cli_support`, `split_wasm.js`).
 //!
 //! A pack is a valid wasm module, so it is served, compressed and cached like the other `.wasm`
-//! files; nothing runs it. Views loaded after hydration (ADR 0015) are not packed: they are not
-//! preloaded, and their files load one by one when a page shows them.
+//! files; nothing runs it. Views loaded after hydration (ADR 0015) are not packed: a page that
+//! shows one preloads its files one by one, and hydration does not wait for them.
 
 use std::collections::BTreeMap;
 use std::path::Path;
