@@ -1,4 +1,6 @@
+import type { Route } from "@playwright/test";
 import { test, expect, openHydrated } from "./fixtures";
+import { demo } from "./helpers";
 
 // scripts/test registers the demo agent's `form` variant and a card URL with no agent behind it.
 
@@ -66,6 +68,104 @@ test("add an agent: preview its card with the compliance report, connect, then r
   await added.getByRole("group", { name: "Confirm removal" }).getByRole("button", { name: "Remove agent" }).click();
   await expect(list.getByRole("listitem")).toHaveCount(2);
   await expect(list.getByRole("listitem").filter({ hasText: "Form fixture (showcase)" })).toHaveCount(0);
+});
+
+test("the Agents screen hydrates without its forms' code; Add agent loads it and takes the keyboard (ADR 0020)", async ({
+  page,
+}) => {
+  const fetched: string[] = [];
+  page.on("request", (request) => {
+    const name = new URL(request.url()).pathname.split("/").pop() ?? "";
+    if (name.endsWith(".wasm")) fetched.push(name);
+  });
+  await openHydrated(page, "/agents");
+  // What writes is not part of the screen: the page neither preloads nor fetches it.
+  expect(fetched.filter((f) => /(add|remove)_agent_split/.test(f))).toEqual([]);
+  const preloads = await page.locator('link[rel="preload"], link[rel="modulepreload"]').evaluateAll((links) =>
+    links.map((l) => l.getAttribute("href") ?? ""),
+  );
+  expect(preloads.filter((href) => /(add|remove)_agent_split/.test(href))).toEqual([]);
+
+  // Hold the form's code: the panel opens at once, and its form arrives with the code.
+  const held: Route[] = [];
+  const formCode = /\/pkg\/split_add_agent_split_\d+\.wasm$/;
+  await page.route(formCode, (route) => {
+    held.push(route);
+  });
+  await page.getByRole("button", { name: "Add agent" }).click();
+  const panel = page.getByRole("region", { name: "Add agent" });
+  await expect(panel).toBeVisible();
+  await expect(page.getByRole("button", { name: "Add agent" })).toHaveAttribute("aria-expanded", "true");
+  await expect.poll(() => held.length).toBeGreaterThan(0);
+  await expect(panel.getByLabel("Agent Card URL")).toHaveCount(0);
+  for (const route of held) await route.continue();
+  await page.unroute(formCode);
+
+  // Keyboard only: the field has focus once shown, Enter fetches the preview.
+  const url = panel.getByLabel("Agent Card URL");
+  await expect(url).toBeFocused();
+  await page.keyboard.type(`${demo}/form/card.json`);
+  await page.keyboard.press("Enter");
+  await expect(panel.getByRole("article", { name: "Agent Card preview" })).toContainText("Form fixture (form)");
+  // Closing and opening again shows a fresh form, with no second fetch of its code.
+  const before = fetched.length;
+  await page.getByRole("button", { name: "Add agent" }).click();
+  await expect(panel).toHaveCount(0);
+  await page.getByRole("button", { name: "Add agent" }).click();
+  await expect(panel.getByLabel("Agent Card URL")).toBeFocused();
+  await expect(panel.getByLabel("Agent Card URL")).toHaveValue("");
+  await expect(panel.getByRole("article", { name: "Agent Card preview" })).toHaveCount(0);
+  expect(fetched.slice(before)).toEqual([]);
+});
+
+test("removing an agent another client removed first says so, and the list shows what is stored", async ({
+  page,
+  problems,
+}) => {
+  const cardUrl = `${demo}/slow/card.json`;
+  const registered = await page.request.post("/api/agents", { data: { cardUrl } });
+  expect(registered.status()).toBe(201);
+  const { agent } = await registered.json();
+  await openHydrated(page, "/agents");
+  const list = page.getByRole("list", { name: "Registered agents" });
+  const row = list.getByRole("listitem").filter({ hasText: cardUrl });
+  await expect(row).toHaveCount(1);
+  await row.getByRole("button", { name: "Remove" }).click();
+  const confirm = row.getByRole("group", { name: "Confirm removal" });
+  await expect(confirm).toContainText("Remove this agent? Its history is kept.");
+
+  // Another client removes it while this page asks for confirmation.
+  expect((await page.request.delete(`/api/agents/${agent.id}`)).status()).toBe(200);
+  await confirm.getByRole("button", { name: "Remove agent" }).click();
+  await expect(page.getByRole("alert")).toHaveText("Not found.");
+  // The refused removal is a 404 answer, which Chromium logs; that one is expected.
+  expect(problems).toEqual([expect.stringContaining("status of 404")]);
+  problems.length = 0;
+  await expect(row).toHaveCount(0);
+  await expect(list.getByRole("listitem")).toHaveCount(2);
+});
+
+test("Cancel keeps an agent, and removal works from the keyboard", async ({ page }) => {
+  await openHydrated(page, "/agents");
+  const list = page.getByRole("list", { name: "Registered agents" });
+  const cardUrl = `${demo}/slow/card.json`;
+  expect((await page.request.post("/api/agents", { data: { cardUrl } })).status()).toBe(201);
+  await page.reload();
+  await expect(page.locator("body")).toHaveAttribute("data-hydrated", "true");
+  const row = list.getByRole("listitem").filter({ hasText: cardUrl });
+  await row.getByRole("button", { name: "Remove" }).focus();
+  await page.keyboard.press("Enter");
+  const confirm = row.getByRole("group", { name: "Confirm removal" });
+  await confirm.getByRole("button", { name: "Cancel" }).click();
+  await expect(confirm).toHaveCount(0);
+  await expect(row).toHaveCount(1);
+  // Removed for real this time, from the keyboard.
+  await row.getByRole("button", { name: "Remove" }).focus();
+  await page.keyboard.press("Enter");
+  await confirm.getByRole("button", { name: "Remove agent" }).focus();
+  await page.keyboard.press("Enter");
+  await expect(row).toHaveCount(0);
+  await expect(page.getByRole("alert")).toHaveCount(0);
 });
 
 test("an agent's page shows its card: capabilities, interfaces, skills and security", async ({ page }) => {

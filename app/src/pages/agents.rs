@@ -1,28 +1,57 @@
 //! The Agents screen (`/agents`): registered agents with live reachability, searchable.
+//!
+//! The screen hydrates what it shows: the list, its search and the buttons that open the two
+//! forms that write. What those forms need (the card preview and its compliance report, the
+//! registration, the removal) is code of its own, loaded when a form is first opened (ADR 0015,
+//! ADR 0020): neither is open when the server renders the page, so the page waits for none of it.
 
 use leptos::prelude::*;
 use leptos_meta::Title;
 
 use crate::a2a::{ComplianceReport, Severity};
-use crate::api::agents::{AgentPreview, AgentSummary, PreviewAgent, RegisterAgent, RemoveAgent, list_agents};
+use crate::api::agents::{
+    AgentPreview, AgentSummary, PreviewAgent, list_agents, register_agent, remove_agent,
+};
 use crate::api::{Load, resource};
+use crate::components::deferred::deferred;
+use crate::error::AppError;
 
-/// The agent list; the page owns the resource, the actions that change it and the search text.
+/// What the forms that write tell the page: the list changed (it is fetched again), or the last
+/// request failed (the page shows why until the next one succeeds).
+#[derive(Clone, Copy)]
+struct Changes {
+    version: RwSignal<u32>,
+    error: RwSignal<Option<String>>,
+}
+
+impl Changes {
+    fn new() -> Self {
+        Changes {
+            version: RwSignal::new(0),
+            error: RwSignal::new(None),
+        }
+    }
+
+    /// Records a finished request and fetches the list again either way: a request that failed
+    /// because another client changed the list first (an agent removed twice) still leaves the
+    /// page showing what is stored. `false` if it failed. The page may be gone by then
+    /// (navigation), so nothing here panics on disposed signals.
+    fn settle<T>(self, result: Result<T, AppError>) -> bool {
+        let failed = result.err().map(|error| error.to_string());
+        let ok = failed.is_none();
+        self.error.try_set(failed);
+        self.version.try_update(|version| *version += 1);
+        ok
+    }
+}
+
+/// The agent list; the page owns the resource, the record of changes and the search text.
 #[component]
 pub fn AgentsPage() -> impl IntoView {
-    let register = ServerAction::<RegisterAgent>::new();
-    let remove = ServerAction::<RemoveAgent>::new();
-    // Refetch after every registration or removal.
-    let agents = resource(
-        Load::Streamed,
-        move || (register.version().get(), remove.version().get()),
-        |_| list_agents(),
-    );
+    let changes = Changes::new();
+    // Fetched again after every registration or removal.
+    let agents = resource(Load::Streamed, move || changes.version.get(), |_| list_agents());
     let (query, set_query) = signal(String::new());
-    let action_error = move || {
-        let failed = |value: Option<Result<_, crate::error::AppError>>| value.and_then(Result::err);
-        failed(register.value().get().map(|r| r.map(|_| ()))).or_else(|| failed(remove.value().get()))
-    };
     view! {
         <Title text="Agents"/>
         <header class="page-header">
@@ -30,7 +59,7 @@ pub fn AgentsPage() -> impl IntoView {
             <p class="lede">"Registered A2A agents, checked live: each card is fetched again when this list loads."</p>
         </header>
         <div class="toolbar">
-            <AddAgent register/>
+            <AddAgent changes/>
             <label class="search">
                 <span class="visually-hidden">"Search agents"</span>
                 <input
@@ -41,11 +70,11 @@ pub fn AgentsPage() -> impl IntoView {
                 />
             </label>
         </div>
-        {move || action_error().map(|error| view! { <p role="alert" class="error">{error.to_string()}</p> })}
+        {move || changes.error.get().map(|error| view! { <p role="alert" class="error">{error}</p> })}
         <Transition fallback=|| view! { <p class="muted" aria-busy="true">"Discovering agents…"</p> }>
             <ErrorBoundary fallback=crate::components::error_alert::error_alert>
                 {move || Suspend::new(async move {
-                    agents.await.map(|list| view! { <AgentList agents=list query=query remove/> })
+                    agents.await.map(|list| view! { <AgentList agents=list query=query changes/> })
                 })}
             </ErrorBoundary>
         </Transition>
@@ -57,7 +86,7 @@ pub fn AgentsPage() -> impl IntoView {
 fn AgentList(
     agents: Vec<AgentSummary>,
     #[prop(into)] query: Signal<String>,
-    remove: ServerAction<RemoveAgent>,
+    changes: Changes,
 ) -> impl IntoView {
     if agents.is_empty() {
         return view! {
@@ -80,7 +109,7 @@ fn AgentList(
     };
     view! {
         <ul class="agent-list" aria-label="Registered agents">
-            <For each=visible key=|agent| agent.id.clone() children=move |agent| view! { <AgentRow agent remove/> }/>
+            <For each=visible key=|agent| agent.id.clone() children=move |agent| view! { <AgentRow agent changes/> }/>
         </ul>
         <Show when=move || visible().is_empty()>
             <p class="muted">"No agent matches this search."</p>
@@ -91,9 +120,7 @@ fn AgentList(
 
 /// One agent: name, card version, A2A version and auth (or the discovery error), card URL, status.
 #[component]
-fn AgentRow(agent: AgentSummary, remove: ServerAction<RemoveAgent>) -> impl IntoView {
-    let id = StoredValue::new(agent.id.clone());
-    let removable = agent.removable;
+fn AgentRow(agent: AgentSummary, changes: Changes) -> impl IntoView {
     let reachable = agent.reachable();
     let meta = match &agent.error {
         None => {
@@ -109,6 +136,10 @@ fn AgentRow(agent: AgentSummary, remove: ServerAction<RemoveAgent>) -> impl Into
         }
         Some(error) => error.clone(),
     };
+    let remove = agent.removable.then(|| {
+        let id = StoredValue::new(agent.id.clone());
+        view! { <RemoveControl id changes/> }
+    });
     view! {
         <li class="agent-row" data-reachable=reachable.to_string()>
             <span class="status-dot" class:ok=reachable aria-hidden="true"></span>
@@ -122,104 +153,138 @@ fn AgentRow(agent: AgentSummary, remove: ServerAction<RemoveAgent>) -> impl Into
                 <p class="agent-url">{agent.card_url.clone()}</p>
             </div>
             <span class="status-label">{if reachable { "Reachable" } else { "Discovery failed" }}</span>
-            <Show when=move || removable>
-                <RemoveControl id remove/>
-            </Show>
+            {remove}
         </li>
     }
     .into_any()
 }
 
-/// "Remove", then an inline confirmation (history is kept); type-erased to keep row types small.
+/// "Remove", then an inline confirmation (history is kept). The confirmation and the request
+/// load when it is first asked for.
 #[component]
-fn RemoveControl(id: StoredValue<String>, remove: ServerAction<RemoveAgent>) -> impl IntoView {
-    let (confirming, set_confirming) = signal(false);
+fn RemoveControl(id: StoredValue<String>, changes: Changes) -> impl IntoView {
+    let confirming = RwSignal::new(false);
     view! {
         <Show
             when=move || confirming.get()
             fallback=move || view! {
-                <button type="button" class="button subtle" on:click=move |_| set_confirming.set(true)>"Remove"</button>
+                <button type="button" class="button subtle" on:click=move |_| confirming.set(true)>"Remove"</button>
             }
         >
-            <span class="confirm" role="group" aria-label="Confirm removal">
-                "Remove this agent? Its history is kept."
-                <button
-                    type="button"
-                    class="button danger"
-                    on:click=move |_| {
-                        remove.dispatch(RemoveAgent { agent_id: id.get_value() });
-                    }
-                >
-                    "Remove agent"
-                </button>
-                <button type="button" class="button subtle" on:click=move |_| set_confirming.set(false)>"Cancel"</button>
-            </span>
+            {deferred("remove_agent", move || remove_agent_split(id, confirming, changes))}
         </Show>
     }
     .into_any()
 }
 
-/// The "Add agent" flow: card URL → preview with the compliance report → connect.
+#[lazy]
+fn remove_agent_split(id: StoredValue<String>, confirming: RwSignal<bool>, changes: Changes) -> AnyView {
+    let busy = RwSignal::new(false);
+    let remove = move |_| {
+        busy.set(true);
+        let agent_id = id.get_value();
+        leptos::task::spawn_local(async move {
+            // On success the row leaves the list with the refetch; on failure the page says why.
+            changes.settle(remove_agent(agent_id).await);
+            busy.try_set(false);
+        });
+    };
+    view! {
+        <span class="confirm" role="group" aria-label="Confirm removal">
+            "Remove this agent? Its history is kept."
+            <button type="button" class="button danger" disabled=move || busy.get() on:click=remove>
+                {move || if busy.get() { "Removing…" } else { "Remove agent" }}
+            </button>
+            <button type="button" class="button subtle" on:click=move |_| confirming.set(false)>"Cancel"</button>
+        </span>
+    }
+    .into_any()
+}
+
+/// The "Add agent" button and its panel; the panel's form loads when first opened.
 #[component]
-fn AddAgent(register: ServerAction<RegisterAgent>) -> impl IntoView {
-    let (open, set_open) = signal(false);
-    let preview = ServerAction::<PreviewAgent>::new();
-    let card_url = RwSignal::new(String::new());
-    let close = Callback::new(move |()| set_open.set(false));
+fn AddAgent(changes: Changes) -> impl IntoView {
+    let open = RwSignal::new(false);
     view! {
         <button
             type="button"
             class="button primary"
             aria-expanded=move || open.get().to_string()
-            on:click=move |_| set_open.update(|open| *open = !*open)
+            on:click=move |_| open.update(|open| *open = !*open)
         >
             "Add agent"
         </button>
         <Show when=move || open.get()>
             <section class="panel" aria-label="Add agent">
-                // A plain form, not `ActionForm`: that one decodes its fields with serde_qs in the
-                // browser, a decoder that no other part of the app needs (issue #6, wasm size).
-                <form
-                    class="add-agent-form"
-                    on:submit=move |ev| {
-                        ev.prevent_default();
-                        preview.dispatch(PreviewAgent { card_url: card_url.get_untracked() });
-                    }
-                >
-                    <label for="card-url">"Agent Card URL"</label>
-                    <input
-                        id="card-url"
-                        name="card_url"
-                        type="url"
-                        required
-                        autofocus
-                        placeholder="https://agent.example/.well-known/agent-card.json"
-                        prop:value=card_url
-                        on:input=move |ev| card_url.set(event_target_value(&ev))
-                    />
-                    <button type="submit" class="button" disabled=move || preview.pending().get()>
-                        {move || if preview.pending().get() { "Fetching…" } else { "Fetch Agent Card" }}
-                    </button>
-                </form>
-                {move || {
-                    preview.value().get().map(|result| match result {
-                        Ok(card) => view! { <PreviewCard card register close/> }.into_any(),
-                        Err(error) => view! { <p role="alert" class="error">{error.to_string()}</p> }.into_any(),
-                    })
-                }}
+                {deferred("add_agent", move || add_agent_split(open, changes))}
             </section>
         </Show>
     }
 }
 
-/// The fetched card, its compliance report and the Connect button.
+/// The panel's flow: card URL → preview with the compliance report → connect.
+#[lazy]
+fn add_agent_split(open: RwSignal<bool>, changes: Changes) -> AnyView {
+    let preview = ServerAction::<PreviewAgent>::new();
+    let card_url = RwSignal::new(String::new());
+    let input = NodeRef::<leptos::html::Input>::new();
+    // The field takes the keyboard as soon as it is shown (`autofocus` only acts on page load).
+    Effect::new(move |_| {
+        if let Some(input) = input.get() {
+            let _ = input.focus();
+        }
+    });
+    view! {
+        // A plain form, not `ActionForm`: that one decodes its fields with serde_qs in the
+        // browser, a decoder that no other part of the app needs (issue #6, wasm size).
+        <form
+            class="add-agent-form"
+            on:submit=move |ev| {
+                ev.prevent_default();
+                preview.dispatch(PreviewAgent { card_url: card_url.get_untracked() });
+            }
+        >
+            <label for="card-url">"Agent Card URL"</label>
+            <input
+                id="card-url"
+                name="card_url"
+                type="url"
+                required
+                node_ref=input
+                placeholder="https://agent.example/.well-known/agent-card.json"
+                prop:value=card_url
+                on:input=move |ev| card_url.set(event_target_value(&ev))
+            />
+            <button type="submit" class="button" disabled=move || preview.pending().get()>
+                {move || if preview.pending().get() { "Fetching…" } else { "Fetch Agent Card" }}
+            </button>
+        </form>
+        {move || {
+            preview.value().get().map(|result| match result {
+                Ok(card) => view! { <PreviewCard card open changes/> }.into_any(),
+                Err(error) => view! { <p role="alert" class="error">{error.to_string()}</p> }.into_any(),
+            })
+        }}
+    }
+    .into_any()
+}
+
+/// The fetched card, its compliance report and the Connect button, which closes the panel once
+/// the agent is registered (and leaves it open, the page saying why, if that failed).
 #[component]
-fn PreviewCard(
-    card: AgentPreview,
-    register: ServerAction<RegisterAgent>,
-    close: Callback<()>,
-) -> impl IntoView {
-    let url = card.card_url.clone();
+fn PreviewCard(card: AgentPreview, open: RwSignal<bool>, changes: Changes) -> impl IntoView {
+    let url = StoredValue::new(card.card_url.clone());
+    let connecting = RwSignal::new(false);
+    let connect = move |_| {
+        connecting.set(true);
+        let card_url = url.get_value();
+        leptos::task::spawn_local(async move {
+            if changes.settle(register_agent(card_url).await) {
+                open.try_set(false);
+            }
+            connecting.try_set(false);
+        });
+    };
     let ComplianceReport {
         version,
         score,
@@ -247,15 +312,8 @@ fn PreviewCard(
                         .collect_view()}
                 </ul>
             })}
-            <button
-                type="button"
-                class="button primary"
-                on:click=move |_| {
-                    register.dispatch(RegisterAgent { card_url: url.clone() });
-                    close.run(());
-                }
-            >
-                "Connect"
+            <button type="button" class="button primary" disabled=move || connecting.get() on:click=connect>
+                {move || if connecting.get() { "Connecting…" } else { "Connect" }}
             </button>
         </article>
     }

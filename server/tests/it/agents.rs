@@ -222,6 +222,21 @@ async fn the_agents_screen_lists_agents_with_live_reachability() {
         html.contains("Unreachable agent") && html.contains("Agent Card discovery failed."),
         "{html}"
     );
+    // The controls that write are there at once, and the forms they open are not rendered (ADR
+    // 0020): no deferred view, so the page preloads none of their code.
+    assert!(
+        html.contains(r#"aria-expanded="false""#) && html.contains(">Add agent</button>"),
+        "{html}"
+    );
+    assert_eq!(
+        html.matches(">Remove</button>").count(),
+        1,
+        "only the managed agent: {html}"
+    );
+    assert!(
+        !html.contains("data-deferred") && !html.contains("Agent Card URL"),
+        "{html}"
+    );
 
     // The server function the hydrated page calls returns the same rows as JSON.
     let request = axum::http::Request::post("/api/fn/list_agents")
