@@ -1,4 +1,4 @@
-import type { Page } from "@playwright/test";
+import type { APIRequestContext, Page } from "@playwright/test";
 import { test, expect, openHydrated } from "./fixtures";
 
 const screens = [
@@ -74,6 +74,68 @@ async function screenFiles(page: Page, screen: string): Promise<string[]> {
   expect(stems?.length, `${screen} in the manifest`).toBeGreaterThan(1);
   return (stems ?? []).map((stem) => `${stem}.wasm`);
 }
+
+/** A task and its conversation on the demo agent's `form` variant (registered by scripts/e2e). */
+async function aTask(request: APIRequestContext): Promise<{ agentId: string; taskId: string; conversationId: string }> {
+  const { agents } = await (await request.get("/api/agents")).json();
+  const form = agents.find((a: { cardUrl: string }) => a.cardUrl.endsWith("/form/card.json"));
+  const sent = await request.post(`/api/agents/${form.id}/messages`, { data: { text: "hello" } });
+  expect(sent.status()).toBe(200);
+  const { localId } = await sent.json();
+  const { tasks } = await (await request.get("/api/tasks")).json();
+  const task = tasks.find((t: { localId: string }) => t.localId === localId);
+  return { agentId: form.id, taskId: localId, conversationId: task.conversationId };
+}
+
+test("every screen, detail pages included, preloads its pack and the split loader on every load (ADR 0021)", async ({
+  request,
+}) => {
+  const { agentId, taskId, conversationId } = await aTask(request);
+  const pages = [
+    ["/agents", "agents"],
+    [`/agents/${agentId}`, "agent_detail"],
+    ["/chat", "chat"],
+    [`/chat/${conversationId}`, "conversation"],
+    ["/tasks", "tasks"],
+    [`/tasks/${taskId}`, "task_detail"],
+    ["/approvals", "approvals"],
+    ["/settings", "settings"],
+  ];
+  for (const [path, split] of pages) {
+    // The detail pages render asynchronously (`SsrMode::Async`); Leptos' own preloads came with
+    // about half of their loads.
+    for (let load = 0; load < 6; load++) {
+      const html = await (await request.get(path)).text();
+      const wasm = [...html.matchAll(/<link rel="preload" href="([^"]+\.wasm)"/g)].map((m) => m[1]);
+      expect(wasm, `${path}, load ${load}`).toEqual([
+        "/pkg/agent-taskbay.wasm",
+        expect.stringMatching(new RegExp(`^/pkg/pack_${split}_\\d+\\.wasm$`)),
+      ]);
+      expect(html, path).toContain('<link rel="modulepreload" href="/pkg/__wasm_split.______________________.js"');
+    }
+  }
+  // Not a screen: nothing but the main module.
+  const missing = await (await request.get("/nowhere")).text();
+  expect([...missing.matchAll(/<link rel="preload" href="([^"]+\.wasm)"/g)].map((m) => m[1])).toEqual([
+    "/pkg/agent-taskbay.wasm",
+  ]);
+});
+
+test("a task's page hydrates from its preloaded pack, never fetching its screen's files one by one (ADR 0021)", async ({
+  page,
+}) => {
+  const { taskId } = await aTask(page.request);
+  const files = await screenFiles(page, "task_detail");
+  for (let load = 0; load < 3; load++) {
+    const fetched = wasmRequests(page);
+    await openHydrated(page, `/tasks/${taskId}`);
+    expect(fetched.filter((f) => f.startsWith("pack_"))).toEqual([expect.stringMatching(/^pack_task_detail_\d+\.wasm$/)]);
+    // Views loaded after hydration fetch their own files; the screen's came in the pack, and
+    // none of them is fetched on its own (without the pack's preload the loader fetched each).
+    expect(fetched.filter((f) => files.includes(f))).toEqual([]);
+    page.removeAllListeners("request");
+  }
+});
 
 test("a page whose pack does not arrive hydrates from its screen's own files (ADR 0019)", async ({ page, problems }) => {
   await page.route(/\/pkg\/pack_[^/]*\.wasm$/, (route) => route.abort());

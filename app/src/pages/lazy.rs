@@ -36,6 +36,27 @@ pub enum Screen {
     Settings,
 }
 
+impl Screen {
+    /// The name of the screen's `#[lazy]` function below, which names its split in the build's
+    /// manifest (`<name>_<hash>`). Kept in step with the functions by a test.
+    pub fn split_name(self) -> &'static str {
+        match self {
+            Screen::Agents => "agents",
+            Screen::AgentDetail => "agent_detail",
+            Screen::ChatLanding => "chat",
+            Screen::Conversation => "conversation",
+            Screen::Inbox => "inbox",
+            Screen::Approvals => "approvals",
+            Screen::ApprovalReview => "approval_review",
+            Screen::Tasks => "tasks",
+            Screen::TaskDetail => "task_detail",
+            Screen::Flows => "flows",
+            Screen::Notifications => "notifications",
+            Screen::Settings => "settings",
+        }
+    }
+}
+
 /// The screen the router shows at `path`, if any (the not-found page and `/` are in the main
 /// module). Kept in step with the routes in `root.rs` by a test.
 pub fn screen_at(path: &str) -> Option<Screen> {
@@ -212,6 +233,24 @@ mod tests {
             let sample = path.replace(":id", "01a22b40-f888-750b-bbe2-336deb230560");
             let screen = screen_at(&sample).unwrap_or_else(|| panic!("no screen for {path}"));
             assert_eq!(format!("{screen:?}"), ty, "{path}");
+            checked += 1;
+        }
+        assert_eq!(checked, 12);
+    }
+
+    #[test]
+    fn each_screen_s_split_name_is_its_lazy_function() {
+        let source = include_str!("lazy.rs");
+        let mut checked = 0;
+        for line in source.lines().filter(|l| l.starts_with("screen_route!(")) {
+            let path = line.split('`').nth(1).unwrap_or_default();
+            let sample = path.replace(":id", "01a22b40-f888-750b-bbe2-336deb230560");
+            let screen = screen_at(&sample).unwrap_or_else(|| panic!("no screen for {path}"));
+            let name = screen.split_name();
+            assert!(
+                source.contains(&format!("#[lazy]\nfn {name}() -> AnyView")),
+                "{screen:?}: no #[lazy] fn {name}"
+            );
             checked += 1;
         }
         assert_eq!(checked, 12);
