@@ -91,6 +91,7 @@ test("every screen, detail pages included, preloads its pack and the split loade
   request,
 }) => {
   const { agentId, taskId, conversationId } = await aTask(request);
+  // All twelve screens of `pages::lazy::Screen`.
   const pages = [
     ["/agents", "agents"],
     [`/agents/${agentId}`, "agent_detail"],
@@ -98,7 +99,12 @@ test("every screen, detail pages included, preloads its pack and the split loade
     [`/chat/${conversationId}`, "conversation"],
     ["/tasks", "tasks"],
     [`/tasks/${taskId}`, "task_detail"],
+    ["/inbox", "inbox"],
     ["/approvals", "approvals"],
+    // No approval has this id: its screen is still what the page renders (saying so), by its path.
+    ["/approvals/01a22b40-f888-750b-bbe2-336deb230560", "approval_review"],
+    ["/flows", "flows"],
+    ["/notifications", "notifications"],
     ["/settings", "settings"],
   ];
   for (const [path, split] of pages) {
