@@ -24,6 +24,7 @@ pub mod boot;
 pub mod browser;
 pub mod components;
 pub mod content;
+pub mod csp;
 pub mod error;
 pub mod ext;
 pub mod live;

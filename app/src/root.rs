@@ -20,6 +20,8 @@ pub const PRODUCT_NAME: &str = "Agent Taskbay";
 /// The full HTML document. The theme attribute is set on `<html>` during SSR from the theme
 /// cookie, so the first paint already has the right colours.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
+    #[cfg(feature = "ssr")]
+    crate::csp::provide_page_policy();
     let theme = Theme::from_request();
     view! {
         <!DOCTYPE html>

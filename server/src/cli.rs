@@ -103,13 +103,16 @@ pub async fn run(cli: Cli, config: Config) -> anyhow::Result<()> {
 
 async fn serve_command(args: ServeArgs, config: Config) -> anyhow::Result<()> {
     let addr = loopback_addr(&args.host, args.port).map_err(anyhow::Error::msg)?;
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("listening on {addr}"))?;
+    // The bound address, not the asked one: `--port 0` takes a free port, and the request
+    // guard answers only to the port the console really has.
+    let addr = listener.local_addr().context("reading the bound address")?;
     let options = serve::leptos_options(addr)?;
     let db = serve::open_database(&config).await?;
     let state = AppState::new(options, config, db).context("building the HTTP client for agents")?;
     serve::seed_registered_agents(&state).await?;
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .with_context(|| format!("listening on {addr}"))?;
     let site_root = state.leptos_options.site_root.clone();
     if !std::path::Path::new(site_root.as_ref()).join("pkg").exists() {
         tracing::warn!(%site_root, "built site assets not found; run the README's run command to build them");

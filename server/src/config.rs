@@ -42,6 +42,10 @@ pub const VARIABLES: &[(&str, &str)] = &[
         "true allows loopback and private-range agents (default false)",
     ),
     (
+        "A2A_AUTH_ORIGIN",
+        "The console's public origin (scheme://host[:port]) behind a reverse proxy; requests must name it or a loopback address",
+    ),
+    (
         "A2A_REGISTERED_AGENTS",
         "Comma-separated agent card URLs seeded into the local organization",
     ),
@@ -154,6 +158,9 @@ pub struct Config {
     pub artifact_dir: PathBuf,
     pub database: DatabaseConfig,
     pub outbound: OutboundConfig,
+    /// `A2A_AUTH_ORIGIN`: the origin people reach the console at through a reverse proxy,
+    /// accepted by the request guard besides the loopback names of the bound port.
+    pub auth_origin: Option<String>,
     /// Agents seeded into the `local` organization; they cannot be removed.
     pub registered_agents: Vec<Url>,
     /// Sideband URIs understood beyond the two built-in ones.
@@ -196,6 +203,16 @@ impl Config {
             )?,
             allowed_origins: parse_origins(get("A2A_ALLOWED_AGENT_ORIGINS"))?,
         };
+        let auth_origin = get("A2A_AUTH_ORIGIN")
+            .map(|value| {
+                exact_origin(&value).ok_or_else(|| {
+                    ConfigError::new(
+                        "A2A_AUTH_ORIGIN",
+                        "must be an http(s) origin with no path, query, fragment or credentials",
+                    )
+                })
+            })
+            .transpose()?;
         let registered_agents = parse_card_urls(get("A2A_REGISTERED_AGENTS"))?;
         // An empty plural still suppresses the singular alias (reference §2.1).
         let sideband_extension_uris = match lookup("A2A_SIDEBAND_EXTENSION_URIS") {
@@ -227,6 +244,7 @@ impl Config {
             artifact_dir,
             database,
             outbound,
+            auth_origin,
             registered_agents,
             sideband_extension_uris,
             log_format,
@@ -302,17 +320,7 @@ fn parse_origins(value: Option<String>) -> Result<Vec<String>, ConfigError> {
     let Some(list) = value else { return Ok(Vec::new()) };
     let mut origins = Vec::new();
     for entry in split_list(&list) {
-        // The entry must be the origin itself (a trailing slash tolerated): no path, query,
-        // fragment or credentials can hide in it.
-        let exact = Url::parse(entry)
-            .ok()
-            .filter(|url| matches!(url.scheme(), "http" | "https") && url.host().is_some())
-            .map(|url| url.origin().ascii_serialization())
-            .filter(|origin| {
-                let entry = entry.to_ascii_lowercase();
-                entry == *origin || entry == format!("{origin}/")
-            });
-        match exact {
+        match exact_origin(entry) {
             Some(origin) => origins.push(origin),
             None => {
                 return Err(ConfigError::new(
@@ -323,6 +331,20 @@ fn parse_origins(value: Option<String>) -> Result<Vec<String>, ConfigError> {
         }
     }
     Ok(origins)
+}
+
+/// `entry` as an http(s) origin (`scheme://host[:port]`, lower-case, default port dropped) when
+/// it is exactly one: a trailing slash is tolerated, but no path, query, fragment or
+/// credentials can hide in it.
+pub fn exact_origin(entry: &str) -> Option<String> {
+    Url::parse(entry)
+        .ok()
+        .filter(|url| matches!(url.scheme(), "http" | "https") && url.host().is_some())
+        .map(|url| url.origin().ascii_serialization())
+        .filter(|origin| {
+            let entry = entry.to_ascii_lowercase();
+            entry == *origin || entry == format!("{origin}/")
+        })
 }
 
 /// Validates an agent card URL: present, http(s), at most [`MAX_CARD_URL_LEN`] characters, no
@@ -397,6 +419,26 @@ mod tests {
         assert_eq!(cfg.artifact_dir, PathBuf::from(".data/artifacts"));
         assert!(!cfg.outbound.allow_private_networks);
         assert_eq!(cfg.log_format, LogFormat::Text);
+    }
+
+    #[test]
+    fn auth_origin_must_be_an_exact_origin() {
+        assert_eq!(config(&[]).unwrap().auth_origin, None);
+        let cfg = config(&[("A2A_AUTH_ORIGIN", "https://Taskbay.example/")]).unwrap();
+        assert_eq!(cfg.auth_origin.as_deref(), Some("https://taskbay.example"));
+        for bad in [
+            "https://taskbay.example/app",
+            "taskbay.example",
+            "https://u@taskbay.example",
+            "ftp://x.example",
+        ] {
+            let error = config(&[("A2A_AUTH_ORIGIN", bad)]).unwrap_err();
+            assert_eq!(
+                error.to_string(),
+                "A2A_AUTH_ORIGIN: must be an http(s) origin with no path, query, fragment or credentials",
+                "{bad}"
+            );
+        }
     }
 
     #[test]

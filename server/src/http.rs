@@ -1,6 +1,7 @@
 //! The HTTP surface: the router, operational endpoints and request metrics.
 
 pub mod api;
+pub mod guard;
 pub mod health;
 pub mod live;
 pub mod metrics;

@@ -9,6 +9,7 @@ use leptos::config::LeptosOptions;
 use crate::config::Config;
 use crate::db::Db;
 use crate::gateway::{Gateway, GatewayError};
+use crate::http::guard::ConsoleOrigins;
 use crate::http::metrics::Metrics;
 use crate::ingest::Ingestor;
 use crate::ingest::archive::ArtifactStore;
@@ -30,6 +31,8 @@ pub struct AppState {
     pub bus: Bus,
     /// The single ingestion path.
     pub ingestor: Ingestor,
+    /// The names and origins the console answers to (the request guard's Host and Origin rules).
+    pub origins: Arc<ConsoleOrigins>,
     /// Cancelled at shutdown: workers stop and live streams end so connections can drain.
     pub shutdown: tokio_util::sync::CancellationToken,
 }
@@ -43,7 +46,9 @@ impl AppState {
             ArtifactStore::new(config.artifact_dir.clone()),
             bus.clone(),
         );
+        let origins = ConsoleOrigins::new(leptos_options.site_addr, config.auth_origin.as_deref());
         Ok(AppState {
+            origins: Arc::new(origins),
             gateway: Gateway::new(&config.outbound)?,
             bus,
             ingestor,

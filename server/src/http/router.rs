@@ -12,11 +12,14 @@ use tower::ServiceBuilder;
 use tower_http::services::ServeDir;
 use tower_http::set_header::SetResponseHeaderLayer;
 
+use super::guard::{self, SERVER_FN_BODY_LIMIT};
 use super::{api, health, live, metrics};
 use crate::state::AppState;
 
 /// Security headers sent with every response (`shared/spec/security-and-durability.md` §6.7).
-const SECURITY_HEADERS: [(&str, &str); 6] = [
+/// Pages set their own Content-Security-Policy, with their script nonce ([`app::csp`]); every
+/// other response gets the same policy without one.
+const SECURITY_HEADERS: [(&str, &str); 5] = [
     ("x-content-type-options", "nosniff"),
     ("x-frame-options", "DENY"),
     ("referrer-policy", "no-referrer"),
@@ -25,17 +28,7 @@ const SECURITY_HEADERS: [(&str, &str); 6] = [
         "permissions-policy",
         "camera=(), microphone=(), geolocation=(), payment=(), usb=()",
     ),
-    (
-        "content-security-policy",
-        "default-src 'self'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'; object-src 'none'; \
-         script-src 'self' 'unsafe-inline' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; \
-         img-src 'self' data: blob:; media-src 'self' data: blob:; connect-src 'self'; font-src 'self' data:",
-    ),
 ];
-
-/// Largest server-function request: a composer send carries attached files as base64 (10 MiB of
-/// file is about 13.4 MiB of JSON), like the JSON API's 16 MiB body limit.
-pub const SERVER_FN_BODY_LIMIT: usize = 16 * 1024 * 1024;
 
 /// The app's routes, generated once per process. Generating them renders the app with resource
 /// loading suppressed through a process-global flag, so a resource first polled by a concurrent
@@ -100,11 +93,19 @@ pub fn build_router(state: AppState) -> Router {
                         ),
                 ),
         );
+    // The request guard runs before any route, the site's files and the 404 page included; the
+    // security headers wrap its refusals too.
+    router = router.layer(from_fn_with_state(state.clone(), guard::guard));
     for (name, value) in SECURITY_HEADERS {
         router = router.layer(SetResponseHeaderLayer::if_not_present(
             HeaderName::from_static(name),
             HeaderValue::from_static(value),
         ));
     }
+    let policy = HeaderValue::from_str(&app::csp::policy(None)).expect("the policy is a valid header value");
+    router = router.layer(SetResponseHeaderLayer::if_not_present(
+        header::CONTENT_SECURITY_POLICY,
+        policy,
+    ));
     router.with_state(state)
 }

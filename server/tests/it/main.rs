@@ -13,6 +13,7 @@ mod demo_agent;
 mod extensions;
 mod gateway;
 mod gateway_demo;
+mod guard;
 mod health;
 mod ledger;
 mod live;

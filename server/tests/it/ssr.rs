@@ -64,11 +64,52 @@ async fn responses_carry_security_headers() {
     assert_eq!(headers["x-content-type-options"], "nosniff");
     assert_eq!(headers["x-frame-options"], "DENY");
     assert_eq!(headers["referrer-policy"], "no-referrer");
-    let csp = headers["content-security-policy"].to_str().unwrap();
+    let csp = headers["content-security-policy"].to_str().unwrap().to_owned();
     assert!(
         csp.contains("frame-ancestors 'none'") && csp.contains("'wasm-unsafe-eval'"),
         "{csp}"
     );
+}
+
+/// Issue #26: scripts run only from the console's files or with the page's nonce.
+#[tokio::test]
+async fn pages_allow_inline_scripts_only_with_their_own_nonce() {
+    let (state, _db) = support::app().await;
+    let mut nonces = Vec::new();
+    for _ in 0..2 {
+        let response = get(&state, "/agents").await;
+        let csp = response.headers()["content-security-policy"]
+            .to_str()
+            .unwrap()
+            .to_owned();
+        let html = text(response).await;
+        let script_src = csp
+            .split(';')
+            .find(|d| d.trim().starts_with("script-src"))
+            .unwrap()
+            .to_owned();
+        assert!(!script_src.contains("'unsafe-inline'"), "{csp}");
+        let nonce = script_src
+            .split_whitespace()
+            .find_map(|source| source.strip_prefix("'nonce-")?.strip_suffix('\''))
+            .unwrap_or_else(|| panic!("no nonce in {csp}"))
+            .to_owned();
+        assert!(nonce.len() >= 16, "{nonce}");
+        // Every inline script of the page carries it.
+        let scripts = html.matches("<script").count();
+        assert!(scripts > 0);
+        assert_eq!(
+            html.matches(&format!("nonce=\"{nonce}\"")).count(),
+            scripts,
+            "{html}"
+        );
+        nonces.push(nonce);
+    }
+    assert_ne!(nonces[0], nonces[1], "a new nonce for every response");
+    // Responses that are not pages allow no inline script at all.
+    let api = get(&state, "/api/tasks").await;
+    let csp = api.headers()["content-security-policy"].to_str().unwrap();
+    assert!(csp.contains("script-src 'self' 'wasm-unsafe-eval';"), "{csp}");
 }
 
 #[tokio::test]

@@ -135,8 +135,15 @@ pub async fn app_with(vars: &[(&str, &str)]) -> (AppState, TestDb) {
     )
 }
 
-/// Sends one request through the router, as a client would.
-pub async fn send(state: &AppState, request: Request<Body>) -> Response<Body> {
+/// Sends one request through the router, as a client would: with the `Host` a client of the
+/// console's bound address sends, unless the test set its own.
+pub async fn send(state: &AppState, mut request: Request<Body>) -> Response<Body> {
+    if !request.headers().contains_key(axum::http::header::HOST) {
+        let host = state.leptos_options.site_addr.to_string();
+        request
+            .headers_mut()
+            .insert(axum::http::header::HOST, host.parse().expect("a valid Host"));
+    }
     server::build_router(state.clone())
         .oneshot(request)
         .await

@@ -1,0 +1,232 @@
+//! The request guard: one layer in front of every route (SSR pages, `/api`, `/api/fn`,
+//! `/api/live`, artifacts, the site's files), run before any handler (issue #26).
+//!
+//! In order:
+//! 1. **Host.** The request must name the console ([`ConsoleOrigins`]): a page that rebinds its
+//!    own DNS name to 127.0.0.1 sends its own name, and is answered `421` with nothing rendered.
+//! 2. **Origin**, for every method but GET, HEAD and OPTIONS (`shared/spec/reference.md` §4.1):
+//!    `Sec-Fetch-Site`, when present, must be `same-origin` or `none`; `Origin`, when present,
+//!    must be exactly one of the console's origins, and is required when `Sec-Fetch-Site` is
+//!    present (a browser sends both). A request with neither header is a non-browser client
+//!    (curl, a script): browsers always send `Origin` on these methods, so no page can make
+//!    one, and the Host rule still applies to it. Refusal: `403 This action is not permitted.`
+//! 3. **Server functions** (`/api/fn/*`): the path must be a declared function
+//!    ([`server_fns::SERVER_FNS`]), the body at most [`SERVER_FN_BODY_LIMIT`] bytes (`413`), and
+//!    the `Content-Type` the one its codec reads (`415`): a JSON function never parses a
+//!    `text/plain` body a foreign page could send without a preflight.
+
+pub mod origins;
+pub mod server_fns;
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+pub use self::origins::ConsoleOrigins;
+use crate::http::api::error::ApiError;
+use crate::http::api::principal::NOT_PERMITTED;
+use crate::state::AppState;
+
+/// Largest server-function request: a composer send carries attached files as base64 (10 MiB of
+/// file is about 13.4 MiB of JSON), like the JSON API's 16 MiB body limit.
+pub const SERVER_FN_BODY_LIMIT: usize = 16 * 1024 * 1024;
+
+pub const MISDIRECTED: &str =
+    "Misdirected request: this console answers only at its own address (see A2A_AUTH_ORIGIN).";
+pub const HOST_REQUIRED: &str = "A Host header is required.";
+pub const BODY_TOO_LARGE: &str = "Request body exceeds the 16 MB limit.";
+
+/// Why the guard refused a request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    pub status: StatusCode,
+    pub message: String,
+}
+
+impl Refusal {
+    fn new(status: StatusCode, message: impl Into<String>) -> Refusal {
+        Refusal {
+            status,
+            message: message.into(),
+        }
+    }
+
+    /// `/api` callers get the API's JSON error; pages and files a plain line.
+    fn answer(self, path: &str) -> Response {
+        if path == "/api" || path.starts_with("/api/") {
+            return ApiError::new(self.status, self.message).into_response();
+        }
+        let mut response = (self.status, format!("{}\n", self.message)).into_response();
+        response
+            .headers_mut()
+            .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+        response
+    }
+}
+
+/// The guard as an axum middleware over the whole router.
+pub async fn guard(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let path = request.uri().path().to_owned();
+    match check(&state.origins, request).await {
+        Ok(request) => next.run(request).await,
+        Err(refusal) => {
+            tracing::debug!(status = refusal.status.as_u16(), %path, "request refused by the guard");
+            refusal.answer(&path)
+        }
+    }
+}
+
+/// Runs every rule; hands the request back (its body read when it is a server function's).
+pub async fn check(origins: &ConsoleOrigins, request: Request) -> Result<Request, Refusal> {
+    let host = request
+        .headers()
+        .get(header::HOST)
+        .and_then(|value| value.to_str().ok())
+        .map(str::to_owned)
+        .or_else(|| request.uri().authority().map(|a| a.as_str().to_owned()));
+    let Some(host) = host else {
+        return Err(Refusal::new(StatusCode::BAD_REQUEST, HOST_REQUIRED));
+    };
+    if !origins.answers_to(&host) {
+        return Err(Refusal::new(StatusCode::MISDIRECTED_REQUEST, MISDIRECTED));
+    }
+    if !is_safe(request.method()) && !mutation_allowed(origins, request.headers()) {
+        return Err(Refusal::new(StatusCode::FORBIDDEN, NOT_PERMITTED));
+    }
+    if request.uri().path().starts_with("/api/fn/") {
+        return check_server_fn(request).await;
+    }
+    Ok(request)
+}
+
+fn is_safe(method: &Method) -> bool {
+    matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS)
+}
+
+/// Rule 2: `Sec-Fetch-Site` and `Origin` of a request that changes something.
+pub fn mutation_allowed(origins: &ConsoleOrigins, headers: &HeaderMap) -> bool {
+    let fetch_site = match headers.get("sec-fetch-site").map(HeaderValue::to_str) {
+        None => None,
+        Some(Ok(value)) => Some(value.trim().to_ascii_lowercase()),
+        Some(Err(_)) => return false,
+    };
+    if fetch_site
+        .as_deref()
+        .is_some_and(|site| site != "same-origin" && site != "none")
+    {
+        return false;
+    }
+    let mut origin_values = headers.get_all(header::ORIGIN).iter();
+    match (origin_values.next(), origin_values.next()) {
+        (Some(origin), None) => origin.to_str().is_ok_and(|origin| origins.is_own_origin(origin)),
+        (Some(_), Some(_)) => false,
+        // A browser always sends Origin with these methods: a request with Sec-Fetch-Site
+        // and no Origin is not one we can vouch for; one with neither is not a browser's.
+        (None, _) => fetch_site.is_none(),
+    }
+}
+
+/// Rule 3: a declared server function, a bounded body, the content type of its codec.
+async fn check_server_fn(request: Request) -> Result<Request, Refusal> {
+    let Some(rule) = server_fns::rule(request.uri().path()) else {
+        return Err(Refusal::new(StatusCode::NOT_FOUND, "Not found."));
+    };
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok()?.parse::<u64>().ok());
+    if declared.is_some_and(|length| length > SERVER_FN_BODY_LIMIT as u64) {
+        return Err(Refusal::new(StatusCode::PAYLOAD_TOO_LARGE, BODY_TOO_LARGE));
+    }
+    if !is_safe(request.method()) {
+        let content_type = request
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|value| value.to_str().ok())
+            .map(|value| value.split(';').next().unwrap_or("").trim().to_ascii_lowercase());
+        if content_type.as_deref() != Some(rule.content_type) {
+            return Err(Refusal::new(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                format!("This function accepts only {}.", rule.content_type),
+            ));
+        }
+    }
+    // Read the body here, within the limit, so a body sent without a length (chunked) that
+    // runs over it is answered 413 too, not a server function's 500.
+    let (parts, body) = request.into_parts();
+    let bytes = axum::body::to_bytes(body, SERVER_FN_BODY_LIMIT)
+        .await
+        .map_err(|_| Refusal::new(StatusCode::PAYLOAD_TOO_LARGE, BODY_TOO_LARGE))?;
+    Ok(Request::from_parts(parts, Body::from(bytes)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in pairs {
+            map.append(*name, HeaderValue::from_static(value));
+        }
+        map
+    }
+
+    fn dev() -> ConsoleOrigins {
+        ConsoleOrigins::new("127.0.0.1:3002".parse().unwrap(), None)
+    }
+
+    #[test]
+    fn a_mutation_from_the_console_s_own_pages_is_allowed() {
+        let origins = dev();
+        assert!(mutation_allowed(
+            &origins,
+            &headers(&[
+                ("sec-fetch-site", "same-origin"),
+                ("origin", "http://127.0.0.1:3002")
+            ])
+        ));
+        assert!(mutation_allowed(
+            &origins,
+            &headers(&[("origin", "http://localhost:3002")])
+        ));
+    }
+
+    #[test]
+    fn curl_and_scripts_without_origin_are_allowed() {
+        assert!(mutation_allowed(&dev(), &headers(&[])));
+    }
+
+    #[test]
+    fn cross_site_and_same_site_requests_are_refused_reference_4_1() {
+        let origins = dev();
+        for pairs in [
+            &[
+                ("sec-fetch-site", "cross-site"),
+                ("origin", "https://evil.example"),
+            ][..],
+            // Another port of localhost is the same site, not the same origin.
+            &[
+                ("sec-fetch-site", "same-site"),
+                ("origin", "http://localhost:8080"),
+            ],
+            &[("sec-fetch-site", "cross-site")],
+            &[("sec-fetch-site", "same-origin")],
+            &[("origin", "https://evil.example")],
+            &[("origin", "null")],
+            &[("origin", "http://127.0.0.1:3003")],
+            &[
+                ("origin", "http://127.0.0.1:3002"),
+                ("origin", "http://127.0.0.1:3002"),
+            ],
+            &[
+                ("sec-fetch-site", "cross-site"),
+                ("origin", "http://127.0.0.1:3002"),
+            ],
+        ] {
+            assert!(!mutation_allowed(&origins, &headers(pairs)), "{pairs:?}");
+        }
+    }
+}
