@@ -144,12 +144,16 @@ fn free_port() -> u16 {
 }
 
 fn http_get(port: u16, path: &str) -> Option<String> {
+    http_get_as(port, path, &format!("127.0.0.1:{port}"))
+}
+
+fn http_get_as(port: u16, path: &str, host: &str) -> Option<String> {
     use std::io::{Read, Write};
     let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
     stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
     write!(
         stream,
-        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
     )
     .ok()?;
     let mut response = String::new();
@@ -181,6 +185,9 @@ fn serve_answers_and_stops_gracefully_on_sigterm() {
         std::thread::sleep(Duration::from_millis(100));
     };
     assert!(ready.starts_with("HTTP/1.1 200"), "{ready}");
+    // The request guard knows the port the process really bound (issue #26).
+    let rebound = http_get_as(port, "/api/tasks", &format!("evil.example:{port}")).unwrap();
+    assert!(rebound.starts_with("HTTP/1.1 421"), "{rebound}");
 
     let status = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
