@@ -77,7 +77,7 @@ impl Principal {
 impl FromRequestParts<AppState> for Principal {
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+    async fn from_request_parts(_parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
         let organization = organizations::local(&state.db).await.map_err(|error| {
             tracing::warn!(%error, "cannot resolve the local organization");
             ApiError::unavailable_with(IDENTITY_UNAVAILABLE)
