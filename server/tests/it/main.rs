@@ -14,6 +14,7 @@ mod extensions;
 mod gateway;
 mod gateway_demo;
 mod health;
+mod history;
 mod ledger;
 mod live;
 mod send_stream;
