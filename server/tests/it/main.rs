@@ -17,6 +17,7 @@ mod health;
 mod history;
 mod ledger;
 mod live;
+mod rebuild;
 mod send_stream;
 mod ssr;
 mod store;
