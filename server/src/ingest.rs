@@ -218,7 +218,8 @@ impl Ingestor {
         } else {
             // The complete original is archived under the event's digest, so a rebuild can
             // check the stored version against it (security-and-durability §3.2).
-            self.store.put(&observation.organization_id, original.as_bytes())?;
+            self.store
+                .put(&observation.organization_id, original.as_bytes())?;
             decode_stream_event(&payload)
                 .map_err(|e| IngestError::Invalid(e.to_string()))?
                 .event

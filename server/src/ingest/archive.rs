@@ -108,9 +108,7 @@ impl ArtifactStore {
 
     /// The object's bytes, when it exists and its content still has its digest.
     pub fn verified(&self, organization_id: &str, digest: &str) -> Result<Vec<u8>, ObjectProblem> {
-        let path = self
-            .path(organization_id, digest)
-            .ok_or(ObjectProblem::Missing)?;
+        let path = self.path(organization_id, digest).ok_or(ObjectProblem::Missing)?;
         let bytes = std::fs::read(path).map_err(|_| ObjectProblem::Missing)?;
         if self::digest(&bytes) == digest {
             Ok(bytes)

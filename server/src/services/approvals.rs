@@ -404,7 +404,10 @@ pub async fn decide(
 }
 
 fn is_unique_violation(error: &DbErr) -> bool {
-    matches!(error.sql_err(), Some(sea_orm::SqlErr::UniqueConstraintViolation(_)))
+    matches!(
+        error.sql_err(),
+        Some(sea_orm::SqlErr::UniqueConstraintViolation(_))
+    )
 }
 
 async fn decide_once(

@@ -319,7 +319,8 @@ async fn concurrent_edits_answer_409_and_a_concurrent_replay_answers_the_origina
             .as_str()
             .unwrap()
             .to_owned();
-        let action = get(&state, &format!("/api/decisions/{id}")).await.json()["revisions"][0]["action"].clone();
+        let action =
+            get(&state, &format!("/api/decisions/{id}")).await.json()["revisions"][0]["action"].clone();
         let edit = |replicas: i64| {
             let mut edited = action.clone();
             edited["values"]["replicas"] = json!(replicas);
@@ -368,7 +369,10 @@ async fn concurrent_edits_answer_409_and_a_concurrent_replay_answers_the_origina
             b.body
         );
         let (a, b) = (a.json(), b.json());
-        assert_eq!(a["decision"]["id"], b["decision"]["id"], "{name}: the original decision");
+        assert_eq!(
+            a["decision"]["id"], b["decision"]["id"],
+            "{name}: the original decision"
+        );
         assert_ne!(a["replay"], b["replay"], "{name}");
         assert_eq!(
             decision_execution::Entity::find()

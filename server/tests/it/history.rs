@@ -151,7 +151,10 @@ async fn the_ledger_revisions_and_decisions_are_append_only_security_3_2_and_4_1
         );
         refused(
             decision_revision::Entity::update_many()
-                .col_expr(decision_revision::Column::ActionJson, Expr::value(json!({"text": "x"})))
+                .col_expr(
+                    decision_revision::Column::ActionJson,
+                    Expr::value(json!({"text": "x"})),
+                )
                 .exec(&db.write)
                 .await,
             APPEND_ONLY,
@@ -199,7 +202,8 @@ async fn a_decision_request_core_is_immutable_but_its_state_changes_security_4_1
         let dir = tempfile::tempdir().unwrap();
         let (_, request) = history(&db, dir.path()).await;
         let name = test_db.name;
-        let by_id = || decision_request::Entity::update_many().filter(decision_request::Column::Id.eq(&request));
+        let by_id =
+            || decision_request::Entity::update_many().filter(decision_request::Column::Id.eq(&request));
         for (column, value) in [
             (decision_request::Column::Title, Expr::value("Keep the cluster")),
             (decision_request::Column::TaskId, Expr::value(new_id())),
@@ -246,7 +250,10 @@ async fn a_decision_request_core_is_immutable_but_its_state_changes_security_4_1
         assert_eq!(swept.expired, 1, "{name}: the sweep expires it");
         decision_execution::Entity::update_many()
             .col_expr(decision_execution::Column::Status, Expr::value("delivered"))
-            .col_expr(decision_execution::Column::TaskState, Expr::value("TASK_STATE_COMPLETED"))
+            .col_expr(
+                decision_execution::Column::TaskState,
+                Expr::value("TASK_STATE_COMPLETED"),
+            )
             .exec(&db.write)
             .await
             .unwrap();

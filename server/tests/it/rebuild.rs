@@ -157,8 +157,14 @@ async fn an_intact_ledger_with_archived_bytes_rebuilds_security_3_3() {
 async fn an_edited_event_is_refused_and_the_projection_kept_security_3_3() {
     let ledger = Ledger::new().await;
     let before = ledger.projection().await;
-    let edited: Value =
-        serde_json::from_str(&ledger.stored_payload().await.to_string().replace("hello", "tampered")).unwrap();
+    let edited: Value = serde_json::from_str(
+        &ledger
+            .stored_payload()
+            .await
+            .to_string()
+            .replace("hello", "tampered"),
+    )
+    .unwrap();
     ledger.tamper(edited, None).await;
     let (code, stdout, stderr) = ledger.rebuild();
     assert_eq!(code, Some(1));
@@ -170,7 +176,11 @@ async fn an_edited_event_is_refused_and_the_projection_kept_security_3_3() {
             ledger.task
         )
     );
-    assert_eq!(ledger.projection().await, before, "the tampered text is not served");
+    assert_eq!(
+        ledger.projection().await,
+        before,
+        "the tampered text is not served"
+    );
 }
 
 #[tokio::test]
