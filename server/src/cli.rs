@@ -153,14 +153,31 @@ async fn migrate_command(config: Config) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `rebuild-projections [--task ID]`: one line per task, then the total. Stops at the first task
-/// whose ledger no longer folds (its previous projection stays).
+/// `rebuild-projections [--task ID]`: checks every chosen task's ledger first (each event's
+/// digest, that it decodes, each archived object), and refuses with one line naming the first
+/// problem before anything is replaced; then one line per rebuilt task, and the total.
 async fn rebuild_command(config: Config, task: Option<String>) -> anyhow::Result<()> {
+    use crate::ingest::verify::{VerifyError, verify};
+
     let db = serve::open_database(&config).await?;
+    let store = crate::ingest::archive::ArtifactStore::new(config.artifact_dir.clone());
     let tasks = match task {
         Some(id) => vec![id],
         None => crate::ingest::task_ids(&db).await.context("listing tasks")?,
     };
+    for id in &tasks {
+        match verify(&db, &store, id).await {
+            Ok(_) => {}
+            Err(VerifyError::Problem(problem)) => {
+                db.close().await;
+                return Err(anyhow::Error::msg(problem.to_string()));
+            }
+            Err(VerifyError::Db(error)) => {
+                db.close().await;
+                return Err(anyhow::Error::new(error).context(format!("checking task {id}")));
+            }
+        }
+    }
     for id in &tasks {
         let events = crate::ingest::rebuild(&db, id)
             .await

@@ -12,6 +12,7 @@
 pub mod archive;
 pub mod bus;
 mod fold;
+pub mod verify;
 
 use app::a2a::{DecodedEvent, StreamEvent, TaskState, decode_stream_event};
 use app::projection::TaskKind;
@@ -206,14 +207,19 @@ impl Ingestor {
     pub fn prepare(&self, observation: &Observation) -> Result<Prepared, IngestError> {
         let DecodedEvent { event, .. } =
             decode_stream_event(&observation.payload).map_err(|e| IngestError::Invalid(e.to_string()))?;
-        let digest = digest(canonical(&observation.payload).as_bytes());
+        let original = canonical(&observation.payload);
+        let digest = digest(original.as_bytes());
         let (payload, archived) = self
             .store
             .archive_parts(&observation.organization_id, &observation.payload)?;
         // The stored event is the rewritten one; decode it again so projections hold references.
-        let event = if archived.is_empty() {
+        let event = if payload == observation.payload {
             event
         } else {
+            // The complete original is archived under the event's digest, so a rebuild can
+            // check the stored version against it (security-and-durability §3.2).
+            self.store
+                .put(&observation.organization_id, original.as_bytes())?;
             decode_stream_event(&payload)
                 .map_err(|e| IngestError::Invalid(e.to_string()))?
                 .event

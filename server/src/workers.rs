@@ -38,7 +38,7 @@ pub async fn command_notice(notices: &mut tokio::sync::broadcast::Receiver<crate
     loop {
         match notices.recv().await {
             Ok(crate::ingest::bus::Notice::Command { .. }) | Err(RecvError::Lagged(_)) => return,
-            Ok(crate::ingest::bus::Notice::Ledger { .. }) => {}
+            Ok(crate::ingest::bus::Notice::Ledger { .. } | crate::ingest::bus::Notice::Approvals) => {}
             Err(RecvError::Closed) => std::future::pending::<()>().await,
         }
     }

@@ -180,6 +180,7 @@ fn ledger_stream(state: AppState, organization_id: String, scope: EventScope, mu
                                 }
                             }
                         }
+                        Ok(Notice::Approvals) => {}
                         Err(RecvError::Lagged(_)) => break,
                         Err(RecvError::Closed) => return,
                     },

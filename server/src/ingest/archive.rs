@@ -82,13 +82,59 @@ impl ArtifactStore {
         organization_id: &str,
         payload: &Value,
     ) -> std::io::Result<(Value, Vec<Archived>)> {
+        self.rewrite(organization_id, payload, true)
+    }
+
+    /// What [`ArtifactStore::archive_parts`] stores for `payload`, without writing anything (a
+    /// rebuild checks a stored event against its archived original with it).
+    pub fn rewritten(&self, organization_id: &str, payload: &Value) -> (Value, Vec<Archived>) {
+        // Nothing is written, so nothing can fail.
+        self.rewrite(organization_id, payload, false)
+            .unwrap_or_else(|_| (payload.clone(), Vec::new()))
+    }
+
+    fn rewrite(&self, org: &str, payload: &Value, write: bool) -> std::io::Result<(Value, Vec<Archived>)> {
         let mut out = payload.clone();
         let mut archived = Vec::new();
-        self.walk(organization_id, &mut out, &mut archived)?;
+        Walk {
+            store: self,
+            org,
+            write,
+            archived: &mut archived,
+        }
+        .walk(&mut out)?;
         Ok((out, archived))
     }
 
-    fn walk(&self, org: &str, value: &mut Value, archived: &mut Vec<Archived>) -> std::io::Result<()> {
+    /// The object's bytes, when it exists and its content still has its digest.
+    pub fn verified(&self, organization_id: &str, digest: &str) -> Result<Vec<u8>, ObjectProblem> {
+        let path = self.path(organization_id, digest).ok_or(ObjectProblem::Missing)?;
+        let bytes = std::fs::read(path).map_err(|_| ObjectProblem::Missing)?;
+        if self::digest(&bytes) == digest {
+            Ok(bytes)
+        } else {
+            Err(ObjectProblem::Corrupt)
+        }
+    }
+}
+
+/// Why an archived object cannot be used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ObjectProblem {
+    Missing,
+    Corrupt,
+}
+
+/// One rewrite of an event: where it stores, and what it archived.
+struct Walk<'a> {
+    store: &'a ArtifactStore,
+    org: &'a str,
+    write: bool,
+    archived: &'a mut Vec<Archived>,
+}
+
+impl Walk<'_> {
+    fn walk(&mut self, value: &mut Value) -> std::io::Result<()> {
         match value {
             Value::Object(obj) => {
                 for (key, child) in obj.iter_mut() {
@@ -101,17 +147,17 @@ impl ArtifactStore {
                     {
                         for part in parts.iter_mut() {
                             if let Value::Object(part) = part {
-                                self.archive_part(org, part, archived)?;
+                                self.archive_part(part)?;
                             }
                         }
                         continue;
                     }
-                    self.walk(org, child, archived)?;
+                    self.walk(child)?;
                 }
             }
             Value::Array(items) => {
                 for item in items {
-                    self.walk(org, item, archived)?;
+                    self.walk(item)?;
                 }
             }
             _ => {}
@@ -119,17 +165,12 @@ impl ArtifactStore {
         Ok(())
     }
 
-    fn archive_part(
-        &self,
-        org: &str,
-        part: &mut Map<String, Value>,
-        archived: &mut Vec<Archived>,
-    ) -> std::io::Result<()> {
+    fn archive_part(&mut self, part: &mut Map<String, Value>) -> std::io::Result<()> {
         // 1.0: {"raw": base64, "mediaType", "filename"}; 0.3: {"kind":"file","file":{"bytes","mimeType","name"}}.
         if let Some(Value::String(raw)) = part.get("raw").cloned() {
             let media_type = part.get("mediaType").and_then(Value::as_str).map(str::to_owned);
             let filename = part.get("filename").and_then(Value::as_str).map(str::to_owned);
-            let replacement = self.store_base64(org, &raw, media_type, filename, archived)?;
+            let replacement = self.store_base64(&raw, media_type, filename)?;
             part.remove("raw");
             apply(part, "url", replacement);
         } else if let Some(Value::Object(file)) = part.get_mut("file")
@@ -137,7 +178,7 @@ impl ArtifactStore {
         {
             let media_type = file.get("mimeType").and_then(Value::as_str).map(str::to_owned);
             let filename = file.get("name").and_then(Value::as_str).map(str::to_owned);
-            let replacement = self.store_base64(org, &bytes, media_type, filename, archived)?;
+            let replacement = self.store_base64(&bytes, media_type, filename)?;
             file.remove("bytes");
             match replacement {
                 Replacement::Archived(url, note) => {
@@ -153,12 +194,10 @@ impl ArtifactStore {
     }
 
     fn store_base64(
-        &self,
-        org: &str,
+        &mut self,
         encoded: &str,
         media_type: Option<String>,
         filename: Option<String>,
-        archived: &mut Vec<Archived>,
     ) -> std::io::Result<Replacement> {
         let bytes = match base64::engine::general_purpose::STANDARD.decode(encoded.trim()) {
             Ok(bytes) => bytes,
@@ -174,8 +213,12 @@ impl ArtifactStore {
                 "size": bytes.len(),
             })));
         }
-        let digest = self.put(org, &bytes)?;
-        archived.push(Archived {
+        let digest = if self.write {
+            self.store.put(self.org, &bytes)?
+        } else {
+            digest(&bytes)
+        };
+        self.archived.push(Archived {
             digest: digest.clone(),
             size: bytes.len() as u64,
             media_type,

@@ -1,5 +1,6 @@
 //! The in-process bus: after a commit, ingestion and the command paths publish what changed, and
-//! the live SSE routes wake up and read the committed rows. A notice is only a wake-up call;
+//! the live SSE routes wake up and read the committed rows (the approval sweep publishes what it
+//! changed too). A notice is only a wake-up call;
 //! subscribers always re-read the database, so a lagging receiver loses nothing (it also polls,
 //! which is how other replicas' commits reach it).
 
@@ -26,6 +27,9 @@ pub enum Notice {
         command_id: String,
         conversation_id: Option<String>,
     },
+    /// Decision requests changed status: a decision, or a change the server made on its own
+    /// (the sweep's expiry and supersede). Open pages re-read (`/api/tasks/events`).
+    Approvals,
 }
 
 /// Cheap to clone; every clone publishes to the same receivers.

@@ -28,7 +28,7 @@ use crate::db::entity::{
     task_command, task_message,
 };
 use crate::ingest::archive::digest;
-use crate::ingest::bus::Bus;
+use crate::ingest::bus::{Bus, Notice};
 use crate::ingest::canonical;
 use crate::store::{StoreError, new_id};
 
@@ -291,6 +291,25 @@ async fn find_request<C: ConnectionTrait>(
         .ok_or(ApprovalError::NotFound)
 }
 
+/// [`find_request`] under the row lock, for a transaction that may change the request.
+async fn find_request_locked(
+    tx: &DatabaseTransaction,
+    organization_id: &str,
+    id: &str,
+) -> Result<decision_request::Model, ApprovalError> {
+    if uuid::Uuid::parse_str(id).is_err() {
+        return Err(ApprovalError::NotFound);
+    }
+    let select = decision_request::Entity::find_by_id(id.to_owned())
+        .filter(decision_request::Column::OrganizationId.eq(organization_id));
+    let select = if tx.get_database_backend() == sea_orm::DatabaseBackend::Postgres {
+        select.lock_exclusive()
+    } else {
+        select
+    };
+    select.one(tx).await?.ok_or(ApprovalError::NotFound)
+}
+
 /// One request with its revisions, decisions and executions (execution statuses refreshed
 /// from their commands).
 pub async fn detail(db: &Db, organization_id: &str, id: &str) -> Result<ApprovalDetail, ApprovalError> {
@@ -373,6 +392,32 @@ pub async fn decide(
     input: DecisionInput,
     key: &str,
 ) -> Result<(ApprovalDetail, bool), ApprovalError> {
+    match decide_once(db, bus, organization_id, id, &input, key).await {
+        // A concurrent decision committed between this one's reads and its writes (the row
+        // lock makes that rare; a unique index still has the last word): decide again, which
+        // now sees it and answers the replay or the 409 it deserves.
+        Err(ApprovalError::Store(StoreError::Db(error))) if is_unique_violation(&error) => {
+            decide_once(db, bus, organization_id, id, &input, key).await
+        }
+        other => other,
+    }
+}
+
+fn is_unique_violation(error: &DbErr) -> bool {
+    matches!(
+        error.sql_err(),
+        Some(sea_orm::SqlErr::UniqueConstraintViolation(_))
+    )
+}
+
+async fn decide_once(
+    db: &Db,
+    bus: &Bus,
+    organization_id: &str,
+    id: &str,
+    input: &DecisionInput,
+    key: &str,
+) -> Result<(ApprovalDetail, bool), ApprovalError> {
     let key = key.trim();
     if key.is_empty() || key.chars().count() > commands::MAX_KEY_CHARS {
         return Err(ApprovalError::Invalid(commands::KEY_REQUIRED.into()));
@@ -387,9 +432,11 @@ pub async fn decide(
         (Outcome::Delegate, _) => return Err(ApprovalError::Unprocessable(DELEGATION_NEEDS_SIGN_IN.into())),
         _ => {}
     }
-    let payload_digest = digest(canonical(&serde_json::to_value(&input).unwrap_or(Value::Null)).as_bytes());
+    let payload_digest = digest(canonical(&serde_json::to_value(input).unwrap_or(Value::Null)).as_bytes());
     let tx = db.write.begin().await?;
-    let row = find_request(&tx, organization_id, id).await?;
+    // Locked (PostgreSQL; SQLite has one writer): a concurrent decision on the request waits
+    // here, then sees this one's outcome, its key included.
+    let row = find_request_locked(&tx, organization_id, id).await?;
     if let Some(existing) = decision::Entity::find()
         .filter(decision::Column::RequestId.eq(&row.id))
         .filter(decision::Column::IdempotencyKey.eq(key))
@@ -408,8 +455,9 @@ pub async fn decide(
         .ok_or(ApprovalError::NotFound)?;
     if let Some(status) = closing_status(&row, &task, now) {
         // The request cannot authorize anything any more; record why, then refuse.
-        set_status(&tx, &row.id, &row.status, status, row.current_revision, now).await?;
+        set_status(&tx, &row, status, row.current_revision, now).await?;
         tx.commit().await?;
+        bus.publish(Notice::Approvals);
         return Err(ApprovalError::Conflict(closed_message(status)));
     }
     if !is_open(&row.status) {
@@ -446,7 +494,7 @@ pub async fn decide(
         Outcome::Delegate => return Err(ApprovalError::Unprocessable(DELEGATION_NEEDS_SIGN_IN.into())),
     };
     // Fenced on the status and revision the reviewer saw: only one decision moves it.
-    if !set_status(&tx, &row.id, &row.status, status, revision, now).await? {
+    if !set_status(&tx, &row, status, revision, now).await? {
         return Err(ApprovalError::Conflict(STALE.into()));
     }
     let decision_id = new_id();
@@ -487,6 +535,7 @@ pub async fn decide(
     if let Some(command) = &accepted {
         commands::publish_accepted(bus, command);
     }
+    bus.publish(Notice::Approvals);
     Ok((detail, false))
 }
 
@@ -508,11 +557,11 @@ fn closing_status(
     }
 }
 
-/// Moves a request from `from` to `to` at `revision`; false when someone else moved it first.
+/// Moves a request from the status and revision it had when read (`seen`) to `to` at
+/// `revision`; false when someone else moved it, or added a revision, first.
 async fn set_status(
     tx: &DatabaseTransaction,
-    id: &str,
-    from: &str,
+    seen: &decision_request::Model,
     to: &str,
     revision: i32,
     now: DateTime<Utc>,
@@ -521,8 +570,9 @@ async fn set_status(
         .col_expr(decision_request::Column::Status, Expr::value(to))
         .col_expr(decision_request::Column::CurrentRevision, Expr::value(revision))
         .col_expr(decision_request::Column::UpdatedAt, Expr::value(now))
-        .filter(decision_request::Column::Id.eq(id))
-        .filter(decision_request::Column::Status.eq(from))
+        .filter(decision_request::Column::Id.eq(&seen.id))
+        .filter(decision_request::Column::Status.eq(&seen.status))
+        .filter(decision_request::Column::CurrentRevision.eq(seen.current_revision))
         .exec(tx)
         .await?;
     Ok(result.rows_affected == 1)

@@ -1,7 +1,8 @@
 //! The approval sweep (`shared/spec/reference.md` §4.8 "Sweep"): every `A2A_DECISION_SWEEP_MS`,
 //! open requests past their expiry become `expired` and open requests of finished tasks become
 //! `superseded`. Every replica may sweep; the updates are guarded by the current status, so
-//! two sweeps change a request once.
+//! two sweeps change a request once. A sweep that changed something publishes
+//! [`Notice::Approvals`](crate::ingest::bus::Notice::Approvals), so open pages refresh live.
 
 use std::time::Duration;
 
@@ -19,6 +20,8 @@ pub async fn run(deps: WorkerDeps, period: Duration, shutdown: CancellationToken
         }
         match approvals::sweep(&deps.db, chrono::Utc::now()).await {
             Ok(swept) if swept != approvals::Swept::default() => {
+                // Open pages learn of the change as they do of a reviewer's (issue #26).
+                deps.bus.publish(crate::ingest::bus::Notice::Approvals);
                 tracing::info!(
                     expired = swept.expired,
                     superseded = swept.superseded,

@@ -304,3 +304,86 @@ async fn the_sweep_expires_overdue_requests_which_then_refuse_decisions_referenc
     );
     workers.stop().await;
 }
+
+/// Issue #26: two reviewers editing the same revision at once make one new revision; the other
+/// answers 409 with the reason (never a unique-index error), and two clicks with the same key
+/// answer the one decision twice. On SQLite and PostgreSQL (reference §4.8, security §4.1).
+#[tokio::test]
+async fn concurrent_edits_answer_409_and_a_concurrent_replay_answers_the_original_reference_4_8() {
+    let demo = support::demo().await;
+    for test_db in support::backends().await {
+        let name = test_db.name;
+        let (state, workers) = app_on(&test_db).await;
+        let (_, task) = prompted(&state, &demo, "approver", "structured deploy").await;
+        let id = requests(&state, &task).await[0]["id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let action =
+            get(&state, &format!("/api/decisions/{id}")).await.json()["revisions"][0]["action"].clone();
+        let edit = |replicas: i64| {
+            let mut edited = action.clone();
+            edited["values"]["replicas"] = json!(replicas);
+            json!({"outcome": "edit", "expectedRevision": 1, "rationale": "fewer", "edit": edited})
+        };
+        let (a, b) = tokio::join!(
+            decide(&state, &id, edit(2), "edit-a"),
+            decide(&state, &id, edit(4), "edit-b")
+        );
+        let (won, lost) = if a.status == StatusCode::CREATED {
+            (a, b)
+        } else {
+            (b, a)
+        };
+        assert_eq!(won.status, StatusCode::CREATED, "{name}: {}", won.body);
+        lost.assert_error(
+            StatusCode::CONFLICT,
+            "This request is approved and can no longer authorize an action.",
+        );
+        let detail = get(&state, &format!("/api/decisions/{id}")).await.json();
+        assert_eq!(
+            detail["revisions"].as_array().unwrap().len(),
+            2,
+            "{name}: one new revision"
+        );
+        assert_eq!(detail["decisions"].as_array().unwrap().len(), 1, "{name}");
+
+        // The same key, twice at once, on a fresh request: one decision, answered twice.
+        let (_, task) = prompted(&state, &demo, "approver", "please approve").await;
+        let id = requests(&state, &task).await[0]["id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let body = json!({"outcome": "approve", "expectedRevision": 1});
+        let (a, b) = tokio::join!(
+            decide(&state, &id, body.clone(), "same"),
+            decide(&state, &id, body.clone(), "same")
+        );
+        let mut statuses = vec![a.status, b.status];
+        statuses.sort();
+        assert_eq!(
+            statuses,
+            vec![StatusCode::OK, StatusCode::CREATED],
+            "{name}: {} / {}",
+            a.body,
+            b.body
+        );
+        let (a, b) = (a.json(), b.json());
+        assert_eq!(
+            a["decision"]["id"], b["decision"]["id"],
+            "{name}: the original decision"
+        );
+        assert_ne!(a["replay"], b["replay"], "{name}");
+        assert_eq!(
+            decision_execution::Entity::find()
+                .filter(decision_execution::Column::RequestId.eq(&id))
+                .count(&state.db.read)
+                .await
+                .unwrap(),
+            1,
+            "{name}: one execution"
+        );
+        workers.stop().await;
+        test_db.cleanup().await;
+    }
+}

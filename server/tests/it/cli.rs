@@ -111,7 +111,7 @@ fn migrate_creates_the_embedded_database() {
     );
     assert_eq!(
         String::from_utf8(output.stdout).unwrap(),
-        "4 migration(s) applied; the sqlite database is up to date.\n"
+        "5 migration(s) applied; the sqlite database is up to date.\n"
     );
     assert!(data.join("agent-taskbay.sqlite3").exists());
     let output = binary()
@@ -284,9 +284,8 @@ async fn rebuild_projections_reports_each_task_and_the_total() {
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(1));
-    assert!(
-        String::from_utf8(output.stderr)
-            .unwrap()
-            .contains("rebuilding task 00000000-0000-4000-8000-000000000404")
+    assert_eq!(
+        String::from_utf8(output.stderr).unwrap(),
+        "agent-taskbay: Task 00000000-0000-4000-8000-000000000404 does not exist; projections left unchanged.\n"
     );
 }

@@ -202,3 +202,107 @@ async fn the_freshness_signal_says_ready_then_freshness_and_carries_no_data() {
     assert_eq!(got[1].1, "freshness");
     assert_eq!(got[1].2, json!({}));
 }
+
+/// An open SSE response read frame by frame.
+struct SseReader {
+    stream: axum::body::BodyDataStream,
+    buffer: String,
+}
+
+impl SseReader {
+    fn new(response: axum::http::Response<Body>) -> SseReader {
+        SseReader {
+            stream: response.into_body().into_data_stream(),
+            buffer: String::new(),
+        }
+    }
+
+    /// The name of the next frame called one of `names`, waiting at most `limit` for it.
+    async fn next(&mut self, names: &[&str], limit: Duration) -> String {
+        let deadline = tokio::time::Instant::now() + limit;
+        loop {
+            while let Some(end) = self.buffer.find("\n\n") {
+                let frame: String = self.buffer.drain(..end + 2).collect();
+                let name = frame
+                    .lines()
+                    .find_map(|line| line.strip_prefix("event:"))
+                    .map(|name| name.trim().to_owned());
+                if let Some(name) = name.filter(|name| names.contains(&name.as_str())) {
+                    return name;
+                }
+            }
+            let chunk = tokio::time::timeout_at(deadline, self.stream.next())
+                .await
+                .unwrap_or_else(|_| panic!("no {names:?} frame within {limit:?}"))
+                .expect("the stream stays open")
+                .unwrap();
+            self.buffer.push_str(std::str::from_utf8(&chunk).unwrap());
+        }
+    }
+}
+
+/// Issue #26: a request the sweep expires on its own reaches open pages like a reviewer's
+/// decision does: the freshness signal (reference §4.6, §4.8 "Sweep").
+#[tokio::test]
+async fn the_sweep_expiring_a_request_signals_open_pages_reference_4_8() {
+    use sea_orm::{ActiveValue::Set, EntityTrait};
+    use server::db::entity::decision_request;
+
+    let (state, _db) = support::app().await;
+    let (task_id, _) = seed(&state, 1).await;
+    let task = server::store::tasks::find(
+        &state.db.read,
+        &organizations::local(&state.db).await.unwrap().id,
+        &task_id,
+    )
+    .await
+    .unwrap();
+    let mut open = SseReader::new(support::get(&state, "/api/tasks/events").await);
+    assert_eq!(open.next(&["ready"], Duration::from_secs(10)).await, "ready");
+    let stop = tokio_util::sync::CancellationToken::new();
+    let sweep = tokio::spawn(server::workers::approvals::run(
+        state.worker_deps(),
+        Duration::from_millis(50),
+        stop.clone(),
+    ));
+    // Opened without any notice, already overdue: only the sweep can tell anyone.
+    let now = chrono::Utc::now();
+    let id = server::store::new_id();
+    decision_request::Entity::insert(decision_request::ActiveModel {
+        id: Set(id.clone()),
+        organization_id: Set(task.organization_id.clone()),
+        task_id: Set(task.id.clone()),
+        agent_id: Set(task.agent_id.clone()),
+        tenant: Set(String::new()),
+        skill_id: Set(None),
+        request_key: Set(format!("agent:{task_id}:m:d")),
+        source_message_id: Set(Some("m".into())),
+        kind: Set("send_message".into()),
+        status: Set("pending".into()),
+        title: Set("Deploy".into()),
+        summary: Set(String::new()),
+        risk: Set("low".into()),
+        policy_json: Set(json!({})),
+        requester_user_id: Set(None),
+        assigned_membership_id: Set(None),
+        current_revision: Set(1),
+        expires_at: Set(now - chrono::Duration::seconds(1)),
+        created_at: Set(now),
+        updated_at: Set(now),
+    })
+    .exec_without_returning(&state.db.write)
+    .await
+    .unwrap();
+    assert_eq!(
+        open.next(&["freshness"], Duration::from_secs(10)).await,
+        "freshness"
+    );
+    let row = decision_request::Entity::find_by_id(id)
+        .one(&state.db.read)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(row.status, "expired", "the signal follows the commit");
+    stop.cancel();
+    sweep.await.unwrap();
+}
