@@ -61,7 +61,7 @@ pub async fn preview_card(gateway: &Gateway, card_url: &str) -> Result<CardPrevi
     })
 }
 
-/// Discovers a registered agent's card, stores it as a snapshot and updates the agent row
+/// Discovers a registered agent's card, stores it as a snapshot when it changed and updates the agent row
 /// (name, description, protocol version, reachability). A failure is recorded on the row too.
 pub async fn discover(
     db: &Db,
@@ -91,7 +91,7 @@ pub async fn discover(
         resolved_card_url: preview.resolved_url.clone(),
         fetched_at: Utc::now(),
     };
-    card_snapshots::record(db, &agent.organization_id, &agent.id, snapshot).await?;
+    card_snapshots::record_if_changed(db, &agent.organization_id, &agent.id, snapshot).await?;
     let card = &preview.card;
     let outcome = DiscoveryOutcome::Reachable {
         display_name: non_empty(&card.name),
