@@ -40,7 +40,7 @@ impl AppState {
         let bus = Bus::default();
         let ingestor = Ingestor::new(
             db.clone(),
-            ArtifactStore::new(config.artifact_dir.clone()),
+            ArtifactStore::new(config.artifact_dir.clone()).with_quota(config.artifact_quota),
             bus.clone(),
         );
         Ok(AppState {

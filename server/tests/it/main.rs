@@ -8,6 +8,7 @@ mod agent_cards;
 mod agents;
 mod api;
 mod approvals;
+mod artifacts;
 mod cli;
 mod client;
 mod demo_agent;
