@@ -12,6 +12,7 @@
 pub mod archive;
 pub mod bus;
 mod fold;
+pub mod gc;
 
 use app::a2a::{DecodedEvent, StreamEvent, TaskState, decode_stream_event};
 use app::projection::TaskKind;

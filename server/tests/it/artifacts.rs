@@ -1,4 +1,8 @@
-//! The archive's bounds (issue #26): a per-organization quota with a clear error on the task.
+//! The archive's bounds (issue #26): a per-organization quota with a clear error on the task,
+//! and `gc-artifacts`, which removes only unreferenced objects past an age threshold.
+
+use std::process::Command;
+use std::time::{Duration, SystemTime};
 
 use base64::Engine as _;
 use serde_json::{Value, json};
@@ -91,4 +95,112 @@ async fn a_file_past_the_quota_is_not_archived_and_the_task_says_why() {
     assert_eq!(refused["metadata"][ARCHIVE_METADATA_KEY]["refused"], message);
     let download = get(&state, &format!("/api/artifacts/{}", digest(&too_much))).await;
     assert_eq!(download.status(), 404);
+}
+
+fn binary() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_agent-taskbay"));
+    command
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default());
+    command
+}
+
+fn age(path: &std::path::Path, by: Duration) {
+    std::fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(SystemTime::now() - by)
+        .unwrap();
+}
+
+/// Issue #26: `gc-artifacts` removes unreferenced objects older than the threshold (one hour
+/// by default), and never a referenced one or a recent one (it may be about to be referenced).
+#[tokio::test]
+async fn gc_artifacts_removes_only_old_unreferenced_objects() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap().to_owned();
+    let config = support::config_from(&[("A2A_DATA_DIR", &data)]);
+    let db = server::db::connect(&config.database).await.unwrap();
+    server::db::migration::migrate(&db).await.unwrap();
+    let (org, agent) = agent(&db).await;
+    let store = server::ingest::archive::ArtifactStore::new(config.artifact_dir.clone());
+    let ingestor = server::ingest::Ingestor::new(db.clone(), store.clone(), Default::default());
+    let referenced = b"kept: a task references me".as_slice();
+    ingestor
+        .ingest(&task_with_files(&org, &agent, "r-1", &[("kept", referenced)]))
+        .await
+        .unwrap();
+    db.close().await;
+    let orphan = b"nobody references me".as_slice();
+    let fresh = b"written, not yet referenced".as_slice();
+    for bytes in [orphan, fresh] {
+        store.put(&org, bytes).unwrap();
+    }
+    let old = Duration::from_secs(2 * 60 * 60);
+    age(&store.path(&org, &digest(referenced)).unwrap(), old);
+    age(&store.path(&org, &digest(orphan)).unwrap(), old);
+    let unfinished =
+        config
+            .artifact_dir
+            .join(&org)
+            .join(format!(".{}.{}", digest(b"cut"), uuid::Uuid::new_v4()));
+    std::fs::write(&unfinished, b"cut").unwrap();
+    age(&unfinished, old);
+
+    let output = binary()
+        .env("A2A_DATA_DIR", &data)
+        .arg("gc-artifacts")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let name = unfinished.file_name().unwrap().to_str().unwrap();
+    assert_eq!(
+        String::from_utf8(output.stdout).unwrap(),
+        format!(
+            "Removed {org}/{} ({} bytes).\nRemoved {org}/{name} (3 bytes).\n\
+             Removed 2 unreferenced file(s), freed {} bytes; kept 2 object(s).\n",
+            digest(orphan),
+            orphan.len(),
+            orphan.len() + 3
+        )
+    );
+    assert!(!store.path(&org, &digest(orphan)).unwrap().exists());
+    assert!(!unfinished.exists());
+    assert!(
+        store.path(&org, &digest(referenced)).unwrap().exists(),
+        "referenced: kept"
+    );
+    assert!(store.path(&org, &digest(fresh)).unwrap().exists(), "recent: kept");
+
+    // With no threshold the recent orphan goes too; the referenced object still stays.
+    let output = binary()
+        .env("A2A_DATA_DIR", &data)
+        .args(["gc-artifacts", "--min-age-secs", "0"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    assert!(String::from_utf8(output.stdout).unwrap().ends_with(&format!(
+        "Removed 1 unreferenced file(s), freed {} bytes; kept 1 object(s).\n",
+        fresh.len()
+    )));
+    assert!(!store.path(&org, &digest(fresh)).unwrap().exists());
+    assert!(store.path(&org, &digest(referenced)).unwrap().exists());
+}
+
+/// Re-using a stored object renews its age, so a collection running meanwhile keeps it.
+#[test]
+fn storing_an_existing_object_again_makes_it_recent() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = server::ingest::archive::ArtifactStore::new(dir.path());
+    store.put("org-1", b"again").unwrap();
+    let path = store.path("org-1", &digest(b"again")).unwrap();
+    age(&path, Duration::from_secs(7200));
+    store.put("org-1", b"again").unwrap();
+    let modified = std::fs::metadata(&path).unwrap().modified().unwrap();
+    assert!(SystemTime::now().duration_since(modified).unwrap() < Duration::from_secs(60));
 }
