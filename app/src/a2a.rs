@@ -33,7 +33,8 @@ pub use card::{
     decode_card, decode_card_bytes,
 };
 pub use compliance::{
-    ComplianceIssue, ComplianceReport, ERROR_PENALTY, MAX_SCORE, Severity, WARNING_PENALTY, check_card,
+    ComplianceIssue, ComplianceReport, ERROR_PENALTY, INTERFACE_REFUSED, MAX_SCORE, Severity,
+    WARNING_PENALTY, check_card,
 };
 pub use encode::{
     SendConfiguration, SendParams, encode_get_task, encode_message, encode_part, encode_push_config_list,

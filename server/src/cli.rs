@@ -1,4 +1,4 @@
-//! The command line: `agent-taskbay [serve|migrate|rebuild-projections|demo-agent]`, with the environment variables listed
+//! The command line: `agent-taskbay [serve|migrate|rebuild-projections|gc-artifacts|demo-agent]`, with the environment variables listed
 //! in `--help`.
 
 use std::net::{IpAddr, SocketAddr};
@@ -44,6 +44,13 @@ pub enum Command {
         /// Only this task (its local id).
         #[arg(long)]
         task: Option<String>,
+    },
+    /// Remove archived files no task references, untouched for --min-age-secs, and exit.
+    GcArtifacts {
+        /// Only files unreferenced and unmodified for at least this many seconds (default one
+        /// hour), so objects being written while the console serves are kept.
+        #[arg(long, default_value_t = crate::ingest::gc::DEFAULT_MIN_AGE.as_secs())]
+        min_age_secs: u64,
     },
     /// Serve the demo A2A agent on 127.0.0.1 and print one card URL per variant.
     DemoAgent {
@@ -97,6 +104,7 @@ pub async fn run(cli: Cli, config: Config) -> anyhow::Result<()> {
         Command::Serve(args) => serve_command(args, config).await,
         Command::Migrate => migrate_command(config).await,
         Command::RebuildProjections { task } => rebuild_command(config, task).await,
+        Command::GcArtifacts { min_age_secs } => gc_command(config, min_age_secs).await,
         Command::DemoAgent { port } => demo_agent_command(port).await,
     }
 }
@@ -185,6 +193,30 @@ async fn rebuild_command(config: Config, task: Option<String>) -> anyhow::Result
         println!("Rebuilt task {id} from {events} ledger event(s).");
     }
     println!("Rebuilt {} task(s).", tasks.len());
+    db.close().await;
+    Ok(())
+}
+
+/// `gc-artifacts [--min-age-secs N]`: one line per removed file, then the total freed.
+async fn gc_command(config: Config, min_age_secs: u64) -> anyhow::Result<()> {
+    let db = serve::open_database(&config).await?;
+    let store = crate::ingest::archive::ArtifactStore::new(config.artifact_dir.clone());
+    let min_age = std::time::Duration::from_secs(min_age_secs);
+    let collected = crate::ingest::gc::collect(&db, &store, min_age)
+        .await
+        .context("collecting unreferenced artifacts")?;
+    for removed in &collected.removed {
+        println!(
+            "Removed {}/{} ({} bytes).",
+            removed.organization_id, removed.name, removed.size
+        );
+    }
+    println!(
+        "Removed {} unreferenced file(s), freed {} bytes; kept {} object(s).",
+        collected.removed.len(),
+        collected.freed(),
+        collected.kept
+    );
     db.close().await;
     Ok(())
 }

@@ -34,6 +34,10 @@ pub const VARIABLES: &[(&str, &str)] = &[
         "Content-addressed artifact store (default <data dir>/artifacts)",
     ),
     (
+        "A2A_ARTIFACT_QUOTA_BYTES",
+        "Archived bytes each organization may keep (default 10737418240 = 10 GiB; 0 = no quota)",
+    ),
+    (
         "A2A_ALLOWED_AGENT_ORIGINS",
         "Comma-separated exact origins every outbound agent URL must match",
     ),
@@ -156,6 +160,8 @@ pub struct OutboundConfig {
 pub struct Config {
     pub data_dir: PathBuf,
     pub artifact_dir: PathBuf,
+    /// Archived bytes one organization may keep (`A2A_ARTIFACT_QUOTA_BYTES`); `None`: no quota.
+    pub artifact_quota: Option<u64>,
     pub database: DatabaseConfig,
     pub outbound: OutboundConfig,
     /// `A2A_AUTH_ORIGIN`: the origin people reach the console at through a reverse proxy,
@@ -172,6 +178,9 @@ pub struct Config {
 
 /// `A2A_DECISION_SWEEP_MS` default (reference §5).
 pub const DEFAULT_DECISION_SWEEP: std::time::Duration = std::time::Duration::from_millis(15_000);
+
+/// `A2A_ARTIFACT_QUOTA_BYTES` default: 10 GiB per organization (issue #26).
+pub const DEFAULT_ARTIFACT_QUOTA_BYTES: u64 = 10 * 1024 * 1024 * 1024;
 
 /// Name of the embedded database file inside the data directory.
 pub const SQLITE_FILE_NAME: &str = "agent-taskbay.sqlite3";
@@ -195,6 +204,7 @@ impl Config {
         let artifact_dir = get("A2A_ARTIFACT_DATA_DIR")
             .map(PathBuf::from)
             .unwrap_or_else(|| data_dir.join("artifacts"));
+        let artifact_quota = parse_quota(get("A2A_ARTIFACT_QUOTA_BYTES"))?;
         let database = database_config(&get, &data_dir)?;
         let outbound = OutboundConfig {
             allow_private_networks: parse_bool(
@@ -242,6 +252,7 @@ impl Config {
             decision_sweep,
             data_dir,
             artifact_dir,
+            artifact_quota,
             database,
             outbound,
             auth_origin,
@@ -307,6 +318,22 @@ fn parse_bool(variable: &'static str, value: Option<String>) -> Result<bool, Con
             variable,
             format!("must be true or false, not \"{other}\""),
         )),
+    }
+}
+
+/// `A2A_ARTIFACT_QUOTA_BYTES`: unset is [`DEFAULT_ARTIFACT_QUOTA_BYTES`], `0` turns the quota
+/// off, anything else must be a whole number of bytes.
+fn parse_quota(value: Option<String>) -> Result<Option<u64>, ConfigError> {
+    match value.as_deref() {
+        None => Ok(Some(DEFAULT_ARTIFACT_QUOTA_BYTES)),
+        Some(text) => match text.parse::<u64>() {
+            Ok(0) => Ok(None),
+            Ok(bytes) => Ok(Some(bytes)),
+            Err(_) => Err(ConfigError::new(
+                "A2A_ARTIFACT_QUOTA_BYTES",
+                format!("must be a whole number of bytes (0 turns the quota off), not \"{text}\""),
+            )),
+        },
     }
 }
 
@@ -622,6 +649,26 @@ mod tests {
         assert_eq!(at("250"), std::time::Duration::from_millis(250));
         assert_eq!(at("99"), DEFAULT_DECISION_SWEEP);
         assert_eq!(at("soon"), DEFAULT_DECISION_SWEEP);
+    }
+
+    #[test]
+    fn artifact_quota_defaults_to_10_gib_and_0_turns_it_off_issue_26() {
+        assert_eq!(config(&[]).unwrap().artifact_quota, Some(10 * 1024 * 1024 * 1024));
+        let at = |v: &str| config(&[("A2A_ARTIFACT_QUOTA_BYTES", v)]);
+        assert_eq!(at("1024").unwrap().artifact_quota, Some(1024));
+        assert_eq!(at("0").unwrap().artifact_quota, None);
+        assert_eq!(
+            at(" ").unwrap().artifact_quota,
+            Some(DEFAULT_ARTIFACT_QUOTA_BYTES)
+        );
+        for bad in ["-1", "10GiB", "1.5", "lots", "99999999999999999999999"] {
+            assert_eq!(
+                at(bad).unwrap_err().to_string(),
+                format!(
+                    "A2A_ARTIFACT_QUOTA_BYTES: must be a whole number of bytes (0 turns the quota off), not \"{bad}\""
+                ),
+            );
+        }
     }
 
     #[test]

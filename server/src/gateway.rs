@@ -18,6 +18,7 @@ pub mod client;
 pub mod discovery;
 pub mod endpoint;
 pub mod error;
+pub mod interface_rule;
 mod jsonrpc;
 mod rest;
 pub mod sse;

@@ -12,6 +12,7 @@
 pub mod archive;
 pub mod bus;
 mod fold;
+pub mod gc;
 pub mod verify;
 
 use app::a2a::{DecodedEvent, StreamEvent, TaskState, decode_stream_event};
@@ -218,8 +219,15 @@ impl Ingestor {
         } else {
             // The complete original is archived under the event's digest, so a rebuild can
             // check the stored version against it (security-and-durability §3.2).
-            self.store
-                .put(&observation.organization_id, original.as_bytes())?;
+            // Under a full archive quota the original is not kept either (its bytes would pass
+            // the quota); the rebuild check then trusts the stored event as it is (verify.rs).
+            match self.store.put(&observation.organization_id, original.as_bytes()) {
+                Ok(_) => {}
+                Err(archive::PutError::Io(error)) => return Err(error.into()),
+                Err(archive::PutError::QuotaFull(_)) => {
+                    tracing::warn!(agent = %observation.agent_id, "archive quota full: the event's original is not archived");
+                }
+            }
             decode_stream_event(&payload)
                 .map_err(|e| IngestError::Invalid(e.to_string()))?
                 .event

@@ -43,7 +43,7 @@ impl AppState {
         let bus = Bus::default();
         let ingestor = Ingestor::new(
             db.clone(),
-            ArtifactStore::new(config.artifact_dir.clone()),
+            ArtifactStore::new(config.artifact_dir.clone()).with_quota(config.artifact_quota),
             bus.clone(),
         );
         let origins = ConsoleOrigins::new(leptos_options.site_addr, config.auth_origin.as_deref());

@@ -3,6 +3,7 @@
 //! Every function here is covered by the store suite on SQLite and PostgreSQL.
 
 pub mod agents;
+pub mod artifacts;
 pub mod card_snapshots;
 pub mod organizations;
 pub mod subscriptions;

@@ -53,7 +53,29 @@ pub struct ComplianceReport {
     pub issues: Vec<ComplianceIssue>,
 }
 
+/// Start of every finding of the interface-origin rule (issue #26). The server adds these
+/// ([`ComplianceReport::refuse_interface`]): only it can tell where an origin's host lies.
+pub const INTERFACE_REFUSED: &str = "The console will not call this interface: ";
+
 impl ComplianceReport {
+    /// Records that the interface at `path` is refused by the interface-origin rule, for the
+    /// `reason` given; an error, so the score drops by [`ERROR_PENALTY`].
+    pub fn refuse_interface(&mut self, path: impl Into<String>, reason: &str) {
+        self.issues.push(ComplianceIssue {
+            severity: Severity::Error,
+            path: path.into(),
+            message: format!("{INTERFACE_REFUSED}{reason}"),
+        });
+        self.score = self.score.saturating_sub(ERROR_PENALTY);
+    }
+
+    /// The findings of the interface-origin rule, in order.
+    pub fn refused_interfaces(&self) -> impl Iterator<Item = &ComplianceIssue> {
+        self.issues
+            .iter()
+            .filter(|issue| issue.message.starts_with(INTERFACE_REFUSED))
+    }
+
     /// True when any issue is an error.
     pub fn has_errors(&self) -> bool {
         self.issues.iter().any(|i| i.severity == Severity::Error)
@@ -791,5 +813,24 @@ mod tests {
         );
         assert_eq!(r.score, 0);
         assert!(r.issues.len() >= 8);
+    }
+
+    #[test]
+    fn a_refused_interface_is_an_error_row_issue_26() {
+        let mut r = check_card(&v1_card());
+        let before = (r.score, r.issues.len());
+        assert_eq!(r.refused_interfaces().count(), 0);
+        r.refuse_interface("supportedInterfaces[0].url", "http://10.0.0.5 is internal.");
+        assert_eq!(r.score, before.0.saturating_sub(ERROR_PENALTY));
+        assert_eq!(r.issues.len(), before.1 + 1);
+        let refused: Vec<_> = r.refused_interfaces().collect();
+        assert_eq!(refused.len(), 1);
+        assert_eq!(refused[0].severity, Severity::Error);
+        assert_eq!(refused[0].path, "supportedInterfaces[0].url");
+        assert_eq!(
+            refused[0].message,
+            "The console will not call this interface: http://10.0.0.5 is internal."
+        );
+        assert!(r.has_errors());
     }
 }

@@ -59,12 +59,22 @@ fn AgentView(detail: AgentDetail) -> impl IntoView {
         </p>
         {match detail.card {
             Some(card) => {
+                let refused: Vec<String> = detail
+                    .report
+                    .iter()
+                    .flat_map(|r| r.refused_interfaces().map(|issue| issue.message.clone()))
+                    .collect();
                 let report = detail.report.map(|r| format!("compliance {}/100 · A2A {}", r.score, r.version.as_str()));
                 let interfaces = card.interfaces.clone();
                 view! {
                     <p class="agent-meta">
                         {format!("Agent Card v{}", card.version)} {report.map(|r| format!(" · {r}"))}
                     </p>
+                    {(!refused.is_empty()).then(|| view! {
+                        <ul class="issues" role="alert" aria-label="Refused interfaces">
+                            {refused.into_iter().map(|message| view! { <li class="error">{message}</li> }).collect_view()}
+                        </ul>
+                    })}
                     <ConnectionSetup agent_id=detail.id.clone() interfaces pin=detail.pin.clone()/>
                     <CardSections card/>
                 }

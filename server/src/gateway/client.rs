@@ -67,6 +67,11 @@ impl Gateway {
         self
     }
 
+    /// `A2A_ALLOWED_AGENT_ORIGINS` as configured (empty: no allowlist).
+    pub fn allowed_origins(&self) -> &[String] {
+        &self.allowed_origins
+    }
+
     /// The timeout applied to each request.
     pub fn timeout(&self) -> Duration {
         self.timeout

@@ -3,11 +3,18 @@
 //! §3.2 "Binary handling", §6.3). Files are written before the database commits; a failed
 //! transaction can leave an unreferenced file, which is harmless.
 //!
+//! Each organization may keep at most its quota of archived bytes (`A2A_ARTIFACT_QUOTA_BYTES`,
+//! issue #26): a new object that would pass it is not written, and its part carries the
+//! refusal instead. An object already stored costs nothing again.
+//!
 //! Ingestion replaces every inline `raw` part (1.0) or `file.bytes` (0.3) in a stored event by
 //! a part that points at the archive (`/api/artifacts/<digest>`), so the ledger, projections
 //! and the browser never carry the bytes.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
 
 use app::content::archive::archive_url;
 use base64::Engine as _;
@@ -20,10 +27,29 @@ pub const MAX_OBJECT_BYTES: usize = 16 * 1024 * 1024;
 /// Metadata key under which an archived part records what it was.
 pub const ARCHIVE_METADATA_KEY: &str = "agentTaskbayArchive";
 
+/// How long a measured usage is trusted before a full quota is measured again (another
+/// process, such as `gc-artifacts`, may have freed space).
+const USAGE_RECHECK: Duration = Duration::from_secs(30);
+
 /// Where archived bytes live.
 #[derive(Clone, Debug)]
 pub struct ArtifactStore {
     root: PathBuf,
+    /// Bytes one organization may keep; `None`: no quota.
+    quota: Option<u64>,
+    /// Per organization: bytes stored as last measured plus what this process wrote since,
+    /// and when it was measured.
+    usage: Arc<Mutex<HashMap<String, (u64, Instant)>>>,
+}
+
+/// Why an object was not stored.
+#[derive(Debug, thiserror::Error)]
+pub enum PutError {
+    /// Storing it would pass the organization's quota (bytes).
+    #[error("Artifact not archived: the organization's archive quota ({0} bytes) is full.")]
+    QuotaFull(u64),
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
 }
 
 /// One archived object referenced by an event.
@@ -41,8 +67,24 @@ pub fn digest(bytes: &[u8]) -> String {
 }
 
 impl ArtifactStore {
+    /// A store without a quota.
     pub fn new(root: impl Into<PathBuf>) -> ArtifactStore {
-        ArtifactStore { root: root.into() }
+        ArtifactStore {
+            root: root.into(),
+            quota: None,
+            usage: Arc::default(),
+        }
+    }
+
+    /// The same store with a per-organization quota in bytes (`None`: no quota).
+    pub fn with_quota(mut self, quota: Option<u64>) -> ArtifactStore {
+        self.quota = quota;
+        self
+    }
+
+    /// The directory holding every organization's objects.
+    pub fn root(&self) -> &Path {
+        &self.root
     }
 
     /// The file of `digest` for the organization (the digest is checked to be 64 hex).
@@ -58,21 +100,97 @@ impl ArtifactStore {
         (valid && org_valid).then(|| self.root.join(organization_id).join(digest))
     }
 
-    /// Stores `bytes` (once per digest) and returns the digest.
-    pub fn put(&self, organization_id: &str, bytes: &[u8]) -> std::io::Result<String> {
+    /// Stores `bytes` (once per digest) and returns the digest. An object already stored has
+    /// its modification time renewed, so `gc-artifacts` sees it as recent until the event that
+    /// references it commits. A new object that would pass the quota is refused.
+    pub fn put(&self, organization_id: &str, bytes: &[u8]) -> Result<String, PutError> {
         let digest = digest(bytes);
         let path = self
             .path(organization_id, &digest)
             .ok_or_else(|| std::io::Error::other("invalid organization id"))?;
         if path.exists() {
+            std::fs::File::options()
+                .write(true)
+                .open(&path)?
+                .set_modified(SystemTime::now())?;
             return Ok(digest);
         }
-        let dir = path.parent().unwrap_or(Path::new("."));
-        std::fs::create_dir_all(dir)?;
-        let tmp = dir.join(format!(".{digest}.{}", uuid::Uuid::new_v4()));
-        std::fs::write(&tmp, bytes)?;
-        std::fs::rename(&tmp, &path)?;
+        let size = bytes.len() as u64;
+        self.reserve(organization_id, size)?;
+        let written = (|| {
+            let dir = path.parent().unwrap_or(Path::new("."));
+            std::fs::create_dir_all(dir)?;
+            let tmp = dir.join(format!(".{digest}.{}", uuid::Uuid::new_v4()));
+            std::fs::write(&tmp, bytes)?;
+            std::fs::rename(&tmp, &path)
+        })();
+        if let Err(error) = written {
+            self.release(organization_id, size);
+            return Err(error.into());
+        }
         Ok(digest)
+    }
+
+    /// Counts `size` new bytes against the organization's quota, or refuses them.
+    fn reserve(&self, org: &str, size: u64) -> Result<(), PutError> {
+        let Some(quota) = self.quota else { return Ok(()) };
+        let mut usage = self
+            .usage
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let fits = |used: u64| used.checked_add(size).is_some_and(|total| total <= quota);
+        let (used, measured) = match usage.get(org) {
+            Some(&(used, at)) if fits(used) || at.elapsed() < USAGE_RECHECK => (used, at),
+            _ => (self.measure(org)?, Instant::now()),
+        };
+        if !fits(used) {
+            usage.insert(org.to_owned(), (used, measured));
+            return Err(PutError::QuotaFull(quota));
+        }
+        usage.insert(org.to_owned(), (used + size, measured));
+        Ok(())
+    }
+
+    fn release(&self, org: &str, size: u64) {
+        let mut usage = self
+            .usage
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((used, _)) = usage.get_mut(org) {
+            *used = used.saturating_sub(size);
+        }
+    }
+
+    /// Bytes of the organization's stored objects, read from the disk.
+    pub fn measure(&self, org: &str) -> std::io::Result<u64> {
+        Ok(self.objects(org)?.iter().map(|object| object.size).sum())
+    }
+
+    /// The organization's stored objects (temporary files of unfinished writes excluded).
+    pub fn objects(&self, org: &str) -> std::io::Result<Vec<StoredObject>> {
+        let dir = self.root.join(org);
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(error) => return Err(error),
+        };
+        let mut objects = Vec::new();
+        for entry in entries {
+            let entry = entry?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if self.path(org, &name).is_none() {
+                continue;
+            }
+            let meta = entry.metadata()?;
+            if meta.is_file() {
+                objects.push(StoredObject {
+                    digest: name,
+                    size: meta.len(),
+                    modified: meta.modified()?,
+                });
+            }
+        }
+        Ok(objects)
     }
 
     /// Replaces inline bytes in a stored event by archive references. Returns the rewritten
@@ -186,6 +304,10 @@ impl Walk<'_> {
                     metadata(part).insert(ARCHIVE_METADATA_KEY.into(), note);
                 }
                 Replacement::Refused(note) => {
+                    // The bytes are dropped; the part becomes a text part saying why.
+                    part.remove("file");
+                    part.insert("kind".into(), json!("text"));
+                    part.insert("text".into(), note["refused"].clone());
                     metadata(part).insert(ARCHIVE_METADATA_KEY.into(), note);
                 }
             }
@@ -214,7 +336,15 @@ impl Walk<'_> {
             })));
         }
         let digest = if self.write {
-            self.store.put(self.org, &bytes)?
+            match self.store.put(self.org, &bytes) {
+                Ok(digest) => digest,
+                Err(PutError::Io(error)) => return Err(error),
+                Err(full @ PutError::QuotaFull(_)) => {
+                    return Ok(Replacement::Refused(
+                        json!({"refused": full.to_string(), "size": bytes.len(), "quota": true}),
+                    ));
+                }
+            }
         } else {
             digest(&bytes)
         };
@@ -229,6 +359,14 @@ impl Walk<'_> {
             json!({"digest": digest, "size": bytes.len()}),
         ))
     }
+}
+
+/// One object on disk.
+#[derive(Clone, Debug)]
+pub struct StoredObject {
+    pub digest: String,
+    pub size: u64,
+    pub modified: SystemTime,
 }
 
 enum Replacement {
@@ -255,9 +393,16 @@ fn apply(part: &mut Map<String, Value>, key: &str, replacement: Replacement) {
             part.insert(key.into(), json!(url));
             metadata(part).insert(ARCHIVE_METADATA_KEY.into(), note);
         }
-        Replacement::Refused(note) => {
-            // The bytes are dropped; the part stays as an (empty) text part with the reason.
-            part.insert("text".into(), json!(""));
+        Replacement::Refused(mut note) => {
+            // The bytes are dropped; the part becomes a text part saying why, so the task shows
+            // it. What the file was moves into the note.
+            for key in ["mediaType", "filename"] {
+                if let Some(value) = part.remove(key) {
+                    note[key] = value;
+                }
+            }
+            part.insert("text".into(), note["refused"].clone());
+            part.insert("mediaType".into(), json!("text/plain"));
             metadata(part).insert(ARCHIVE_METADATA_KEY.into(), note);
         }
     }
@@ -308,6 +453,50 @@ mod tests {
             out["message"]["parts"][0]["metadata"][ARCHIVE_METADATA_KEY]["refused"],
             "The inline bytes are not valid base64."
         );
+    }
+
+    /// Issue #26: a per-organization archive quota; a new object that would pass it is not
+    /// written and its part says so.
+    #[test]
+    fn the_quota_refuses_new_objects_once_full_issue_26() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = ArtifactStore::new(dir.path()).with_quota(Some(10));
+        store.put("org-1", b"hello").unwrap();
+        let full = store.put("org-1", b"world!").unwrap_err();
+        assert_eq!(
+            full.to_string(),
+            "Artifact not archived: the organization's archive quota (10 bytes) is full."
+        );
+        assert!(!store.path("org-1", &digest(b"world!")).unwrap().exists());
+        store
+            .put("org-1", b"hello")
+            .expect("an object already stored costs nothing");
+        store.put("org-1", b"fives").expect("exactly the quota fits");
+        store
+            .put("org-2", b"other")
+            .expect("each organization has its own quota");
+        assert_eq!(store.measure("org-1").unwrap(), 10);
+
+        let b64 = base64::engine::general_purpose::STANDARD.encode(b"x");
+        let payload = json!({"message": {"parts": [
+            {"raw": b64, "mediaType": "image/png", "filename": "x.png"},
+            {"kind": "file", "file": {"bytes": b64, "mimeType": "image/png"}}
+        ]}});
+        let (out, archived) = store.archive_parts("org-1", &payload).unwrap();
+        assert!(archived.is_empty());
+        let message = "Artifact not archived: the organization's archive quota (10 bytes) is full.";
+        let raw = &out["message"]["parts"][0];
+        assert_eq!(raw["text"], message);
+        assert_eq!(raw["mediaType"], "text/plain");
+        assert_eq!(raw["metadata"][ARCHIVE_METADATA_KEY]["refused"], message);
+        assert_eq!(raw["metadata"][ARCHIVE_METADATA_KEY]["filename"], "x.png");
+        let legacy = &out["message"]["parts"][1];
+        assert_eq!(
+            (&legacy["kind"], &legacy["text"]),
+            (&json!("text"), &json!(message))
+        );
+        assert!(legacy.get("file").is_none());
+        assert!(!store.path("org-1", &digest(b"x")).unwrap().exists());
     }
 
     #[test]

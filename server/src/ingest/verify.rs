@@ -104,6 +104,16 @@ fn check_event(
     if digest(stored.as_bytes()) != event.payload_digest {
         let original = match store.verified(organization_id, &event.payload_digest) {
             Ok(bytes) => bytes,
+            // A full archive quota kept neither the part nor the original (ingest.rs): the
+            // stored event says so, and the objects it does reference must still be intact.
+            Err(ObjectProblem::Missing) if quota_refused(&event.payload_json) => {
+                for digest in noted_digests(&event.payload_json) {
+                    store
+                        .verified(organization_id, &digest)
+                        .map_err(|problem| object(&digest, problem))?;
+                }
+                return decodable(event, task);
+            }
             Err(ObjectProblem::Missing) => return Err(mismatch()),
             Err(problem) => return Err(object(&event.payload_digest, problem)),
         };
@@ -114,16 +124,57 @@ fn check_event(
         }
         archived = objects;
     }
-    if decode_stream_event(&event.payload_json).is_err() {
-        return Err(LedgerProblem::Undecodable {
-            task: task.to_owned(),
-            sequence,
-        });
-    }
+    decodable(event, task)?;
     for reference in archived {
         store
             .verified(organization_id, &reference.digest)
             .map_err(|problem| object(&reference.digest, problem))?;
     }
     Ok(())
+}
+
+fn decodable(event: &task_event::Model, task: &str) -> Result<(), LedgerProblem> {
+    decode_stream_event(&event.payload_json)
+        .map(|_| ())
+        .map_err(|_| LedgerProblem::Undecodable {
+            task: task.to_owned(),
+            sequence: event.sequence,
+        })
+}
+
+/// The console's archive notes in a stored payload (`metadata.agentTaskbayArchive`).
+fn archive_notes(value: &Value, notes: &mut Vec<Value>) {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::Object(metadata)) = map.get("metadata")
+                && let Some(note) = metadata.get(super::archive::ARCHIVE_METADATA_KEY)
+            {
+                notes.push(note.clone());
+            }
+            for (key, child) in map {
+                if key != "data" && key != "metadata" {
+                    archive_notes(child, notes);
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|item| archive_notes(item, notes)),
+        _ => {}
+    }
+}
+
+/// Whether a part of the stored event was refused for the archive quota.
+fn quota_refused(payload: &Value) -> bool {
+    let mut notes = Vec::new();
+    archive_notes(payload, &mut notes);
+    notes.iter().any(|note| note["quota"] == Value::Bool(true))
+}
+
+/// The objects the stored event's archive notes name.
+fn noted_digests(payload: &Value) -> Vec<String> {
+    let mut notes = Vec::new();
+    archive_notes(payload, &mut notes);
+    notes
+        .iter()
+        .filter_map(|note| note["digest"].as_str().map(str::to_owned))
+        .collect()
 }

@@ -4,9 +4,11 @@ use app::a2a::{self, AgentCard, ComplianceReport, InterfaceError, InterfacePin};
 use app::api::agents::{AgentDetail, AgentSummary};
 use chrono::Utc;
 use serde_json::Value;
+use url::Url;
 
 use crate::db::Db;
 use crate::db::entity::agent;
+use crate::gateway::interface_rule::{self, NetClass, classify_origin};
 use crate::gateway::{Endpoint, Gateway, GatewayError};
 use crate::store::agents::{self as agent_store, DiscoveryOutcome};
 use crate::store::card_snapshots::{self, NewSnapshot};
@@ -24,6 +26,9 @@ pub enum AgentServiceError {
     /// No usable interface (none the console speaks, the pin matches none, or gRPC only).
     #[error(transparent)]
     Interface(#[from] InterfaceError),
+    /// The interface-origin rule refuses the chosen interface (issue #26).
+    #[error("{prefix}{0}", prefix = a2a::INTERFACE_REFUSED)]
+    InterfaceRefused(String),
     /// The agent has never been discovered, so there is no card to pick an interface from.
     #[error("The agent's card has not been fetched yet.")]
     NoCard,
@@ -52,8 +57,26 @@ pub async fn preview_card(gateway: &Gateway, card_url: &str) -> Result<CardPrevi
     let found = gateway.discover_card(card_url).await?;
     // Discovery only returns JSON objects, and the card decoder accepts any object.
     let decoded = a2a::decode_card(&found.card).map_err(|e| AgentServiceError::Corrupt(e.to_string()))?;
+    let mut report = a2a::check_card(&found.card);
+    let mut seen: Vec<&str> = Vec::new();
+    for interface in &decoded.card.interfaces {
+        if seen.contains(&interface.url.as_str()) {
+            continue;
+        }
+        seen.push(&interface.url);
+        let refusal = interface_refusal(
+            &found.url,
+            &interface.url,
+            gateway.allowed_origins(),
+            classify_origin,
+        )
+        .await;
+        if let Some(refusal) = refusal {
+            report.refuse_interface(interface_path(&found.card, &interface.url), &refusal.to_string());
+        }
+    }
     Ok(CardPreview {
-        report: a2a::check_card(&found.card),
+        report,
         card: decoded.card,
         raw: decoded.raw,
         resolved_url: found.url.to_string(),
@@ -61,7 +84,7 @@ pub async fn preview_card(gateway: &Gateway, card_url: &str) -> Result<CardPrevi
     })
 }
 
-/// Discovers a registered agent's card, stores it as a snapshot and updates the agent row
+/// Discovers a registered agent's card, stores it as a snapshot when it changed and updates the agent row
 /// (name, description, protocol version, reachability). A failure is recorded on the row too.
 pub async fn discover(
     db: &Db,
@@ -91,7 +114,7 @@ pub async fn discover(
         resolved_card_url: preview.resolved_url.clone(),
         fetched_at: Utc::now(),
     };
-    card_snapshots::record(db, &agent.organization_id, &agent.id, snapshot).await?;
+    card_snapshots::record_if_changed(db, &agent.organization_id, &agent.id, snapshot).await?;
     let card = &preview.card;
     let outcome = DiscoveryOutcome::Reachable {
         display_name: non_empty(&card.name),
@@ -103,8 +126,23 @@ pub async fn discover(
 }
 
 /// The endpoint to call for `agent`: the first interface of its latest card the console
-/// speaks, or the one its pin selects.
+/// speaks, or the one its pin selects, if the interface-origin rule allows it.
 pub async fn endpoint(db: &Db, agent: &agent::Model) -> Result<Endpoint, AgentServiceError> {
+    endpoint_with(db, agent, classify_origin).await
+}
+
+/// [`endpoint`] with the function that says where an origin lies, so the interface-origin rule
+/// can be tested with origins that loopback tests cannot have. The allowlist half of the rule is
+/// left to the gateway, which refuses every request to an origin outside it.
+pub async fn endpoint_with<F, Fut>(
+    db: &Db,
+    agent: &agent::Model,
+    classify: F,
+) -> Result<Endpoint, AgentServiceError>
+where
+    F: Fn(Url) -> Fut,
+    Fut: Future<Output = NetClass>,
+{
     let snapshot = card_snapshots::latest(db, &agent.id)
         .await?
         .ok_or(AgentServiceError::NoCard)?;
@@ -117,7 +155,50 @@ pub async fn endpoint(db: &Db, agent: &agent::Model) -> Result<Endpoint, AgentSe
         None => InterfacePin::default(),
     };
     let chosen = a2a::choose_interface(&card.interfaces, &pin)?;
-    Ok(Endpoint::try_from(&chosen)?)
+    let endpoint = Endpoint::try_from(&chosen)?;
+    let card_url =
+        Url::parse(&snapshot.resolved_card_url).map_err(|e| AgentServiceError::Corrupt(e.to_string()))?;
+    if let Some(refusal) = interface_refusal(&card_url, endpoint.url.as_str(), &[], classify).await {
+        return Err(AgentServiceError::InterfaceRefused(refusal.to_string()));
+    }
+    Ok(endpoint)
+}
+
+/// Why the interface at `interface_url`, advertised by the card served from `card_url`, may not
+/// be used (issue #26); `None` when it may, or when the URL does not parse (the caller reports
+/// that). Origins are classified only when they differ.
+async fn interface_refusal<F, Fut>(
+    card_url: &Url,
+    interface_url: &str,
+    allowed_origins: &[String],
+    classify: F,
+) -> Option<interface_rule::InterfaceRefusal>
+where
+    F: Fn(Url) -> Fut,
+    Fut: Future<Output = NetClass>,
+{
+    let interface = Url::parse(interface_url).ok()?;
+    if interface.origin() == card_url.origin() {
+        return None;
+    }
+    let card_class = classify(card_url.clone()).await;
+    let interface_class = classify(interface.clone()).await;
+    interface_rule::check(card_url, card_class, &interface, interface_class, allowed_origins).err()
+}
+
+/// The card field that advertises `url`, for the compliance report.
+fn interface_path(raw: &Value, url: &str) -> String {
+    let names = |item: &Value| item.get("url").and_then(Value::as_str) == Some(url);
+    for key in ["supportedInterfaces", "additionalInterfaces"] {
+        if let Some(index) = raw
+            .get(key)
+            .and_then(Value::as_array)
+            .and_then(|list| list.iter().position(names))
+        {
+            return format!("{key}[{index}].url");
+        }
+    }
+    if names(raw) { "url".into() } else { "$".into() }
 }
 
 /// Every agent of the `local` organization with a fresh discovery of its card, in list

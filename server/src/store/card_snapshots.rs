@@ -1,4 +1,5 @@
-//! Agent card snapshots: every fetched card is kept; the latest one is authoritative.
+//! Agent card snapshots: a fetched card is kept when its digest differs from the latest one
+//! (issue #26: an unchanged card is not stored again on every view); the latest is authoritative.
 
 use chrono::{DateTime, Utc};
 use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
@@ -17,6 +18,22 @@ pub struct NewSnapshot {
     pub digest: String,
     pub resolved_card_url: String,
     pub fetched_at: DateTime<Utc>,
+}
+
+/// Stores a snapshot for an agent, unless the agent's latest snapshot has the same digest: then
+/// that one is returned and nothing is written (a card up to 2 MiB is fetched on every view).
+pub async fn record_if_changed(
+    db: &Db,
+    organization_id: &str,
+    agent_id: &str,
+    snapshot: NewSnapshot,
+) -> Result<agent_card_snapshot::Model, StoreError> {
+    if let Some(latest) = latest_on(&db.write, agent_id).await?
+        && latest.digest == snapshot.digest
+    {
+        return Ok(latest);
+    }
+    record(db, organization_id, agent_id, snapshot).await
 }
 
 /// Stores a snapshot for an agent.
@@ -45,10 +62,26 @@ pub async fn record(
 
 /// The most recent snapshot of an agent's card, if any was fetched.
 pub async fn latest(db: &Db, agent_id: &str) -> Result<Option<agent_card_snapshot::Model>, StoreError> {
+    latest_on(&db.read, agent_id).await
+}
+
+async fn latest_on(
+    conn: &impl sea_orm::ConnectionTrait,
+    agent_id: &str,
+) -> Result<Option<agent_card_snapshot::Model>, StoreError> {
     Ok(agent_card_snapshot::Entity::find()
         .filter(agent_card_snapshot::Column::AgentId.eq(agent_id))
         .order_by_desc(agent_card_snapshot::Column::FetchedAt)
         .order_by_desc(agent_card_snapshot::Column::Id)
-        .one(&db.read)
+        .one(conn)
+        .await?)
+}
+
+/// How many snapshots of an agent's card are stored.
+pub async fn count(db: &Db, agent_id: &str) -> Result<u64, StoreError> {
+    use sea_orm::PaginatorTrait;
+    Ok(agent_card_snapshot::Entity::find()
+        .filter(agent_card_snapshot::Column::AgentId.eq(agent_id))
+        .count(&db.read)
         .await?)
 }

@@ -4,9 +4,11 @@
 // Test helpers fail loudly; clippy's allow-unwrap-in-tests only covers #[test] bodies.
 #![allow(clippy::unwrap_used)]
 
+mod agent_cards;
 mod agents;
 mod api;
 mod approvals;
+mod artifacts;
 mod cli;
 mod client;
 mod demo_agent;

@@ -1,0 +1,23 @@
+//! Archived objects as the database knows them: an object is referenced while some task of
+//! its organization has an `artifact_access` row for its digest.
+
+use std::collections::HashSet;
+
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect};
+
+use super::StoreError;
+use crate::db::Db;
+use crate::db::entity::artifact_access;
+
+/// The digests some task of the organization references.
+pub async fn referenced_digests(db: &Db, organization_id: &str) -> Result<HashSet<String>, StoreError> {
+    let digests: Vec<String> = artifact_access::Entity::find()
+        .select_only()
+        .column(artifact_access::Column::Digest)
+        .distinct()
+        .filter(artifact_access::Column::OrganizationId.eq(organization_id))
+        .into_tuple()
+        .all(&db.read)
+        .await?;
+    Ok(digests.into_iter().collect())
+}
