@@ -4,6 +4,8 @@
 
 pub mod agents;
 pub mod card_snapshots;
+pub mod dispatch;
+pub mod leases;
 pub mod organizations;
 pub mod subscriptions;
 pub mod tasks;
