@@ -20,4 +20,5 @@ mod send_stream;
 mod ssr;
 mod store;
 mod support;
+mod worker_limits;
 mod workers;
