@@ -66,6 +66,10 @@ pub const VARIABLES: &[(&str, &str)] = &[
         "How often approval requests are expired and superseded, in ms (default 15000, at least 100)",
     ),
     (
+        "A2A_MAX_AGENT_STREAMS",
+        "Streams open to agents at once per process, 1 to 1000 (default 8); the rest are polled",
+    ),
+    (
         "A2A_LOG_FORMAT",
         "text (default) or json (one JSON object per line)",
     ),
@@ -173,7 +177,25 @@ pub struct Config {
     pub sideband_extension_uris: Vec<String>,
     /// How often approval requests are expired and superseded.
     pub decision_sweep: std::time::Duration,
+    /// Streams open to agents at once per process (`A2A_MAX_AGENT_STREAMS`).
+    pub max_agent_streams: usize,
     pub log_format: LogFormat,
+}
+
+/// `A2A_MAX_AGENT_STREAMS` default: the reference's 8 streams per process (§3.5).
+pub const DEFAULT_MAX_AGENT_STREAMS: usize = 8;
+
+/// `A2A_MAX_AGENT_STREAMS`: an integer from 1 to 1000.
+fn parse_max_agent_streams(value: Option<String>) -> Result<usize, ConfigError> {
+    const VAR: &str = "A2A_MAX_AGENT_STREAMS";
+    let Some(value) = value else {
+        return Ok(DEFAULT_MAX_AGENT_STREAMS);
+    };
+    value
+        .parse::<usize>()
+        .ok()
+        .filter(|n| (1..=1000).contains(n))
+        .ok_or_else(|| ConfigError::new(VAR, format!("must be an integer from 1 to 1000, not \"{value}\"")))
 }
 
 /// `A2A_DECISION_SWEEP_MS` default (reference §5).
@@ -248,8 +270,10 @@ impl Config {
             .and_then(|v| v.parse::<u64>().ok())
             .filter(|ms| *ms >= 100)
             .map_or(DEFAULT_DECISION_SWEEP, std::time::Duration::from_millis);
+        let max_agent_streams = parse_max_agent_streams(get("A2A_MAX_AGENT_STREAMS"))?;
         Ok(Config {
             decision_sweep,
+            max_agent_streams,
             data_dir,
             artifact_dir,
             artifact_quota,
@@ -667,6 +691,26 @@ mod tests {
                 format!(
                     "A2A_ARTIFACT_QUOTA_BYTES: must be a whole number of bytes (0 turns the quota off), not \"{bad}\""
                 ),
+            );
+        }
+    }
+
+    #[test]
+    fn max_agent_streams_is_an_integer_from_1_to_1000() {
+        assert_eq!(
+            config(&[]).unwrap().max_agent_streams,
+            8,
+            "the reference's 8 (§3.5)"
+        );
+        let at = |v: &str| config(&[("A2A_MAX_AGENT_STREAMS", v)]);
+        assert_eq!(at("1").unwrap().max_agent_streams, 1);
+        assert_eq!(at("1000").unwrap().max_agent_streams, 1000);
+        for bad in ["0", "1001", "-3", "eight", "2.5"] {
+            let error = at(bad).unwrap_err();
+            assert_eq!(error.variable, "A2A_MAX_AGENT_STREAMS");
+            assert_eq!(
+                error.to_string(),
+                format!("A2A_MAX_AGENT_STREAMS: must be an integer from 1 to 1000, not \"{bad}\"")
             );
         }
     }

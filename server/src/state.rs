@@ -78,6 +78,11 @@ impl AppState {
             bus: self.bus.clone(),
             understood_sideband: std::sync::Arc::new(self.understood_sideband()),
             decision_sweep: self.config.decision_sweep,
+            tuning: crate::workers::Tuning {
+                max_streams: self.config.max_agent_streams,
+                ..crate::workers::Tuning::default()
+            },
+            streams: crate::workers::StreamSlots::new(self.config.max_agent_streams),
         }
     }
 }

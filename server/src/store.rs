@@ -5,6 +5,8 @@
 pub mod agents;
 pub mod artifacts;
 pub mod card_snapshots;
+pub mod dispatch;
+pub mod leases;
 pub mod organizations;
 pub mod subscriptions;
 pub mod tasks;

@@ -28,6 +28,48 @@ pub struct WorkerDeps {
     pub understood_sideband: std::sync::Arc<Vec<String>>,
     /// How often the approval sweep runs (`A2A_DECISION_SWEEP_MS`).
     pub decision_sweep: std::time::Duration,
+    /// Leases, intervals and the stream cap.
+    pub tuning: Tuning,
+    /// The streams this process may hold open to agents, shared by every stream it opens
+    /// (send streams and subscriptions); sized from [`Tuning::max_streams`] by [`start`].
+    pub streams: StreamSlots,
+}
+
+/// Leases, intervals and limits of the workers. The defaults are the reference's
+/// (`shared/spec/security-and-durability.md` §3.5); tests may shorten them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tuning {
+    /// The dispatch lease (60 s), renewed every third of it from claim to settlement.
+    pub dispatch_lease: std::time::Duration,
+    /// Streams open to agents at once per process (`A2A_MAX_AGENT_STREAMS`, default 8).
+    pub max_streams: usize,
+    /// How often an open task that is not streamed is read with `GetTask` (15 s).
+    pub get_task_interval: std::time::Duration,
+}
+
+impl Default for Tuning {
+    fn default() -> Self {
+        Tuning {
+            dispatch_lease: dispatch::LEASE,
+            max_streams: crate::config::DEFAULT_MAX_AGENT_STREAMS,
+            get_task_interval: subscriptions::GET_TASK_INTERVAL,
+        }
+    }
+}
+
+/// Permits for open agent streams: one is held for as long as a stream is open.
+#[derive(Clone, Debug)]
+pub struct StreamSlots(std::sync::Arc<tokio::sync::Semaphore>);
+
+impl StreamSlots {
+    pub fn new(max: usize) -> StreamSlots {
+        StreamSlots(std::sync::Arc::new(tokio::sync::Semaphore::new(max)))
+    }
+
+    /// A slot if one is free now; `None` at the cap (the caller polls instead).
+    pub fn try_take(&self) -> Option<tokio::sync::OwnedSemaphorePermit> {
+        self.0.clone().try_acquire_owned().ok()
+    }
 }
 
 /// Resolves when a command was accepted or settled in this process: the worker loops then run
@@ -50,7 +92,9 @@ pub fn owner_id() -> String {
 }
 
 /// Starts every worker loop on `tracker`; they stop when `shutdown` is cancelled.
-pub fn start(deps: WorkerDeps, tracker: &TaskTracker, shutdown: CancellationToken) {
+/// The worker set gets its own [`StreamSlots`], sized from `deps.tuning.max_streams`.
+pub fn start(mut deps: WorkerDeps, tracker: &TaskTracker, shutdown: CancellationToken) {
+    deps.streams = StreamSlots::new(deps.tuning.max_streams);
     tracker.spawn(dispatch::run(deps.clone(), tracker.clone(), shutdown.clone()));
     tracker.spawn(approvals::run(
         deps.clone(),

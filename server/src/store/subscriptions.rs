@@ -1,7 +1,9 @@
 //! Stream subscriptions: the intent that a worker follows a task live.
 
 use chrono::Utc;
-use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter};
+use sea_orm::{
+    ActiveValue::Set, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
+};
 
 use super::{StoreError, new_id};
 use crate::db::Db;
@@ -59,4 +61,15 @@ pub async fn of_task(db: &Db, task_id: &str) -> Result<Option<task_subscription:
         .filter(task_subscription::Column::TaskId.eq(task_id))
         .one(&db.read)
         .await?)
+}
+
+/// Up to `limit` subscriptions a worker may claim now (see [`super::leases::SUBSCRIPTIONS`]),
+/// longest waiting first.
+pub async fn due<C: ConnectionTrait>(db: &C, limit: u64) -> Result<Vec<task_subscription::Model>, DbErr> {
+    task_subscription::Entity::find()
+        .filter(super::leases::SUBSCRIPTIONS.due(Utc::now()))
+        .order_by_asc(task_subscription::Column::AvailableAt)
+        .limit(limit)
+        .all(db)
+        .await
 }

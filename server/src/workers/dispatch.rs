@@ -1,8 +1,13 @@
 //! The dispatch worker (`shared/spec/security-and-durability.md` §3.4): sends stored commands.
 //!
 //! - Polls every 250 ms (at once when this process accepts a command) and claims at most 10
-//!   due outbox rows per pass, each under a 60 s lease
-//!   renewed every 20 s while the call runs.
+//!   due outbox rows per pass, each under a 60 s lease renewed every 20 s from the claim until
+//!   the command settles, card discovery included (it can outlast a lease). A heartbeat that
+//!   finds the lease gone stops the dispatch before anything is sent.
+//! - Every fenced write is a conditional `UPDATE` ([`crate::store::leases`],
+//!   [`crate::store::dispatch::transition`]): it commits only while this owner holds an
+//!   unexpired lease and the command still has the status this worker expects; zero rows
+//!   affected means the lease was lost, and the worker stops without sending.
 //! - Failures before anything is sent (card discovery) retry up to three attempts, 1 s then
 //!   2 s apart, then the command fails.
 //! - An unknown outcome after the request left (timeout, dropped connection, unreadable answer)
@@ -16,7 +21,9 @@
 //!   subscription, so the rest of that stream is followed by the subscription code instead of
 //!   dropped (the events between a send's answer and a later `SubscribeToTask` would be lost
 //!   for good). Cancel stays `CancelTask`; an agent that does not stream, or a caller that asked
-//!   for a blocking answer (`returnImmediately: false`), gets `SendMessage`.
+//!   for a blocking answer (`returnImmediately: false`), gets `SendMessage`. A send stream
+//!   takes one of the process's stream slots (`A2A_MAX_AGENT_STREAMS`); with none free the
+//!   command goes out as `SendMessage` and the subscription worker follows the task.
 
 use std::time::Duration;
 
@@ -27,11 +34,7 @@ use app::a2a::{
 use app::ext::{negotiation, skill_routing};
 use chrono::Utc;
 use futures::StreamExt;
-use sea_orm::sea_query::{Expr, ExprTrait};
-use sea_orm::{
-    ActiveValue::Set, ColumnTrait, Condition, DbErr, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
-    TransactionTrait,
-};
+use sea_orm::{ColumnTrait, DbErr, EntityTrait, QueryFilter, QueryOrder, TransactionTrait, Value as DbValue};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -43,11 +46,13 @@ use crate::ingest::bus::Notice;
 use crate::ingest::{Observation, Source};
 use crate::services::agents as agent_services;
 use crate::services::commands::{CommandBody, DISPATCH_TOPIC};
+use crate::store::dispatch::{self as store, Change, CommandStatus};
+use crate::store::leases::OUTBOX;
 
 pub const POLL: Duration = Duration::from_millis(250);
 pub const BATCH: u64 = 10;
+/// The dispatch lease (reference: 60 s); the heartbeat renews it every third of it.
 pub const LEASE: Duration = Duration::from_secs(60);
-pub const HEARTBEAT: Duration = Duration::from_secs(20);
 /// Attempts before a command whose agent cannot be discovered fails.
 pub const MAX_ATTEMPTS: i32 = 3;
 
@@ -94,18 +99,14 @@ pub async fn pass(
         tracker: tracker.clone(),
         shutdown: shutdown.clone(),
     };
-    let now = Utc::now();
-    let due = outbox_message::Entity::find()
-        .filter(outbox_message::Column::Topic.eq(DISPATCH_TOPIC))
-        .filter(due_condition(now))
-        .order_by_asc(outbox_message::Column::AvailableAt)
-        .limit(BATCH)
-        .all(&deps.db.write)
-        .await?;
+    let due = store::due(&deps.db.write, DISPATCH_TOPIC, BATCH).await?;
     let mut claimed = 0;
     for row in due {
         let owner = owner_id();
-        if claim(deps, &row.id, &owner).await? {
+        if OUTBOX
+            .claim(&deps.db.write, &row.id, &owner, deps.tuning.dispatch_lease)
+            .await?
+        {
             claimed += 1;
             let (deps, follows) = (deps.clone(), follows.clone());
             tracker.spawn(async move {
@@ -118,45 +119,43 @@ pub async fn pass(
     Ok(claimed)
 }
 
-fn due_condition(now: chrono::DateTime<Utc>) -> Condition {
-    Condition::any()
-        .add(
-            Condition::all()
-                .add(outbox_message::Column::Status.eq("pending"))
-                .add(outbox_message::Column::AvailableAt.lte(now)),
-        )
-        .add(
-            Condition::all()
-                .add(outbox_message::Column::Status.eq("processing"))
-                .add(outbox_message::Column::LeaseUntil.lt(now)),
-        )
+/// Whether `owner` still holds the outbox row's lease; renews it, and inside a transaction
+/// locks the row until commit (the fence of every write below).
+async fn holds<C: sea_orm::ConnectionTrait>(
+    deps: &WorkerDeps,
+    db: &C,
+    outbox_id: &str,
+    owner: &str,
+) -> Result<bool, DbErr> {
+    OUTBOX
+        .hold(db, outbox_id, owner, deps.tuning.dispatch_lease)
+        .await
 }
 
-async fn claim(deps: &WorkerDeps, outbox_id: &str, owner: &str) -> Result<bool, DbErr> {
-    let now = Utc::now();
-    let result = outbox_message::Entity::update_many()
-        .col_expr(outbox_message::Column::Status, Expr::value("processing"))
-        .col_expr(outbox_message::Column::LeaseOwner, Expr::value(owner))
-        .col_expr(outbox_message::Column::LeaseUntil, Expr::value(now + LEASE))
-        .col_expr(
-            outbox_message::Column::Attempts,
-            Expr::col(outbox_message::Column::Attempts).add(1),
-        )
-        .filter(outbox_message::Column::Id.eq(outbox_id))
-        .filter(due_condition(now))
-        .exec(&deps.db.write)
-        .await?;
-    Ok(result.rows_affected == 1)
+/// The lease heartbeat of one dispatch: renews every third of the lease from the claim until
+/// dropped; `lost` is cancelled when a renewal finds the lease gone.
+struct Heartbeat {
+    lost: CancellationToken,
+    task: tokio::task::JoinHandle<()>,
 }
 
-/// Whether `owner` still holds the outbox row's lease.
-async fn holds<C: sea_orm::ConnectionTrait>(db: &C, outbox_id: &str, owner: &str) -> Result<bool, DbErr> {
-    Ok(outbox_message::Entity::find_by_id(outbox_id.to_owned())
-        .filter(outbox_message::Column::LeaseOwner.eq(owner))
-        .filter(outbox_message::Column::Status.eq("processing"))
-        .one(db)
-        .await?
-        .is_some())
+impl Heartbeat {
+    fn start(deps: &WorkerDeps, outbox_id: &str, owner: &str) -> Heartbeat {
+        let lost = CancellationToken::new();
+        let task = tokio::spawn(renew(
+            deps.clone(),
+            outbox_id.to_owned(),
+            owner.to_owned(),
+            lost.clone(),
+        ));
+        Heartbeat { lost, task }
+    }
+}
+
+impl Drop for Heartbeat {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
 }
 
 /// How a dispatch ended, for the command row.
@@ -174,28 +173,30 @@ async fn handle(
     outbox_id: &str,
     owner: &str,
 ) -> Result<(), DbErr> {
+    // Renewed from the claim on: discovery below can outlast a lease.
+    let heartbeat = Heartbeat::start(deps, outbox_id, owner);
     let Some(command) = task_command::Entity::find_by_id(command_id.to_owned())
         .one(&deps.db.write)
         .await?
     else {
         return settle_outbox(deps, outbox_id, owner, "failed", Some("command missing")).await;
     };
-    match command.status.as_str() {
-        "succeeded" | "failed" | "uncertain" => {
-            return settle_outbox(deps, outbox_id, owner, "processed", None).await;
-        }
-        "dispatching" => {
+    let from = match CommandStatus::parse(&command.status) {
+        Some(CommandStatus::Pending) => CommandStatus::Pending,
+        Some(CommandStatus::Dispatching) => {
+            let settled = Settled::Uncertain(LEASE_EXPIRED.into());
             return settle(
                 deps,
                 &command,
+                CommandStatus::Dispatching,
                 outbox_id,
                 owner,
-                Settled::Uncertain(LEASE_EXPIRED.into()),
+                settled,
             )
             .await;
         }
-        _ => {}
-    }
+        _ => return settle_outbox(deps, outbox_id, owner, "processed", None).await,
+    };
     let attempts = outbox_message::Entity::find_by_id(outbox_id.to_owned())
         .one(&deps.db.write)
         .await?
@@ -206,17 +207,18 @@ async fn handle(
         .one(&deps.db.write)
         .await?;
     let Some(agent) = agent.filter(|a| a.removed_at.is_none() && a.enabled) else {
-        return settle(
-            deps,
-            &command,
-            outbox_id,
-            owner,
-            Settled::Failed(AGENT_REMOVED.into()),
-        )
-        .await;
+        let settled = Settled::Failed(AGENT_REMOVED.into());
+        return settle(deps, &command, from, outbox_id, owner, settled).await;
     };
     // The card fetched now decides which sideband URIs are negotiated (reference §2.1).
-    let live_card = match agent_services::discover(&deps.db, &deps.gateway, &agent).await {
+    let discovered = tokio::select! {
+        discovered = agent_services::discover(&deps.db, &deps.gateway, &agent) => discovered,
+        () = heartbeat.lost.cancelled() => {
+            tracing::info!(command = %command.id, "{LEASE_LOST}");
+            return Ok(());
+        }
+    };
+    let live_card = match discovered {
         Ok(preview) => preview.raw,
         Err(error) => {
             let settled = if attempts >= MAX_ATTEMPTS {
@@ -227,25 +229,23 @@ async fn handle(
                     error.to_string(),
                 )
             };
-            return settle(deps, &command, outbox_id, owner, settled).await;
+            return settle(deps, &command, from, outbox_id, owner, settled).await;
         }
     };
     let negotiated = negotiation::negotiated_sideband(&live_card, &deps.understood_sideband);
     let endpoint = match agent_services::endpoint(&deps.db, &agent).await {
         Ok(endpoint) => endpoint,
         Err(error) => {
-            return settle(
-                deps,
-                &command,
-                outbox_id,
-                owner,
-                Settled::Failed(error.to_string()),
-            )
-            .await;
+            let settled = Settled::Failed(error.to_string());
+            return settle(deps, &command, from, outbox_id, owner, settled).await;
         }
     };
     let body: CommandBody = serde_json::from_value(command.payload_json.clone()).unwrap_or_default();
-    let streams = keeps_send_stream(&live_card, &body);
+    // A send stream takes a stream slot; at the cap the send goes out as `SendMessage` and the
+    // subscription worker follows the task (by polling until a slot frees).
+    let slot = (command.action != "cancelTask" && keeps_send_stream(&live_card, &body))
+        .then(|| deps.streams.try_take())
+        .flatten();
     let context_id = match &body.context_id {
         Some(context) => Some(context.clone()),
         // A new skill-bound task starts its own context instead of joining the chat's, so the
@@ -253,27 +253,12 @@ async fn handle(
         None if command.skill_id.is_some() && body.task_id.is_none() => None,
         None => conversation_context(deps, &command).await?,
     };
-    // Fenced: only the lease holder moves the command to `dispatching`.
-    let tx = deps.db.write.begin().await?;
-    if !holds(&tx, outbox_id, owner).await? {
+    if !start_dispatching(deps, &command, outbox_id, owner).await? {
         tracing::info!(command = %command.id, "{LEASE_LOST}");
         return Ok(());
     }
-    let mut dispatching: task_command::ActiveModel = command.clone().into();
-    dispatching.status = Set("dispatching".into());
-    dispatching.attempts = Set(attempts);
-    dispatching.updated_at = Set(Utc::now());
-    task_command::Entity::update(dispatching).exec(&tx).await?;
-    tx.commit().await?;
     publish_command(deps, &command);
 
-    let heartbeat = CancellationToken::new();
-    tokio::spawn(renew(
-        deps.clone(),
-        outbox_id.to_owned(),
-        owner.to_owned(),
-        heartbeat.clone(),
-    ));
     // The header carries the negotiated sideband URIs only (reference §2.2).
     let extensions = negotiated;
     let (result, user_message) = match command.action.as_str() {
@@ -294,14 +279,14 @@ async fn handle(
         _ => {
             let message = user_message(&command, &body, context_id, &extensions);
             let params = send_params(&message, &body, &endpoint, command.skill_id.as_deref());
-            let answer = if streams {
+            let answer = if let Some(slot) = slot {
                 first_event(
                     deps.gateway
                         .send_streaming_message(&endpoint, params, &extensions)
                         .await,
                 )
                 .await
-                .map(|(answer, rest)| (answer, Some(rest)))
+                .map(|(answer, rest)| (answer, Some((rest, slot))))
             } else {
                 deps.gateway
                     .send_message(&endpoint, params, &extensions)
@@ -311,10 +296,20 @@ async fn handle(
             (answer, Some(message))
         }
     };
-    heartbeat.cancel();
     let (answer, rest) = match result {
         Ok(answered) => answered,
-        Err(error) => return settle(deps, &command, outbox_id, owner, classify(&error)).await,
+        Err(error) => {
+            let settled = classify(&error);
+            return settle(
+                deps,
+                &command,
+                CommandStatus::Dispatching,
+                outbox_id,
+                owner,
+                settled,
+            )
+            .await;
+        }
     };
     let claimed = complete(
         deps,
@@ -328,13 +323,46 @@ async fn handle(
         rest.is_some(),
     )
     .await?;
-    if let (Some((sub, sub_owner)), Some(rest)) = (claimed, rest) {
+    drop(heartbeat);
+    if let (Some((sub, sub_owner)), Some((rest, slot))) = (claimed, rest) {
         let (deps, shutdown) = (deps.clone(), follows.shutdown.clone());
         follows.tracker.spawn(async move {
             subscriptions::follow_open_stream(&deps, &sub, &sub_owner, rest, &shutdown).await;
+            drop(slot);
         });
     }
     Ok(())
+}
+
+/// Moves the command from `pending` to `dispatching`, fenced: only while `owner` holds the
+/// lease and nobody moved the command first. `false`: lost, send nothing.
+async fn start_dispatching(
+    deps: &WorkerDeps,
+    command: &task_command::Model,
+    outbox_id: &str,
+    owner: &str,
+) -> Result<bool, DbErr> {
+    let tx = deps.db.write.begin().await?;
+    if !holds(deps, &tx, outbox_id, owner).await? {
+        return Ok(false);
+    }
+    let change = Change {
+        attempts: Some(command.attempts),
+        ..Change::default()
+    };
+    let moved = store::transition(
+        &tx,
+        &command.id,
+        CommandStatus::Pending,
+        CommandStatus::Dispatching,
+        change,
+    )
+    .await?;
+    if !moved {
+        return Ok(false);
+    }
+    tx.commit().await?;
+    Ok(true)
 }
 
 /// Whether a send goes out as `SendStreamingMessage` and its stream is kept: the agent streams,
@@ -492,6 +520,7 @@ async fn complete(
             settle(
                 deps,
                 command,
+                CommandStatus::Dispatching,
                 outbox_id,
                 owner,
                 Settled::Uncertain(UNCERTAIN.into()),
@@ -546,6 +575,7 @@ async fn complete(
                 settle(
                     deps,
                     command,
+                    CommandStatus::Dispatching,
                     outbox_id,
                     owner,
                     Settled::Uncertain(UNCERTAIN.into()),
@@ -560,7 +590,7 @@ async fn complete(
         .last()
         .map_or_else(|| answer.clone(), |p| p.payload().clone());
     let tx = deps.db.write.begin().await?;
-    if !holds(&tx, outbox_id, owner).await? {
+    if !holds(deps, &tx, outbox_id, owner).await? {
         tracing::info!(command = %command.id, "{LEASE_LOST}");
         return Ok(None);
     }
@@ -576,20 +606,24 @@ async fn complete(
         local_task = Some(done.task_id.clone());
         ingested.push(done);
     }
-    let now = Utc::now();
-    let mut row: task_command::ActiveModel = command.clone().into();
-    row.status = Set("succeeded".into());
-    row.task_id = Set(local_task.clone());
-    row.last_error = Set(None);
-    row.result_json = Set(Some(json!({
-        "event": stored_answer,
-        "localId": local_task,
-        "taskId": remote_task,
-        "tenant": command.tenant,
-    })));
-    row.updated_at = Set(now);
-    task_command::Entity::update(row).exec(&tx).await?;
-    complete_outbox(&tx, outbox_id, "processed", None).await?;
+    let change = Change {
+        last_error: Some(None),
+        task_id: Some(local_task.clone()),
+        result_json: Some(json!({
+            "event": stored_answer,
+            "localId": local_task,
+            "taskId": remote_task,
+            "tenant": command.tenant,
+        })),
+        ..Change::default()
+    };
+    let done = CommandStatus::Succeeded;
+    if !store::transition(&tx, &command.id, CommandStatus::Dispatching, done, change).await?
+        || !complete_outbox(&tx, outbox_id, owner, "processed", None).await?
+    {
+        tracing::info!(command = %command.id, "{LEASE_LOST}");
+        return Ok(None);
+    }
     let claimed = match ingested.last() {
         Some(answered) if keep_stream && !TaskState::parse(&answered.state).ends_stream() => {
             subscriptions::claim_for_task(&tx, &answered.task_id).await?
@@ -616,58 +650,53 @@ fn context_of(event: &app::a2a::StreamEvent) -> Option<String> {
 async fn settle(
     deps: &WorkerDeps,
     command: &task_command::Model,
+    from: CommandStatus,
     outbox_id: &str,
     owner: &str,
     settled: Settled,
 ) -> Result<(), DbErr> {
     let tx = deps.db.write.begin().await?;
-    if !holds(&tx, outbox_id, owner).await? {
+    if !holds(deps, &tx, outbox_id, owner).await? {
         tracing::info!(command = %command.id, "{LEASE_LOST}");
         return Ok(());
     }
-    let now = Utc::now();
-    let mut row: task_command::ActiveModel = command.clone().into();
-    row.updated_at = Set(now);
-    row.attempts = Set(command.attempts);
-    match settled {
-        Settled::Failed(reason) => {
-            row.status = Set("failed".into());
-            row.last_error = Set(Some(reason));
-            task_command::Entity::update(row).exec(&tx).await?;
-            complete_outbox(&tx, outbox_id, "failed", Some("dispatch failed")).await?;
+    let (to, reason, outbox) = match settled {
+        Settled::Failed(reason) => (CommandStatus::Failed, reason, None),
+        Settled::Uncertain(reason) => (CommandStatus::Uncertain, reason, None),
+        Settled::Retry(delay, reason) => (CommandStatus::Pending, reason, Some(delay)),
+    };
+    let change = Change {
+        attempts: Some(command.attempts),
+        last_error: Some(Some(reason)),
+        ..Change::default()
+    };
+    if !store::transition(&tx, &command.id, from, to, change).await? {
+        tracing::info!(command = %command.id, "{LEASE_LOST}");
+        return Ok(());
+    }
+    let released = match (to, outbox) {
+        (CommandStatus::Pending, Some(delay)) => {
+            let values = vec![
+                ("available_at", DbValue::from(Utc::now() + delay)),
+                ("last_error", DbValue::from("discovery failed")),
+            ];
+            OUTBOX.release(&tx, outbox_id, owner, "pending", values).await?
         }
-        Settled::Uncertain(reason) => {
-            row.status = Set("uncertain".into());
-            row.last_error = Set(Some(reason));
-            task_command::Entity::update(row).exec(&tx).await?;
-            complete_outbox(&tx, outbox_id, "failed", Some("outcome uncertain")).await?;
+        (CommandStatus::Uncertain, _) => {
+            complete_outbox(&tx, outbox_id, owner, "failed", Some("outcome uncertain")).await?
         }
-        Settled::Retry(delay, reason) => {
-            row.status = Set("pending".into());
-            row.last_error = Set(Some(reason));
-            task_command::Entity::update(row).exec(&tx).await?;
-            outbox_message::Entity::update_many()
-                .col_expr(outbox_message::Column::Status, Expr::value("pending"))
-                .col_expr(outbox_message::Column::AvailableAt, Expr::value(now + delay))
-                .col_expr(
-                    outbox_message::Column::LeaseOwner,
-                    Expr::value(Option::<String>::None),
-                )
-                .col_expr(
-                    outbox_message::Column::LeaseUntil,
-                    Expr::value(Option::<chrono::DateTime<Utc>>::None),
-                )
-                .col_expr(outbox_message::Column::LastError, Expr::value("discovery failed"))
-                .filter(outbox_message::Column::Id.eq(outbox_id))
-                .exec(&tx)
-                .await?;
-        }
+        _ => complete_outbox(&tx, outbox_id, owner, "failed", Some("dispatch failed")).await?,
+    };
+    if !released {
+        tracing::info!(command = %command.id, "{LEASE_LOST}");
+        return Ok(());
     }
     tx.commit().await?;
     publish_command(deps, command);
     Ok(())
 }
 
+/// Completes the outbox row alone (its command is missing or already settled).
 async fn settle_outbox(
     deps: &WorkerDeps,
     outbox_id: &str,
@@ -675,58 +704,44 @@ async fn settle_outbox(
     status: &str,
     error: Option<&str>,
 ) -> Result<(), DbErr> {
-    let tx = deps.db.write.begin().await?;
-    if holds(&tx, outbox_id, owner).await? {
-        complete_outbox(&tx, outbox_id, status, error).await?;
+    if !complete_outbox(&deps.db.write, outbox_id, owner, status, error).await? {
+        tracing::info!(outbox = %outbox_id, "{LEASE_LOST}");
     }
-    tx.commit().await
-}
-
-async fn complete_outbox<C: sea_orm::ConnectionTrait>(
-    db: &C,
-    outbox_id: &str,
-    status: &str,
-    error: Option<&str>,
-) -> Result<(), DbErr> {
-    outbox_message::Entity::update_many()
-        .col_expr(outbox_message::Column::Status, Expr::value(status))
-        .col_expr(outbox_message::Column::ProcessedAt, Expr::value(Utc::now()))
-        .col_expr(
-            outbox_message::Column::LeaseOwner,
-            Expr::value(Option::<String>::None),
-        )
-        .col_expr(
-            outbox_message::Column::LeaseUntil,
-            Expr::value(Option::<chrono::DateTime<Utc>>::None),
-        )
-        .col_expr(
-            outbox_message::Column::LastError,
-            Expr::value(error.map(str::to_owned)),
-        )
-        .filter(outbox_message::Column::Id.eq(outbox_id))
-        .exec(db)
-        .await?;
     Ok(())
 }
 
-/// Renews the dispatch lease until `stop` is cancelled.
-async fn renew(deps: WorkerDeps, outbox_id: String, owner: String, stop: CancellationToken) {
+/// Ends `owner`'s lease on the outbox row with its final `status`; `false` when the lease was
+/// no longer `owner`'s (nothing written).
+async fn complete_outbox<C: sea_orm::ConnectionTrait>(
+    db: &C,
+    outbox_id: &str,
+    owner: &str,
+    status: &str,
+    error: Option<&str>,
+) -> Result<bool, DbErr> {
+    let values = vec![
+        ("processed_at", DbValue::from(Utc::now())),
+        ("last_error", DbValue::from(error.map(str::to_owned))),
+    ];
+    OUTBOX.release(db, outbox_id, owner, status, values).await
+}
+
+/// Renews the dispatch lease every third of it; cancels `lost` (and ends) when a renewal
+/// finds it gone. A database error is retried at the next beat.
+async fn renew(deps: WorkerDeps, outbox_id: String, owner: String, lost: CancellationToken) {
+    let beat = deps.tuning.dispatch_lease / 3;
     loop {
-        tokio::select! {
-            () = stop.cancelled() => return,
-            () = tokio::time::sleep(HEARTBEAT) => {}
-        }
-        let renewed = outbox_message::Entity::update_many()
-            .col_expr(
-                outbox_message::Column::LeaseUntil,
-                Expr::value(Utc::now() + LEASE),
-            )
-            .filter(outbox_message::Column::Id.eq(&outbox_id))
-            .filter(outbox_message::Column::LeaseOwner.eq(&owner))
-            .exec(&deps.db.write)
-            .await;
-        if let Err(error) = renewed {
-            tracing::warn!(%error, "dispatch lease renewal failed");
+        tokio::time::sleep(beat).await;
+        match OUTBOX
+            .hold(&deps.db.write, &outbox_id, &owner, deps.tuning.dispatch_lease)
+            .await
+        {
+            Ok(true) => {}
+            Ok(false) => {
+                lost.cancel();
+                return;
+            }
+            Err(error) => tracing::warn!(%error, "dispatch lease renewal failed"),
         }
     }
 }

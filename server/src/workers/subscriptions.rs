@@ -3,10 +3,16 @@
 //!
 //! - Looks for new work every 250 ms, and at once when a command settles in this process (so
 //!   a new task is attached to within milliseconds of its send's answer).
-//! - At most 8 streams per process; each subscription is held under a 15 s lease renewed
+//! - At most `A2A_MAX_AGENT_STREAMS` (default 8) streams open per process, counting the send
+//!   streams handed over by the dispatch worker: every stream holds one of the process's
+//!   [`StreamSlots`](super::StreamSlots). Each subscription is held under a 15 s lease renewed
 //!   every 5 s. A worker that dies loses its leases, and another (or the restarted one) takes
 //!   over with `SubscribeToTask`, which observes existing work and never resends a message.
-//! - Agents that stream are followed with `SubscribeToTask`; others are polled with `GetTask`.
+//! - Agents that stream are followed with `SubscribeToTask` while a stream slot is free; other
+//!   tasks (agents that do not stream, and streaming ones over the cap) are read with one
+//!   `GetTask` every 15 s (reference: "`GetTask` runs every 15 s for each known unfinished
+//!   task", security-and-durability §3.6), the lease released in between, so a task over the
+//!   cap gets a stream as soon as a slot frees.
 //!   A task whose send went out as `SendStreamingMessage` is first followed over that same
 //!   stream, handed over by the dispatch worker under a lease claimed here
 //!   ([`follow_open_stream`]); `SubscribeToTask` only takes over if it closes early.
@@ -14,7 +20,10 @@
 //!   `GetTask`.
 //! - Following stops at a terminal, input-required or auth-required state; a new command that
 //!   makes the task active again re-arms it (in the ingestion transaction).
-//! - Errors reconnect with backoff: 1 s doubling to 30 s.
+//! - Every reconnect backs off, a stream that closed cleanly included ("reconnect backoff 1 s
+//!   doubling to 30 s", security-and-durability §3.5): 1 s doubling to 30 s, each delay less up
+//!   to a quarter at random (jitter), counted from the last healthy stream (one that stayed
+//!   open [`HEALTHY_STREAM`]) or successful read.
 //! - Every event is ingested fenced by the lease: a worker that lost it commits nothing.
 
 use std::collections::HashMap;
@@ -26,10 +35,7 @@ use app::a2a::{AgentCard, TaskState, encode_get_task, encode_task_id};
 use app::ext::negotiation;
 use chrono::Utc;
 use futures::{FutureExt, StreamExt};
-use sea_orm::sea_query::Expr;
-use sea_orm::{
-    ColumnTrait, Condition, ConnectionTrait, DbErr, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
-};
+use sea_orm::{ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, Value as DbValue};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -41,19 +47,24 @@ use crate::ingest::archive::digest;
 use crate::ingest::{Fence, IngestError, Observation, Source, canonical};
 use crate::services::agents as agent_services;
 use crate::store::card_snapshots;
+use crate::store::leases::SUBSCRIPTIONS;
+use crate::store::subscriptions as store;
 
 pub const POLL: Duration = Duration::from_millis(250);
-pub const MAX_STREAMS: usize = 8;
+/// Tasks read with `GetTask` at once per process, beyond the stream cap.
+pub const POLL_SLOTS: usize = 16;
 pub const LEASE: Duration = Duration::from_secs(15);
 pub const HEARTBEAT: Duration = Duration::from_secs(5);
 pub const BACKOFF_START: Duration = Duration::from_secs(1);
 pub const BACKOFF_MAX: Duration = Duration::from_secs(30);
 /// The most stream events stored in one transaction (group commit).
 pub const GROUP_LIMIT: usize = 64;
-/// How often an agent that does not stream is asked for its task.
-pub const GET_TASK_INTERVAL: Duration = Duration::from_secs(2);
+/// How often a task that is not streamed is read with `GetTask` (reference: 15 s).
+pub const GET_TASK_INTERVAL: Duration = Duration::from_secs(15);
+/// A stream open at least this long was healthy: the next reconnect backs off from the start.
+pub const HEALTHY_STREAM: Duration = BACKOFF_MAX;
 
-/// The loop: claims due subscriptions while fewer than [`MAX_STREAMS`] run.
+/// The loop: claims due subscriptions while fewer than the stream cap plus [`POLL_SLOTS`] run.
 pub async fn run(deps: WorkerDeps, tracker: TaskTracker, shutdown: CancellationToken) {
     let running = Arc::new(AtomicUsize::new(0));
     let mut notices = deps.bus.subscribe();
@@ -69,37 +80,17 @@ pub async fn run(deps: WorkerDeps, tracker: TaskTracker, shutdown: CancellationT
     }
 }
 
-fn due_condition(now: chrono::DateTime<Utc>) -> Condition {
-    Condition::any()
-        .add(
-            Condition::all()
-                .add(task_subscription::Column::Status.eq("pending"))
-                .add(task_subscription::Column::AvailableAt.lte(now)),
-        )
-        .add(
-            Condition::all()
-                .add(task_subscription::Column::Status.eq("streaming"))
-                .add(task_subscription::Column::LeaseUntil.lt(now)),
-        )
-}
-
 async fn pass(
     deps: &WorkerDeps,
     tracker: &TaskTracker,
     shutdown: &CancellationToken,
     running: &Arc<AtomicUsize>,
 ) -> Result<(), DbErr> {
-    let free = MAX_STREAMS.saturating_sub(running.load(Ordering::SeqCst));
+    let free = (deps.tuning.max_streams + POLL_SLOTS).saturating_sub(running.load(Ordering::SeqCst));
     if free == 0 {
         return Ok(());
     }
-    let now = Utc::now();
-    let due = task_subscription::Entity::find()
-        .filter(due_condition(now))
-        .order_by_asc(task_subscription::Column::AvailableAt)
-        .limit(free as u64)
-        .all(&deps.db.write)
-        .await?;
+    let due = store::due(&deps.db.write, free as u64).await?;
     for sub in due {
         let owner = owner_id();
         if !claim(&deps.db.write, &sub.id, &owner).await? {
@@ -120,17 +111,7 @@ async fn pass(
 /// expired lease). Runs on any connection, so the dispatch worker can claim inside the
 /// transaction that armed the row; either way only one follower can win it.
 async fn claim<C: ConnectionTrait>(db: &C, id: &str, owner: &str) -> Result<bool, DbErr> {
-    let now = Utc::now();
-    let claimed = task_subscription::Entity::update_many()
-        .col_expr(task_subscription::Column::Status, Expr::value("streaming"))
-        .col_expr(task_subscription::Column::LeaseOwner, Expr::value(owner))
-        .col_expr(task_subscription::Column::LeaseUntil, Expr::value(now + LEASE))
-        .col_expr(task_subscription::Column::UpdatedAt, Expr::value(now))
-        .filter(task_subscription::Column::Id.eq(id))
-        .filter(due_condition(now))
-        .exec(db)
-        .await?;
-    Ok(claimed.rows_affected == 1)
+    SUBSCRIPTIONS.claim(db, id, owner, LEASE).await
 }
 
 /// Claims the subscription of the local task `task_id` for a fresh owner, inside the dispatch
@@ -183,8 +164,11 @@ enum Outcome {
     Stopped,
     /// Follow again after a backoff.
     Again(String),
-    /// Follow again at once (the stream closed while the task was still active).
-    Reconnect,
+    /// The stream closed while the task was still active: follow again after a backoff
+    /// (from the start when the stream was `healthy`).
+    Closed { healthy: bool },
+    /// Read while still active: read (or stream) again after the `GetTask` interval.
+    PollLater,
     /// The lease was lost or the process is shutting down: leave the row to its next owner.
     Abandoned,
 }
@@ -225,10 +209,10 @@ async fn observe(deps: &WorkerDeps, sub: &task_subscription::Model, owner: &str)
         owner,
         target: &target,
     };
-    if target.streaming {
-        observer.stream().await
-    } else {
-        observer.poll().await
+    // A stream holds a slot for as long as it is open; without one the task is polled.
+    match target.streaming.then(|| deps.streams.try_take()).flatten() {
+        Some(_slot) => observer.stream().await,
+        None => observer.read_once().await,
     }
 }
 
@@ -334,7 +318,7 @@ impl Observer<'_> {
     }
 
     /// Ingests every event of an open stream under the lease, each keyed by its fingerprint and
-    /// occurrence in this stream; `Reconnect` when the stream closes with the task active.
+    /// occurrence in this stream; `Closed` when the stream closes with the task active.
     ///
     /// Events that have already arrived when one is taken are ingested with it in one
     /// transaction (group commit, at most [`GROUP_LIMIT`]): a stream that outpaces the
@@ -343,6 +327,7 @@ impl Observer<'_> {
     async fn consume(&self, events: EventStream) -> Outcome {
         // Fused: draining may find the stream's end, and the loop asks once more.
         let mut events = events.fuse();
+        let opened = std::time::Instant::now();
         let mut seen: HashMap<String, u32> = HashMap::new();
         let mut key = |payload: &Value| {
             let fingerprint = digest(canonical(payload).as_bytes());
@@ -373,7 +358,9 @@ impl Observer<'_> {
                 return outcome;
             }
         }
-        Outcome::Reconnect
+        Outcome::Closed {
+            healthy: opened.elapsed() >= HEALTHY_STREAM,
+        }
     }
 
     /// Ingests a stream's events in one transaction; if that fails, one at a time, so each
@@ -400,16 +387,7 @@ impl Observer<'_> {
         Ok(())
     }
 
-    async fn poll(&self) -> Outcome {
-        loop {
-            match self.read_once().await {
-                Outcome::Reconnect => tokio::time::sleep(GET_TASK_INTERVAL).await,
-                other => return other,
-            }
-        }
-    }
-
-    /// One GetTask, ingested; `Reconnect` while the task is still active.
+    /// One GetTask, ingested; `PollLater` while the task is still active.
     async fn read_once(&self) -> Outcome {
         let params = encode_get_task(
             &self.target.remote_task_id,
@@ -437,7 +415,7 @@ impl Observer<'_> {
             .await
         {
             Ok(true) => Outcome::Stopped,
-            Ok(false) => Outcome::Reconnect,
+            Ok(false) => Outcome::PollLater,
             Err(outcome) => outcome,
         }
     }
@@ -485,24 +463,26 @@ impl Observer<'_> {
 async fn renew(deps: WorkerDeps, sub_id: String, owner: String, lost: CancellationToken) {
     loop {
         tokio::time::sleep(HEARTBEAT).await;
-        let renewed = task_subscription::Entity::update_many()
-            .col_expr(
-                task_subscription::Column::LeaseUntil,
-                Expr::value(Utc::now() + LEASE),
-            )
-            .filter(task_subscription::Column::Id.eq(&sub_id))
-            .filter(task_subscription::Column::LeaseOwner.eq(&owner))
-            .exec(&deps.db.write)
-            .await;
-        match renewed {
-            Ok(r) if r.rows_affected == 1 => {}
-            Ok(_) => {
+        match SUBSCRIPTIONS.hold(&deps.db.write, &sub_id, &owner, LEASE).await {
+            Ok(true) => {}
+            Ok(false) => {
                 lost.cancel();
                 return;
             }
             Err(error) => tracing::warn!(%error, "subscription lease renewal failed"),
         }
     }
+}
+
+/// The delay before following again after `attempts` reconnects in a row: [`BACKOFF_START`]
+/// doubling to [`BACKOFF_MAX`], less up to a quarter at random so followers that failed
+/// together do not come back together.
+pub fn backoff(attempts: i32) -> Duration {
+    let full = BACKOFF_START
+        .saturating_mul(1 << (attempts - 1).clamp(0, 5))
+        .min(BACKOFF_MAX);
+    let random = (uuid::Uuid::new_v4().as_u128() % 1024) as u32;
+    full - full / 4 * random / 1024
 }
 
 /// Writes how following ended, if the lease is still ours.
@@ -518,36 +498,26 @@ async fn release(
         .one(&deps.db.write)
         .await?;
     let Some(current) = current else { return Ok(()) };
+    let again = |attempts: i32, reason: Option<String>| {
+        let delay = backoff(attempts);
+        tracing::info!(task = %sub.task_id, ?reason, ?delay, "following the task again later");
+        ("pending", now + delay, attempts, reason)
+    };
     let (status, available_at, attempts, error) = match outcome {
         Outcome::Abandoned => return Ok(()),
         Outcome::Stopped => ("stopped", now, 0, None),
-        Outcome::Reconnect => ("pending", now, 0, None),
-        Outcome::Again(reason) => {
-            let attempts = current.attempts + 1;
-            let delay = BACKOFF_START
-                .saturating_mul(1 << (attempts - 1).clamp(0, 5))
-                .min(BACKOFF_MAX);
-            tracing::info!(task = %sub.task_id, %reason, ?delay, "following the task again later");
-            ("pending", now + delay, attempts, Some(reason))
-        }
+        Outcome::PollLater => ("pending", now + deps.tuning.get_task_interval, 0, None),
+        Outcome::Closed { healthy: true } => again(1, None),
+        Outcome::Closed { healthy: false } => again(current.attempts + 1, None),
+        Outcome::Again(reason) => again(current.attempts + 1, Some(reason)),
     };
-    task_subscription::Entity::update_many()
-        .col_expr(task_subscription::Column::Status, Expr::value(status))
-        .col_expr(task_subscription::Column::AvailableAt, Expr::value(available_at))
-        .col_expr(task_subscription::Column::Attempts, Expr::value(attempts))
-        .col_expr(task_subscription::Column::LastError, Expr::value(error))
-        .col_expr(
-            task_subscription::Column::LeaseOwner,
-            Expr::value(Option::<String>::None),
-        )
-        .col_expr(
-            task_subscription::Column::LeaseUntil,
-            Expr::value(Option::<chrono::DateTime<Utc>>::None),
-        )
-        .col_expr(task_subscription::Column::UpdatedAt, Expr::value(now))
-        .filter(task_subscription::Column::Id.eq(&sub.id))
-        .filter(task_subscription::Column::LeaseOwner.eq(owner))
-        .exec(&deps.db.write)
+    let values = vec![
+        ("available_at", DbValue::from(available_at)),
+        ("attempts", DbValue::from(attempts)),
+        ("last_error", DbValue::from(error)),
+    ];
+    SUBSCRIPTIONS
+        .release(&deps.db.write, &sub.id, owner, status, values)
         .await?;
     Ok(())
 }

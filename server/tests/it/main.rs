@@ -25,4 +25,5 @@ mod send_stream;
 mod ssr;
 mod store;
 mod support;
+mod worker_limits;
 mod workers;

@@ -1,0 +1,150 @@
+//! Leases on work rows (`shared/spec/security-and-durability.md` §3.5, "Lease protocol"): a
+//! dispatch outbox row or a task subscription is claimed with a time-limited lease carrying a
+//! fresh owner id, renewed by a heartbeat, and every write the work produces commits only while
+//! that owner still holds it.
+//!
+//! Every operation here is one conditional `UPDATE` whose `WHERE` names the row, the held
+//! status, the owner and an unexpired lease, and whose `rows_affected` is the answer: there is
+//! no read-then-write window in which another worker can claim the row between the check and
+//! the act. Inside a transaction, [`Lease::hold`] also locks the row (PostgreSQL row lock,
+//! SQLite's single writer) until commit, so a competing claim waits and then finds the lease
+//! renewed.
+
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use sea_orm::sea_query::{Alias, Expr, ExprTrait, Query, SimpleExpr};
+use sea_orm::{ConnectionTrait, DbErr, Value};
+
+/// One kind of leased row: its table and the status it has while held.
+#[derive(Clone, Copy, Debug)]
+pub struct Lease {
+    table: &'static str,
+    /// The status of a held row (`processing`, `streaming`).
+    held: &'static str,
+    /// Whether a claim counts as an attempt (`attempts + 1`).
+    counts_attempts: bool,
+    /// A column stamped with the time of every change, if the table has one.
+    touched: Option<&'static str>,
+}
+
+/// Dispatch outbox rows (`outbox_messages`), held while `processing`.
+pub const OUTBOX: Lease = Lease {
+    table: "outbox_messages",
+    held: "processing",
+    counts_attempts: true,
+    touched: None,
+};
+
+/// Task subscriptions (`task_subscriptions`), held while `streaming`.
+pub const SUBSCRIPTIONS: Lease = Lease {
+    table: "task_subscriptions",
+    held: "streaming",
+    counts_attempts: false,
+    touched: Some("updated_at"),
+};
+
+fn col(name: &'static str) -> Expr {
+    Expr::col(Alias::new(name))
+}
+
+fn until(now: DateTime<Utc>, ttl: Duration) -> DateTime<Utc> {
+    now + chrono::Duration::from_std(ttl).unwrap_or(chrono::Duration::MAX)
+}
+
+impl Lease {
+    /// Rows that may be claimed at `now`: pending and available, or held under an expired lease.
+    pub fn due(&self, now: DateTime<Utc>) -> SimpleExpr {
+        col("status")
+            .eq("pending")
+            .and(col("available_at").lte(now))
+            .or(col("status").eq(self.held).and(col("lease_until").lt(now)))
+    }
+
+    /// The row is held by `owner` under a lease that has not run out at `now`.
+    fn held_by(&self, id: &str, owner: &str, now: DateTime<Utc>) -> SimpleExpr {
+        col("id")
+            .eq(id)
+            .and(col("status").eq(self.held))
+            .and(col("lease_owner").eq(owner))
+            .and(col("lease_until").gt(now))
+    }
+
+    /// Claims row `id` for `owner` for `ttl` if it is due; `true` when this call won it. Of any
+    /// number of concurrent claims, at most one wins.
+    pub async fn claim<C: ConnectionTrait>(
+        &self,
+        db: &C,
+        id: &str,
+        owner: &str,
+        ttl: Duration,
+    ) -> Result<bool, DbErr> {
+        let now = Utc::now();
+        let mut update = Query::update();
+        update
+            .table(Alias::new(self.table))
+            .value(Alias::new("status"), self.held)
+            .value(Alias::new("lease_owner"), owner)
+            .value(Alias::new("lease_until"), until(now, ttl))
+            .and_where(col("id").eq(id))
+            .and_where(self.due(now));
+        if self.counts_attempts {
+            update.value(Alias::new("attempts"), col("attempts").add(1));
+        }
+        if let Some(touched) = self.touched {
+            update.value(Alias::new(touched), now);
+        }
+        let done = db.execute(&update).await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Renews `owner`'s lease on row `id` for `ttl`, only while it is held and unexpired;
+    /// `false` means the lease is lost (expired, taken over or released) and the work must
+    /// stop. Inside a transaction this is the fence: it locks the row until commit.
+    pub async fn hold<C: ConnectionTrait>(
+        &self,
+        db: &C,
+        id: &str,
+        owner: &str,
+        ttl: Duration,
+    ) -> Result<bool, DbErr> {
+        let now = Utc::now();
+        let mut update = Query::update();
+        update
+            .table(Alias::new(self.table))
+            .value(Alias::new("lease_until"), until(now, ttl))
+            .and_where(self.held_by(id, owner, now));
+        let done = db.execute(&update).await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Ends `owner`'s lease on row `id`: sets `status` and the given columns and clears the
+    /// lease, only while `owner` still holds it (expired or not: nobody else has claimed it).
+    /// `false` when someone else holds the row now; nothing was written.
+    pub async fn release<C: ConnectionTrait>(
+        &self,
+        db: &C,
+        id: &str,
+        owner: &str,
+        status: &str,
+        values: Vec<(&'static str, Value)>,
+    ) -> Result<bool, DbErr> {
+        let mut update = Query::update();
+        update
+            .table(Alias::new(self.table))
+            .value(Alias::new("status"), status)
+            .value(Alias::new("lease_owner"), Option::<String>::None)
+            .value(Alias::new("lease_until"), Option::<DateTime<Utc>>::None)
+            .and_where(col("id").eq(id))
+            .and_where(col("status").eq(self.held))
+            .and_where(col("lease_owner").eq(owner));
+        for (column, value) in values {
+            update.value(Alias::new(column), value);
+        }
+        if let Some(touched) = self.touched {
+            update.value(Alias::new(touched), Utc::now());
+        }
+        let done = db.execute(&update).await?;
+        Ok(done.rows_affected() == 1)
+    }
+}
