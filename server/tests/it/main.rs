@@ -14,6 +14,7 @@ mod extensions;
 mod gateway;
 mod gateway_demo;
 mod health;
+mod leaks;
 mod ledger;
 mod live;
 mod send_stream;
