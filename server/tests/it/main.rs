@@ -17,6 +17,7 @@ mod health;
 mod leaks;
 mod ledger;
 mod live;
+mod live_cap;
 mod send_stream;
 mod ssr;
 mod store;
