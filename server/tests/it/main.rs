@@ -22,4 +22,5 @@ mod send_stream;
 mod ssr;
 mod store;
 mod support;
+mod task_view;
 mod workers;
