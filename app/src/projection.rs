@@ -137,6 +137,31 @@ pub struct TaskView {
     pub messages: Vec<MessageView>,
     pub artifacts: Vec<ArtifactView>,
     pub transitions: Vec<Transition>,
+    /// What the server left out: a view holds only the latest messages, artifacts and
+    /// transitions up to a limit, and a bounded number of artifact chunks (issue #26).
+    #[serde(default, skip_serializing_if = "Omitted::is_empty")]
+    pub omitted: Omitted,
+}
+
+/// Counts of older items not included in a [`TaskView`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Omitted {
+    /// Older messages left out.
+    pub messages: u64,
+    /// Artifacts left out (the lowest positions).
+    pub artifacts: u64,
+    /// Older status transitions left out.
+    pub transitions: u64,
+    /// Chunks of the included artifacts left out (their parts are cut short).
+    pub chunks: u64,
+}
+
+impl Omitted {
+    /// Nothing was left out.
+    pub fn is_empty(&self) -> bool {
+        *self == Omitted::default()
+    }
 }
 
 /// What a status observation may do to the projection.

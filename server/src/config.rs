@@ -74,6 +74,10 @@ pub const VARIABLES: &[(&str, &str)] = &[
         "text (default) or json (one JSON object per line)",
     ),
     (
+        "A2A_MAX_LIVE_CONNECTIONS",
+        "Open live (SSE) connections allowed per process; more answer 503 (default 2000, 1-100000)",
+    ),
+    (
         "RUST_LOG",
         "Log filter, e.g. info or agent_taskbay=debug (default info)",
     ),
@@ -180,6 +184,8 @@ pub struct Config {
     /// Streams open to agents at once per process (`A2A_MAX_AGENT_STREAMS`).
     pub max_agent_streams: usize,
     pub log_format: LogFormat,
+    /// Open live (SSE) connections allowed at once in this process (`A2A_MAX_LIVE_CONNECTIONS`).
+    pub max_live_connections: usize,
 }
 
 /// `A2A_MAX_AGENT_STREAMS` default: the reference's 8 streams per process (§3.5).
@@ -197,6 +203,9 @@ fn parse_max_agent_streams(value: Option<String>) -> Result<usize, ConfigError> 
         .filter(|n| (1..=1000).contains(n))
         .ok_or_else(|| ConfigError::new(VAR, format!("must be an integer from 1 to 1000, not \"{value}\"")))
 }
+/// `A2A_MAX_LIVE_CONNECTIONS` default and ceiling.
+pub const DEFAULT_MAX_LIVE_CONNECTIONS: usize = 2000;
+pub const MAX_LIVE_CONNECTIONS_CEILING: usize = 100_000;
 
 /// `A2A_DECISION_SWEEP_MS` default (reference §5).
 pub const DEFAULT_DECISION_SWEEP: std::time::Duration = std::time::Duration::from_millis(15_000);
@@ -271,7 +280,9 @@ impl Config {
             .filter(|ms| *ms >= 100)
             .map_or(DEFAULT_DECISION_SWEEP, std::time::Duration::from_millis);
         let max_agent_streams = parse_max_agent_streams(get("A2A_MAX_AGENT_STREAMS"))?;
+        let max_live_connections = parse_max_live_connections(get("A2A_MAX_LIVE_CONNECTIONS"))?;
         Ok(Config {
+            max_live_connections,
             decision_sweep,
             max_agent_streams,
             data_dir,
@@ -285,6 +296,22 @@ impl Config {
             log_format,
         })
     }
+}
+
+fn parse_max_live_connections(value: Option<String>) -> Result<usize, ConfigError> {
+    let Some(value) = value else {
+        return Ok(DEFAULT_MAX_LIVE_CONNECTIONS);
+    };
+    value
+        .parse::<usize>()
+        .ok()
+        .filter(|n| (1..=MAX_LIVE_CONNECTIONS_CEILING).contains(n))
+        .ok_or_else(|| {
+            ConfigError::new(
+                "A2A_MAX_LIVE_CONNECTIONS",
+                format!("must be a whole number from 1 to {MAX_LIVE_CONNECTIONS_CEILING}, not \"{value}\""),
+            )
+        })
 }
 
 fn database_config(
@@ -725,5 +752,22 @@ mod tests {
             config(&[("A2A_LOG_FORMAT", "xml")]).unwrap_err().variable,
             "A2A_LOG_FORMAT"
         );
+    }
+
+    #[test]
+    fn max_live_connections_is_a_bounded_whole_number() {
+        let at = |v: &str| config(&[("A2A_MAX_LIVE_CONNECTIONS", v)]);
+        assert_eq!(
+            config(&[]).unwrap().max_live_connections,
+            DEFAULT_MAX_LIVE_CONNECTIONS
+        );
+        assert_eq!(at("2").unwrap().max_live_connections, 2);
+        assert_eq!(at(" 100000 ").unwrap().max_live_connections, 100_000);
+        for bad in ["0", "-1", "100001", "lots", "2.5"] {
+            assert_eq!(
+                at(bad).unwrap_err().to_string(),
+                format!("A2A_MAX_LIVE_CONNECTIONS: must be a whole number from 1 to 100000, not \"{bad}\""),
+            );
+        }
     }
 }

@@ -32,8 +32,6 @@ use crate::db::Db;
 use crate::db::entity::{artifact_access, task, task_event, task_subscription};
 use crate::store::new_id;
 
-pub(crate) use fold::chunks_of;
-
 /// Where an observation came from (`task_events.source`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Source {

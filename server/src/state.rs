@@ -35,6 +35,8 @@ pub struct AppState {
     pub origins: Arc<ConsoleOrigins>,
     /// Cancelled at shutdown: workers stop and live streams end so connections can drain.
     pub shutdown: tokio_util::sync::CancellationToken,
+    /// One permit per open live (SSE) connection, `A2A_MAX_LIVE_CONNECTIONS` in all.
+    pub live_connections: Arc<tokio::sync::Semaphore>,
 }
 
 impl AppState {
@@ -53,6 +55,7 @@ impl AppState {
             bus,
             ingestor,
             shutdown: tokio_util::sync::CancellationToken::new(),
+            live_connections: Arc::new(tokio::sync::Semaphore::new(config.max_live_connections)),
             leptos_options,
             config: Arc::new(config),
             db,

@@ -209,8 +209,8 @@ fn IdentifiersCard(task: Signal<TaskView>) -> impl IntoView {
                     <dt>"Remote task id"</dt><dd>{t.remote_task_id.clone().unwrap_or_else(none)}</dd>
                     <dt>"Tenant"</dt><dd>{if t.tenant.is_empty() { none() } else { t.tenant.clone() }}</dd>
                     <dt>"Context id"</dt><dd>{t.remote_context_id.clone().unwrap_or_else(none)}</dd>
-                    <dt>"Messages"</dt><dd>{t.messages.len()}</dd>
-                    <dt>"Artifacts"</dt><dd>{t.artifacts.len()}</dd>
+                    <dt>"Messages"</dt><dd>{t.messages.len() as u64 + t.omitted.messages}</dd>
+                    <dt>"Artifacts"</dt><dd>{t.artifacts.len() as u64 + t.omitted.artifacts}</dd>
                     <dt>"Created"</dt><dd><When at=t.created_at.clone()/></dd>
                     <dt>"Updated"</dt><dd><When at=t.updated_at.clone()/></dd>
                 </dl>
@@ -233,6 +233,7 @@ fn HistoryCard(task: Signal<TaskView>) -> impl IntoView {
     view! {
         <section class="panel" aria-label="History">
             <h2>"History"</h2>
+            {move || task.with(|t| omitted_note(t.omitted.messages, "earlier message"))}
             <Show when=move || task.with(|t| t.messages.is_empty())>
                 <p class="muted">"No messages yet."</p>
             </Show>
@@ -246,6 +247,15 @@ fn HistoryCard(task: Signal<TaskView>) -> impl IntoView {
         </section>
     }
     .into_any()
+}
+
+/// "N more … not shown": the server bounds a task's view (issue #26); the rest is in the
+/// ledger and the JSON API.
+fn omitted_note(count: u64, what: &str) -> Option<AnyView> {
+    (count > 0).then(|| {
+        let plural = if count == 1 { "" } else { "s" };
+        view! { <p class="muted" role="note">{format!("{count} {what}{plural} not shown.")}</p> }.into_any()
+    })
 }
 
 /// One message with its role label.
@@ -283,6 +293,8 @@ fn ArtifactsCard(task: Signal<TaskView>) -> impl IntoView {
     view! {
         <section class="panel" aria-label="Artifacts">
             <h2>"Artifacts"</h2>
+            {move || task.with(|t| omitted_note(t.omitted.artifacts, "earlier artifact"))}
+            {move || task.with(|t| omitted_note(t.omitted.chunks, "artifact chunk"))}
             <Show when=move || task.with(|t| t.artifacts.is_empty())>
                 <p class="muted">"No artifacts yet."</p>
             </Show>

@@ -67,25 +67,31 @@ pub fn card_candidates(url: &Url) -> Vec<Url> {
 impl Gateway {
     /// Discovers the card behind `card_url`: validates the URL (≤ 1024 characters, http(s), no
     /// credentials, query or fragment), then tries each [`card_candidates`] entry; the first
-    /// 2xx JSON object wins. A safety refusal, a redirect, an oversized card or a timeout stops
-    /// the search at once; other failures move on, ending in [`GatewayError::DiscoveryFailed`].
+    /// 2xx JSON object wins. A rule refusal (safety policy, redirect, oversized card) stops the
+    /// search with that rule's message. Every other failure — refused connection, timeout,
+    /// non-2xx status, not JSON — ends in the same [`GatewayError::DiscoveryFailed`] naming all
+    /// the candidates, so the message cannot tell a closed port from a silent or an HTTP one
+    /// (issue #26); a timeout stops the search, since every candidate shares the origin. The
+    /// cause of each failure is logged at debug level only.
     pub async fn discover_card(&self, card_url: &str) -> Result<DiscoveredCard, GatewayError> {
         let url = validate_card_url(card_url).map_err(GatewayError::InvalidUrl)?;
-        let mut tried = Vec::new();
-        for candidate in card_candidates(&url) {
-            let shown = candidate.to_string();
+        let candidates = card_candidates(&url);
+        let tried: Vec<String> = candidates.iter().map(Url::to_string).collect();
+        for (candidate, shown) in candidates.into_iter().zip(&tried) {
             match self.fetch_card(candidate).await {
                 Ok(card) => return Ok(card),
                 Err(
                     e @ (GatewayError::Refused { .. }
                     | GatewayError::Redirect { .. }
                     | GatewayError::TooLarge { .. }
-                    | GatewayError::Timeout { .. }
                     | GatewayError::InvalidUrl(_)),
                 ) => return Err(e),
+                Err(e @ GatewayError::Timeout { .. }) => {
+                    tracing::debug!(candidate = %shown, error = %e, "card candidate timed out");
+                    break;
+                }
                 Err(e) => tracing::debug!(candidate = %shown, error = %e, "card candidate failed"),
             }
-            tried.push(shown);
         }
         Err(GatewayError::DiscoveryFailed { tried })
     }

@@ -17,11 +17,12 @@ pub enum GatewayError {
     /// The params lack something the binding needs (a task id for a REST path…).
     #[error("{0}")]
     InvalidParams(String),
-    /// The outbound safety policy refused the destination; `rule` says which rule.
+    /// The outbound safety policy refused the destination; `rule` says which rule. `target`
+    /// is what the caller named (origin, literal address or host name), never a DNS answer.
     #[error("Agent destination {target} is not permitted: {rule}.")]
     Refused {
         rule: Rule,
-        /// The origin or address that was refused.
+        /// The origin, literal address or host name that was refused.
         target: String,
     },
     /// The agent answered with a 3xx; redirects are never followed.
@@ -103,9 +104,12 @@ pub(crate) fn from_reqwest(error: reqwest::Error, timeout_seconds: u64) -> Gatew
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(&error);
     while let Some(current) = source {
         if let Some(refused) = current.downcast_ref::<super::ssrf::RefusedAddress>() {
+            // The message names the rule and the host the caller asked for, never what DNS
+            // answered: an internal address is not the caller's business (issue #26).
+            tracing::debug!(host = %refused.host, ip = %refused.ip, rule = ?refused.rule, "agent destination refused");
             return GatewayError::Refused {
                 rule: refused.rule,
-                target: format!("{} ({})", refused.host, refused.ip),
+                target: refused.host.clone(),
             };
         }
         source = current.source();

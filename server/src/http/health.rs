@@ -1,5 +1,7 @@
 //! Liveness and readiness probes for process supervisors and load balancers.
 
+use std::time::Duration;
+
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -15,15 +17,33 @@ pub async fn healthz() -> impl IntoResponse {
     Json(json!({ "status": "ok" }))
 }
 
+/// How long each readiness query may take before the database counts as unreachable: a
+/// probe must answer promptly, not wait out the pool's 5 s acquire timeout (issue #26).
+pub const READINESS_TIMEOUT: Duration = Duration::from_secs(1);
+
 /// `GET /readyz`: 200 when the database answers and no migration is pending; 503 with the
-/// reason otherwise. The reason never carries database error text.
+/// reason otherwise, within about [`READINESS_TIMEOUT`]. The reason never carries database
+/// error text.
 pub async fn readyz(State(state): State<AppState>) -> impl IntoResponse {
     let database = state.config.database.kind();
-    if let Err(error) = state.db.read.execute_unprepared("SELECT 1").await {
-        tracing::warn!(%error, "readiness: database unreachable");
-        return not_ready(database, "database unreachable", &[]);
+    let ping = tokio::time::timeout(READINESS_TIMEOUT, state.db.read.execute_unprepared("SELECT 1"));
+    match ping.await {
+        Ok(Ok(_)) => {}
+        Ok(Err(error)) => {
+            tracing::warn!(%error, "readiness: database unreachable");
+            return not_ready(database, "database unreachable", &[]);
+        }
+        Err(_) => {
+            tracing::warn!("readiness: database did not answer within 1 s");
+            return not_ready(database, "database unreachable", &[]);
+        }
     }
-    match migration::pending(&state.db).await {
+    let pending = tokio::time::timeout(READINESS_TIMEOUT, migration::pending(&state.db)).await;
+    let Ok(pending) = pending else {
+        tracing::warn!("readiness: migration state not read within 1 s");
+        return not_ready(database, "database unreachable", &[]);
+    };
+    match pending {
         Ok(pending) if pending.is_empty() => (
             StatusCode::OK,
             Json(json!({ "status": "ready", "database": database })),

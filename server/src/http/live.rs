@@ -10,8 +10,14 @@
 //!   `resync` after 15 s of silence; closed after 55 s; `retry: 1000`; no task data), as in
 //!   `shared/spec/reference.md` §4.6.
 //!
-//! Each stream wakes on the in-process bus and also re-reads every second, which is how
-//! commits made by another replica reach it.
+//! Each stream wakes on the in-process bus, which carries every commit of this process. On
+//! SQLite one process owns the database, so the bus covers everything and the stream re-reads
+//! only every [`SAFETY_NET_REREAD`] as a safety net; on PostgreSQL it also re-reads every
+//! [`REREAD`], which is how commits made by another replica reach it (issue #26).
+//!
+//! Every live connection (these three routes and `POST /api/agents/{id}/stream`) holds one of
+//! the process's `A2A_MAX_LIVE_CONNECTIONS` permits for as long as its body is open; past the
+//! cap the route answers `503` with `Retry-After` and [`LIVE_BUSY`], before reading anything.
 
 use std::convert::Infallible;
 use std::time::Duration;
@@ -23,7 +29,7 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use tokio::sync::broadcast::error::RecvError;
-use tokio::sync::mpsc;
+use tokio::sync::{OwnedSemaphorePermit, mpsc};
 
 use super::api::error::ApiError;
 use crate::ingest::bus::Notice;
@@ -32,12 +38,42 @@ use crate::state::AppState;
 use crate::store::organizations;
 use crate::store::tasks::{self as task_store, EventScope};
 
-/// How often a live stream re-reads without a wake-up.
+/// How often a live stream re-reads without a wake-up on PostgreSQL (other replicas' commits).
 pub const REREAD: Duration = Duration::from_secs(1);
+/// How often a live stream re-reads without a wake-up on SQLite, where the bus sees every commit.
+pub const SAFETY_NET_REREAD: Duration = Duration::from_secs(15);
+/// The `503` message when every live connection permit is taken.
+pub const LIVE_BUSY: &str = "Too many live connections are open; try again in a few seconds.";
+/// The `Retry-After` of that `503`, in seconds.
+pub const LIVE_RETRY_AFTER_SECONDS: u64 = 5;
 /// Silence after which the freshness stream sends `resync`.
 pub const RESYNC_AFTER: Duration = Duration::from_secs(15);
 /// The freshness stream closes after this long; the browser reconnects.
 pub const FRESHNESS_LIFETIME: Duration = Duration::from_secs(55);
+
+/// One open live connection; dropped with the response body, which frees the slot.
+pub type LivePermit = OwnedSemaphorePermit;
+
+/// Takes a live connection permit, or answers the `503` a client should retry later.
+#[allow(clippy::result_large_err)]
+pub(crate) fn admit(state: &AppState) -> Result<LivePermit, Response> {
+    state.live_connections.clone().try_acquire_owned().map_err(|_| {
+        let mut response = ApiError::unavailable_with(LIVE_BUSY).into_response();
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from(LIVE_RETRY_AFTER_SECONDS));
+        response
+    })
+}
+
+/// The re-read interval without a wake-up for this database.
+fn reread(state: &AppState) -> Duration {
+    if state.db.is_sqlite() {
+        SAFETY_NET_REREAD
+    } else {
+        REREAD
+    }
+}
 
 #[derive(Debug, Default, Deserialize)]
 pub struct After {
@@ -61,6 +97,10 @@ pub async fn task_stream(
     Query(query): Query<After>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
+    let permit = match admit(&state) {
+        Ok(permit) => permit,
+        Err(busy) => return Ok(busy),
+    };
     let organization = organizations::local(&state.db).await?;
     let task = task_store::find(&state.db.read, &organization.id, &id).await?;
     let after = resume_point(&headers, &query);
@@ -69,6 +109,7 @@ pub async fn task_stream(
         organization.id,
         EventScope::Task(task.id),
         after,
+        permit,
     ))
 }
 
@@ -82,6 +123,10 @@ pub async fn conversation_stream(
     if uuid::Uuid::parse_str(&id).is_err() {
         return Err(ApiError::not_found("Conversation not found."));
     }
+    let permit = match admit(&state) {
+        Ok(permit) => permit,
+        Err(busy) => return Ok(busy),
+    };
     let organization = organizations::local(&state.db).await?;
     let after = resume_point(&headers, &query);
     Ok(ledger_stream(
@@ -89,14 +134,18 @@ pub async fn conversation_stream(
         organization.id,
         EventScope::Conversation(id),
         after,
+        permit,
     ))
 }
 
 /// An SSE response of the frames sent on `events`, with the no-store and no-buffering headers
-/// every event stream here carries; it ends when the sender is dropped.
-pub(crate) fn sse(events: mpsc::Receiver<Event>) -> Response {
-    let stream = futures::stream::unfold(events, |mut rx| async move {
-        rx.recv().await.map(|event| (Ok::<_, Infallible>(event), rx))
+/// every event stream here carries; it ends when the sender is dropped. The body owns
+/// `permit`, so the connection's slot is freed the moment the body is dropped.
+pub(crate) fn sse(events: mpsc::Receiver<Event>, permit: LivePermit) -> Response {
+    let stream = futures::stream::unfold((events, permit), |(mut rx, permit)| async move {
+        rx.recv()
+            .await
+            .map(|event| (Ok::<_, Infallible>(event), (rx, permit)))
     });
     let mut response = Sse::new(stream).keep_alive(KeepAlive::default()).into_response();
     let headers = response.headers_mut();
@@ -116,8 +165,15 @@ fn ledger_frame(event: &LedgerEvent) -> Event {
         .unwrap_or_else(|_| Event::default().comment("unserialisable event"))
 }
 
-fn ledger_stream(state: AppState, organization_id: String, scope: EventScope, mut after: i64) -> Response {
+fn ledger_stream(
+    state: AppState,
+    organization_id: String,
+    scope: EventScope,
+    mut after: i64,
+    permit: LivePermit,
+) -> Response {
     let (tx, rx) = mpsc::channel::<Event>(64);
+    let reread = reread(&state);
     tokio::spawn(async move {
         let mut notices = state.bus.subscribe();
         loop {
@@ -139,7 +195,7 @@ fn ledger_stream(state: AppState, organization_id: String, scope: EventScope, mu
                 }
             }
             // Wait for something relevant, a re-read tick, or shutdown.
-            let deadline = tokio::time::sleep(REREAD);
+            let deadline = tokio::time::sleep(reread);
             tokio::pin!(deadline);
             loop {
                 tokio::select! {
@@ -188,11 +244,15 @@ fn ledger_stream(state: AppState, organization_id: String, scope: EventScope, mu
             }
         }
     });
-    sse(rx)
+    sse(rx, permit)
 }
 
 /// `GET /api/tasks/events`: content-free change signals for lists.
 pub async fn freshness(State(state): State<AppState>) -> Result<Response, ApiError> {
+    let permit = match admit(&state) {
+        Ok(permit) => permit,
+        Err(busy) => return Ok(busy),
+    };
     // Read once before answering so a database failure is an ordinary HTTP error.
     organizations::local(&state.db).await?;
     let (tx, rx) = mpsc::channel::<Event>(8);
@@ -232,5 +292,5 @@ pub async fn freshness(State(state): State<AppState>) -> Result<Response, ApiErr
             }
         }
     });
-    Ok(sse(rx))
+    Ok(sse(rx, permit))
 }

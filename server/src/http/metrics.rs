@@ -128,10 +128,27 @@ fn escape(value: &str) -> String {
         .replace('\n', "\\n")
 }
 
+/// The `method` label of a request: one of the standard methods, or `other` for any extension
+/// method, so a client cannot mint new series by inventing methods (issue #26).
+pub fn method_label(method: &axum::http::Method) -> &'static str {
+    match method.as_str() {
+        "GET" => "GET",
+        "HEAD" => "HEAD",
+        "POST" => "POST",
+        "PUT" => "PUT",
+        "DELETE" => "DELETE",
+        "CONNECT" => "CONNECT",
+        "OPTIONS" => "OPTIONS",
+        "TRACE" => "TRACE",
+        "PATCH" => "PATCH",
+        _ => "other",
+    }
+}
+
 /// Middleware that times every request and records it under its route template.
 pub async fn record(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let started = Instant::now();
-    let method = request.method().as_str().to_owned();
+    let method = method_label(request.method()).to_owned();
     let route = request
         .extensions()
         .get::<MatchedPath>()

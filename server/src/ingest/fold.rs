@@ -7,10 +7,7 @@
 use app::a2a::{Artifact, Message, StreamEvent, TaskStatus};
 use app::projection::{StatusVerdict, status_verdict, title_of};
 use sea_orm::sea_query::OnConflict;
-use sea_orm::{
-    ActiveValue::Set, ColumnTrait, DatabaseTransaction, DbErr, EntityTrait, QueryFilter, QueryOrder,
-    QuerySelect,
-};
+use sea_orm::{ActiveValue::Set, ColumnTrait, DatabaseTransaction, DbErr, EntityTrait, QueryFilter};
 use serde_json::{Value, json};
 
 use crate::db::entity::{task, task_artifact, task_artifact_chunk, task_message, task_transition};
@@ -278,18 +275,4 @@ async fn insert_chunk(
     .exec_without_returning(tx)
     .await?;
     Ok(())
-}
-
-/// The chunks of a task's artifacts in order (used to read the view).
-pub(crate) async fn chunks_of<C: sea_orm::ConnectionTrait>(
-    db: &C,
-    task_id: &str,
-) -> Result<Vec<task_artifact_chunk::Model>, DbErr> {
-    task_artifact_chunk::Entity::find()
-        .filter(task_artifact_chunk::Column::TaskId.eq(task_id))
-        .order_by_asc(task_artifact_chunk::Column::ArtifactId)
-        .order_by_asc(task_artifact_chunk::Column::ChunkIndex)
-        .limit(None)
-        .all(db)
-        .await
 }

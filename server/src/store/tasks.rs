@@ -3,13 +3,17 @@
 
 use app::a2a::{Part, Role};
 use app::api::tasks::{ConversationSummary, LedgerEvent, TaskFilter, TaskPage, TaskSummary};
-use app::projection::{ArtifactView, MessageView, TaskKind, TaskView, Transition, append_parts};
-use sea_orm::{ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
+use app::projection::{ArtifactView, MessageView, Omitted, TaskKind, TaskView, Transition, append_parts};
+use sea_orm::{
+    ColumnTrait, Condition, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
+    QuerySelect,
+};
 use serde_json::Value;
 
 use super::StoreError;
-use crate::db::entity::{agent, task, task_artifact, task_event, task_message, task_transition};
-use crate::ingest::chunks_of;
+use crate::db::entity::{
+    agent, task, task_artifact, task_artifact_chunk, task_event, task_message, task_transition,
+};
 
 /// Most ledger events returned by one read of the live stream.
 pub const EVENTS_PER_READ: u64 = 500;
@@ -112,31 +116,62 @@ pub async fn find<C: ConnectionTrait>(
         .ok_or(StoreError::NotFound)
 }
 
-/// The whole view of one task, read from its projection rows.
+/// Most messages, artifacts and transitions one task view holds: the latest of each, the rest
+/// counted in [`TaskView::omitted`] (issue #26: a task's view is bounded however long it ran).
+pub const TASK_VIEW_ITEMS: u64 = 200;
+/// Most artifact chunks one task view reads; parts past it are cut short and counted.
+pub const TASK_VIEW_CHUNKS: u64 = 2000;
+
+/// The view of one task, read from its projection rows, bounded by [`TASK_VIEW_ITEMS`].
 pub async fn view<C: ConnectionTrait>(
     db: &C,
     organization_id: &str,
     task_id: &str,
+) -> Result<TaskView, StoreError> {
+    view_limited(db, organization_id, task_id, TASK_VIEW_ITEMS).await
+}
+
+/// The view of one task with at most `limit` (1 or more) of the latest messages, artifacts and
+/// transitions each.
+pub async fn view_limited<C: ConnectionTrait>(
+    db: &C,
+    organization_id: &str,
+    task_id: &str,
+    limit: u64,
 ) -> Result<TaskView, StoreError> {
     let row = find(db, organization_id, task_id).await?;
     let name = agent_names(db, vec![row.agent_id.clone()])
         .await?
         .remove(&row.agent_id)
         .flatten();
-    view_of(db, row, name).await
+    view_of(db, row, name, limit.max(1)).await
 }
 
-async fn view_of<C: ConnectionTrait>(
+/// Whether a read of at most `limit` rows came back full, so more may exist.
+fn full(loaded: usize, limit: u64) -> bool {
+    loaded as u64 >= limit
+}
+
+async fn latest_messages<C: ConnectionTrait>(
     db: &C,
-    row: task::Model,
-    agent_name: Option<String>,
-) -> Result<TaskView, StoreError> {
-    let messages = task_message::Entity::find()
-        .filter(task_message::Column::TaskId.eq(&row.id))
-        .order_by_asc(task_message::Column::Sequence)
-        .order_by_asc(task_message::Column::Id)
+    task_id: &str,
+    limit: u64,
+) -> Result<(Vec<MessageView>, u64), StoreError> {
+    let query = task_message::Entity::find().filter(task_message::Column::TaskId.eq(task_id));
+    let mut rows = query
+        .clone()
+        .order_by_desc(task_message::Column::Sequence)
+        .order_by_desc(task_message::Column::Id)
+        .limit(limit)
         .all(db)
-        .await?
+        .await?;
+    rows.reverse();
+    let omitted = if full(rows.len(), limit) {
+        query.count(db).await?.saturating_sub(rows.len() as u64)
+    } else {
+        0
+    };
+    let views = rows
         .into_iter()
         .map(|m| MessageView {
             message_id: m.message_id,
@@ -151,13 +186,47 @@ async fn view_of<C: ConnectionTrait>(
             sequence: m.sequence,
         })
         .collect();
-    let chunks = chunks_of(db, &row.id).await?;
-    let artifacts = task_artifact::Entity::find()
-        .filter(task_artifact::Column::TaskId.eq(&row.id))
-        .order_by_asc(task_artifact::Column::Position)
-        .order_by_asc(task_artifact::Column::Id)
+    Ok((views, omitted))
+}
+
+/// The latest artifacts by position, assembled from at most [`TASK_VIEW_CHUNKS`] chunks;
+/// returns them with the artifacts and chunks left out.
+async fn latest_artifacts<C: ConnectionTrait>(
+    db: &C,
+    task_id: &str,
+    limit: u64,
+) -> Result<(Vec<ArtifactView>, u64, u64), StoreError> {
+    let query = task_artifact::Entity::find().filter(task_artifact::Column::TaskId.eq(task_id));
+    let mut rows = query
+        .clone()
+        .order_by_desc(task_artifact::Column::Position)
+        .order_by_desc(task_artifact::Column::Id)
+        .limit(limit)
         .all(db)
-        .await?
+        .await?;
+    rows.reverse();
+    let omitted = if full(rows.len(), limit) {
+        query.count(db).await?.saturating_sub(rows.len() as u64)
+    } else {
+        0
+    };
+    let ids: Vec<String> = rows.iter().map(|a| a.artifact_id.clone()).collect();
+    let chunk_query = task_artifact_chunk::Entity::find()
+        .filter(task_artifact_chunk::Column::TaskId.eq(task_id))
+        .filter(task_artifact_chunk::Column::ArtifactId.is_in(ids));
+    let chunks = chunk_query
+        .clone()
+        .order_by_asc(task_artifact_chunk::Column::ArtifactId)
+        .order_by_asc(task_artifact_chunk::Column::ChunkIndex)
+        .limit(TASK_VIEW_CHUNKS)
+        .all(db)
+        .await?;
+    let omitted_chunks = if full(chunks.len(), TASK_VIEW_CHUNKS) {
+        chunk_query.count(db).await?.saturating_sub(chunks.len() as u64)
+    } else {
+        0
+    };
+    let views = rows
         .into_iter()
         .map(|a| {
             let mut parts: Vec<Part> = Vec::new();
@@ -178,11 +247,28 @@ async fn view_of<C: ConnectionTrait>(
             }
         })
         .collect();
-    let transitions = task_transition::Entity::find()
-        .filter(task_transition::Column::TaskId.eq(&row.id))
-        .order_by_asc(task_transition::Column::Sequence)
+    Ok((views, omitted, omitted_chunks))
+}
+
+async fn latest_transitions<C: ConnectionTrait>(
+    db: &C,
+    task_id: &str,
+    limit: u64,
+) -> Result<(Vec<Transition>, u64), StoreError> {
+    let query = task_transition::Entity::find().filter(task_transition::Column::TaskId.eq(task_id));
+    let mut rows = query
+        .clone()
+        .order_by_desc(task_transition::Column::Sequence)
+        .limit(limit)
         .all(db)
-        .await?
+        .await?;
+    rows.reverse();
+    let omitted = if full(rows.len(), limit) {
+        query.count(db).await?.saturating_sub(rows.len() as u64)
+    } else {
+        0
+    };
+    let views = rows
         .into_iter()
         .map(|t| Transition {
             state: t.state,
@@ -190,6 +276,18 @@ async fn view_of<C: ConnectionTrait>(
             sequence: t.sequence,
         })
         .collect();
+    Ok((views, omitted))
+}
+
+async fn view_of<C: ConnectionTrait>(
+    db: &C,
+    row: task::Model,
+    agent_name: Option<String>,
+    limit: u64,
+) -> Result<TaskView, StoreError> {
+    let (messages, omitted_messages) = latest_messages(db, &row.id, limit).await?;
+    let (artifacts, omitted_artifacts, omitted_chunks) = latest_artifacts(db, &row.id, limit).await?;
+    let (transitions, omitted_transitions) = latest_transitions(db, &row.id, limit).await?;
     Ok(TaskView {
         local_id: row.id,
         kind: TaskKind::parse(&row.kind),
@@ -210,6 +308,12 @@ async fn view_of<C: ConnectionTrait>(
         messages,
         artifacts,
         transitions,
+        omitted: Omitted {
+            messages: omitted_messages,
+            artifacts: omitted_artifacts,
+            transitions: omitted_transitions,
+            chunks: omitted_chunks,
+        },
     })
 }
 
@@ -230,7 +334,7 @@ pub async fn conversation_tasks<C: ConnectionTrait>(
     let mut views = Vec::with_capacity(rows.len());
     for row in rows {
         let name = names.get(&row.agent_id).cloned().flatten();
-        views.push(view_of(db, row, name).await?);
+        views.push(view_of(db, row, name, TASK_VIEW_ITEMS).await?);
     }
     Ok(views)
 }

@@ -97,3 +97,55 @@ async fn metrics_count_requests_by_route_and_report_pools_and_build() {
         env!("CARGO_PKG_VERSION")
     )));
 }
+
+/// Issue #26 "Unbounded things": an invented method must not mint a new metric series.
+#[tokio::test]
+async fn an_unknown_method_is_counted_as_other() {
+    let (state, _db) = support::app().await;
+    let request = axum::http::Request::builder()
+        .method(axum::http::Method::from_bytes(b"FOOBAR").unwrap())
+        .uri("/healthz")
+        .body(axum::body::Body::empty())
+        .unwrap();
+    support::send(&state, request).await;
+    let body = text(get(&state, "/metrics").await).await;
+    assert!(
+        body.contains(r#"taskbay_http_requests_total{method="other","#),
+        "{body}"
+    );
+    assert!(!body.contains("FOOBAR"), "{body}");
+}
+
+/// Issue #26: while PostgreSQL is down, `/readyz` says 503 within about a second instead of
+/// waiting out the pool's 5 s acquire timeout.
+#[tokio::test]
+async fn readyz_answers_503_promptly_when_postgres_is_unreachable() {
+    // A port nothing listens on: every connection attempt is refused, and the pool would keep
+    // retrying until its acquire timeout.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!(
+        "postgres://postgres@127.0.0.1:{}/test",
+        closed.local_addr().unwrap().port()
+    );
+    drop(closed);
+    let mut options = sea_orm::ConnectOptions::new(url.clone());
+    options
+        .acquire_timeout(server::db::connect::ACQUIRE_TIMEOUT)
+        .connect_lazy(true)
+        .sqlx_logging(false);
+    let pool = sea_orm::Database::connect(options).await.unwrap();
+    let db = server::db::Db {
+        write: pool.clone(),
+        read: pool,
+    };
+    let config = support::config_from(&[("A2A_DATABASE_URL", url.as_str())]);
+    let state = AppState::new(support::leptos_options(), config, db).unwrap();
+    let started = std::time::Instant::now();
+    let response = get(&state, "/readyz").await;
+    let elapsed = started.elapsed();
+    assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert!(elapsed < std::time::Duration::from_secs(2), "took {elapsed:?}");
+    let body = text(response).await;
+    assert!(body.contains(r#""reason":"database unreachable""#), "{body}");
+    assert!(!body.contains("127.0.0.1"), "{body}");
+}

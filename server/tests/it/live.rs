@@ -52,7 +52,7 @@ async fn frames(
     out
 }
 
-async fn seed(state: &AppState, n: u32) -> (String, String) {
+pub(crate) async fn seed(state: &AppState, n: u32) -> (String, String) {
     let org = organizations::local(&state.db).await.unwrap();
     let agent = server::store::agents::register(
         &state.db,

@@ -22,6 +22,8 @@
 //!
 //! `sessionId` = `requestId` = the command id (a fresh id for a resubscription). The stream is
 //! a reader in its own task: a client that goes away stops the reading, never the command.
+//! The stream counts toward `A2A_MAX_LIVE_CONNECTIONS`; past it the route answers `503` with
+//! `Retry-After` and submits nothing ([`crate::http::live::admit`]).
 
 use std::time::{Duration, Instant};
 
@@ -42,6 +44,7 @@ use super::commands::{default_key, header_key, submit};
 use super::error::ApiError;
 use super::principal::{Permission, Principal};
 use super::tasks::TASK_NOT_FOUND;
+use crate::http::live::LivePermit;
 use crate::services::commands;
 use crate::state::AppState;
 use crate::store::tasks::{self as task_store, EVENTS_PER_READ, EventScope};
@@ -100,11 +103,16 @@ pub async fn stream(
     JsonBody(value): JsonBody<Value>,
 ) -> Result<Response, ApiError> {
     principal.require(Permission::Operate)?;
+    // Past the live connection cap nothing is submitted (issue #26).
+    let permit = match crate::http::live::admit(&state) {
+        Ok(permit) => permit,
+        Err(busy) => return Ok(busy),
+    };
     let Value::Object(mut map) = value else {
         return Err(ApiError::bad_request(INVALID_BODY));
     };
     match map.get("resubscribe") {
-        Some(Value::Bool(true)) => return resubscribe(state, principal, &agent_id, map).await,
+        Some(Value::Bool(true)) => return resubscribe(state, principal, &agent_id, map, permit).await,
         Some(Value::Bool(false)) => {
             map.remove("resubscribe");
         }
@@ -134,7 +142,7 @@ pub async fn stream(
         version: None,
     };
     let first = (!replay).then(|| frame("accepted", &json!({ "commandId": command.id })));
-    Ok(spawn(state, follow, first))
+    Ok(spawn(state, follow, first, permit))
 }
 
 async fn resubscribe(
@@ -142,6 +150,7 @@ async fn resubscribe(
     principal: Principal,
     agent_id: &str,
     map: Map<String, Value>,
+    permit: LivePermit,
 ) -> Result<Response, ApiError> {
     let body: Resubscribe = body::from_value(Value::Object(map))?;
     let remote = body
@@ -170,7 +179,7 @@ async fn resubscribe(
         after: found.last_sequence,
         version: None,
     };
-    Ok(spawn(state, follow, None))
+    Ok(spawn(state, follow, None, permit))
 }
 
 /// The sideband events of a stored event, decoded under the URIs negotiated when it was
@@ -196,7 +205,7 @@ fn frame(name: &str, data: &impl serde::Serialize) -> Event {
 }
 
 /// Starts the reader and answers with its frames.
-fn spawn(state: AppState, mut follow: Follow, first: Option<Event>) -> Response {
+fn spawn(state: AppState, mut follow: Follow, first: Option<Event>, permit: LivePermit) -> Response {
     let (tx, rx) = mpsc::channel::<Event>(64);
     tokio::spawn(async move {
         if let Some(first) = first
@@ -233,7 +242,7 @@ fn spawn(state: AppState, mut follow: Follow, first: Option<Event>) -> Response 
         }
         let _ = tx.send(frame("end", &ids)).await;
     });
-    crate::http::live::sse(rx)
+    crate::http::live::sse(rx, permit)
 }
 
 /// One read of committed state: the command, then the task row, its view when the version

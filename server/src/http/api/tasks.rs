@@ -3,7 +3,10 @@
 //! - `GET /api/tasks?filter=&limit=&offset=` (read): `filter` one of `all` (default), `active`,
 //!   `needs-input`, `done` (else `400 Invalid task filter.`), `limit` 1..100 (50), `offset` ≥ 0;
 //!   `{"tasks": [summary…]}` newest first.
-//! - `GET /api/tasks/{taskId}` (read): the local id; `{"task": view}`; `404 Task not found.`.
+//! - `GET /api/tasks/{taskId}?limit=` (read): the local id; `{"task": view}`; `404 Task not
+//!   found.`. The view holds the latest `limit` (1..500, default 200) messages, artifacts and
+//!   transitions each; `omitted` counts what was left out, when anything was (else `400`
+//!   [`INVALID_VIEW_LIMIT`]).
 
 use std::collections::HashMap;
 
@@ -20,6 +23,9 @@ use crate::store::tasks as task_store;
 pub const INVALID_FILTER: &str = "Invalid task filter.";
 pub const INVALID_PAGE: &str = "limit must be 1–100 and offset must be 0 or more.";
 pub const TASK_NOT_FOUND: &str = "Task not found.";
+pub const INVALID_VIEW_LIMIT: &str = "limit must be 1–500.";
+/// Most messages, artifacts and transitions `GET /api/tasks/{taskId}` returns of each.
+pub const MAX_VIEW_LIMIT: u64 = 500;
 /// Rows when the caller names no `limit`.
 pub const DEFAULT_LIMIT: u64 = 50;
 pub const MAX_LIMIT: u64 = 100;
@@ -95,12 +101,26 @@ pub async fn get(
     State(state): State<AppState>,
     principal: Principal,
     Path(task_id): Path<String>,
+    Query(query): Query<HashMap<String, String>>,
 ) -> Result<Json<Value>, ApiError> {
     principal.require(Permission::Read)?;
-    let view = task_store::view(&state.db.read, &principal.organization_id, &task_id)
+    let limit = view_limit(&query)?;
+    let view = task_store::view_limited(&state.db.read, &principal.organization_id, &task_id, limit)
         .await
         .map_err(|e| ApiError::from_store(e, TASK_NOT_FOUND))?;
     Ok(Json(json!({ "task": view })))
+}
+
+/// The `limit` of a task view: blank is [`task_store::TASK_VIEW_ITEMS`].
+fn view_limit(query: &HashMap<String, String>) -> Result<u64, ApiError> {
+    match query.get("limit").map(|v| v.trim()).filter(|v| !v.is_empty()) {
+        None => Ok(task_store::TASK_VIEW_ITEMS),
+        Some(v) => v
+            .parse::<u64>()
+            .ok()
+            .filter(|n| (1..=MAX_VIEW_LIMIT).contains(n))
+            .ok_or_else(|| ApiError::bad_request(INVALID_VIEW_LIMIT)),
+    }
 }
 
 #[cfg(test)]
