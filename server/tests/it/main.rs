@@ -11,6 +11,7 @@ mod cli;
 mod client;
 mod demo_agent;
 mod extensions;
+mod fn_idempotency;
 mod gateway;
 mod gateway_demo;
 mod health;
