@@ -5,6 +5,7 @@
 pub mod agents;
 pub mod approvals;
 pub mod extensions;
+pub mod idempotency;
 pub mod tasks;
 
 /// The codec of the screens' resources: JSON, as Leptos' default, but decoded in the browser

@@ -188,6 +188,11 @@ pub struct SendInput {
     /// Extra message metadata (A2UI actions add none beyond what the server adds).
     #[serde(default)]
     pub metadata: Option<serde_json::Map<String, Value>>,
+    /// The draft's idempotency key ([`crate::api::idempotency`]), 1–255 characters, required:
+    /// the same key with the same content replays the stored command, with other content it is
+    /// refused (`409`). Not part of the command's content.
+    #[serde(default)]
+    pub idempotency_key: Option<String>,
 }
 
 impl SendInput {
@@ -246,7 +251,11 @@ pub trait TasksBackend: Send + Sync {
         conversation_id: String,
     ) -> crate::api::BoxFuture<'_, Result<Vec<LedgerEvent>, AppError>>;
     fn send(&self, input: SendInput) -> crate::api::BoxFuture<'_, Result<CommandView, AppError>>;
-    fn cancel(&self, task_id: String) -> crate::api::BoxFuture<'_, Result<CommandView, AppError>>;
+    fn cancel(
+        &self,
+        task_id: String,
+        idempotency_key: Option<String>,
+    ) -> crate::api::BoxFuture<'_, Result<CommandView, AppError>>;
     fn subscribe(&self, task_id: String) -> crate::api::BoxFuture<'_, Result<(), AppError>>;
 }
 
@@ -319,17 +328,27 @@ pub async fn get_conversation_events(conversation_id: String) -> Result<Vec<Ledg
 }
 
 /// Stores a send (and its dispatch intent) and returns the command; the agent is called by a
-/// worker, not by this request.
+/// worker, not by this request. `input.idempotency_key` is required: a retry with the same key
+/// and content returns the same command (issue #26).
 // JSON input: the parts are arbitrary A2A JSON, which the default URL encoding cannot carry.
 #[server(prefix = "/api/fn", endpoint = "send_message", input = leptos::server_fn::codec::Json)]
 pub async fn send_message(input: SendInput) -> Result<CommandView, AppError> {
     crate::api::respond(async { crate::api::backend()?.tasks.send(input).await }.await)
 }
 
-/// Stores a CancelTask for the task.
+/// Stores a CancelTask for the task. `idempotency_key` is required, with the same rules as a
+/// send's.
 #[server(prefix = "/api/fn", endpoint = "cancel_task")]
-pub async fn cancel_task(task_id: String) -> Result<CommandView, AppError> {
-    crate::api::respond(async { crate::api::backend()?.tasks.cancel(task_id).await }.await)
+pub async fn cancel_task(task_id: String, idempotency_key: Option<String>) -> Result<CommandView, AppError> {
+    crate::api::respond(
+        async {
+            crate::api::backend()?
+                .tasks
+                .cancel(task_id, idempotency_key)
+                .await
+        }
+        .await,
+    )
 }
 
 /// Asks the workers to follow the task again (SubscribeToTask, or GetTask polling).

@@ -6,6 +6,7 @@
 
 use leptos::prelude::*;
 
+use crate::api::idempotency::DraftKey;
 use crate::api::tasks::{CommandView, cancel_task};
 use crate::components::deferred::deferred;
 
@@ -28,12 +29,15 @@ fn cancel_split(task_id: String, on_sent: Option<Callback<CommandView>>) -> AnyV
     let (confirming, set_confirming) = signal(false);
     let (busy, set_busy) = signal(false);
     let (outcome, set_outcome) = signal(None::<Result<(), String>>);
+    // One key per cancel until it is accepted: a retried confirm replays it (issue #26).
+    let key = DraftKey::new();
     let confirm = move |_| {
         set_busy.set(true);
         set_outcome.set(None);
         let id = task_id.get_value();
         leptos::task::spawn_local(async move {
-            let result = cancel_task(id).await;
+            let result = cancel_task(id, Some(key.get())).await;
+            key.settle(&result);
             set_busy.try_set(false);
             match result {
                 Ok(command) => {

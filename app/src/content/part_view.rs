@@ -1,6 +1,8 @@
 //! The part view: a media-type chip, a Raw toggle, and the body chosen by [`classify`].
 //!
-//! Text rule: text bodies over [`MAX_TEXT_CHARS`] are cut for display, with a note.
+//! Text rule: text, Markdown and Raw bodies show [`TEXT_CHUNK_CHARS`] at first, then a chunk per
+//! "Show more" up to [`MAX_TEXT_CHARS`], and offer the whole text as a download
+//! ([`super::long_text`]); CSV bodies over [`MAX_TEXT_CHARS`] are cut, with a note.
 
 use std::borrow::Cow;
 
@@ -10,13 +12,11 @@ use serde_json::Value;
 use super::classify::{ContentKind, classify, media_type_of};
 use super::csv::CsvView;
 use super::json::JsonTree;
-use super::markdown::MarkdownView;
+use super::long_text::{LongKind, LongText};
+pub use super::long_text::{MAX_TEXT_CHARS, TEXT_CHUNK_CHARS};
 use super::media::{DownloadCard, MediaView, file_card};
 use crate::a2a::{Part, PartContent};
 use crate::components::deferred::deferred;
-
-/// Characters of one text body shown at most (text rule); the rest is cut with a note.
-pub const MAX_TEXT_CHARS: usize = 200_000;
 
 /// One message or artifact part, rendered by media type; used wherever parts are shown.
 #[component]
@@ -75,18 +75,26 @@ fn PartsList(parts: Vec<Part>) -> impl IntoView {
 
 fn part_body(kind: ContentKind, media_type: &str, part: Part) -> AnyView {
     match kind {
-        ContentKind::Text => view! { <TextView text=text_of(&part).into_owned()/> }.into_any(),
-        ContentKind::Markdown => {
-            let text = text_of(&part);
-            let (source, cut) = truncate_chars(&text, MAX_TEXT_CHARS);
-            view! { <MarkdownView source=source.to_owned()/> {cut.then(cut_note)} }.into_any()
+        ContentKind::Text => {
+            let filename = download_name(&part, "text.txt");
+            view! { <TextView text=text_of(&part).into_owned() filename media_type=media_type.to_owned()/> }
+                .into_any()
         }
+        ContentKind::Markdown => view! {
+            <LongText
+                text=text_of(&part).into_owned()
+                kind=LongKind::Markdown
+                filename=download_name(&part, "text.md")
+                media_type=media_type.to_owned()
+            />
+        }
+        .into_any(),
         ContentKind::Csv => {
             let text = text_of(&part);
             let (source, cut) = truncate_chars(&text, MAX_TEXT_CHARS);
             view! { <CsvView text=source.to_owned()/> {cut.then(cut_note)} }.into_any()
         }
-        ContentKind::Json => json_body(part),
+        ContentKind::Json => json_body(part, media_type),
         ContentKind::Image | ContentKind::Audio | ContentKind::Video | ContentKind::Pdf => match part.content
         {
             PartContent::Url(url) => {
@@ -100,14 +108,15 @@ fn part_body(kind: ContentKind, media_type: &str, part: Part) -> AnyView {
 }
 
 /// A data part's value, or a text part parsed as JSON; text that does not parse stays text.
-fn json_body(part: Part) -> AnyView {
+fn json_body(part: Part, media_type: &str) -> AnyView {
+    let filename = download_name(&part, "part.json");
     match part.content {
         PartContent::Data(value) => view! { <JsonTree value=value/> }.into_any(),
         PartContent::Text(text) => match serde_json::from_str::<Value>(&text) {
             Ok(value) => view! { <JsonTree value=value/> }.into_any(),
             Err(_) => view! {
                 <p class="content-note">"Not valid JSON; shown as text."</p>
-                <TextView text=text/>
+                <TextView text=text filename media_type=media_type.to_owned()/>
             }
             .into_any(),
         },
@@ -139,27 +148,25 @@ fn cut_note() -> AnyView {
     .into_any()
 }
 
-/// Plain text with its whitespace kept (text rule).
-#[component]
-fn TextView(text: String) -> impl IntoView {
-    let (shown, cut) = truncate_chars(&text, MAX_TEXT_CHARS);
-    let shown = shown.to_owned();
-    view! {
-        <div class="content-text">{shown}</div>
-        {cut.then(cut_note)}
-    }
+/// The name a part's text downloads under: its filename, else `fallback`.
+fn download_name(part: &Part, fallback: &str) -> String {
+    part.filename
+        .clone()
+        .filter(|f| !f.trim().is_empty())
+        .unwrap_or_else(|| fallback.to_owned())
 }
 
-/// The part as sent, pretty-printed JSON text.
+/// Plain text with its whitespace kept (text rule).
+#[component]
+fn TextView(text: String, filename: String, media_type: String) -> impl IntoView {
+    view! { <LongText text kind=LongKind::Text filename media_type/> }
+}
+
+/// The part as sent, pretty-printed JSON text (text rule).
 #[component]
 fn RawPart(part: Part) -> impl IntoView {
     let json = serde_json::to_string_pretty(&part).unwrap_or_default();
-    let (shown, cut) = truncate_chars(&json, MAX_TEXT_CHARS);
-    let shown = shown.to_owned();
-    view! {
-        <pre class="content-code content-raw">{shown}</pre>
-        {cut.then(cut_note)}
-    }
+    view! { <LongText text=json kind=LongKind::Code filename="part.json" media_type="application/json"/> }
 }
 
 #[cfg(test)]

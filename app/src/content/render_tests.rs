@@ -175,14 +175,53 @@ fn part_view_shows_a_media_type_chip_and_raw_toggle() {
     assert!(html.contains("data-kind=\"text\""), "{html}");
 }
 
+/// Issue #26 "One huge text part freezes the browser": a 300,000-character text part renders
+/// its first chunk only, with "Show more" and "Download".
 #[test]
-fn text_rule_large_text_is_cut_with_a_note() {
-    let html = render(Part::text("x".repeat(MAX_TEXT_CHARS + 10)));
+fn text_rule_a_huge_text_renders_one_chunk_with_show_more_and_download() {
+    let html = render(Part::text("x".repeat(300_000)));
     assert!(
-        html.contains("Showing the first 200000 characters"),
-        "note missing"
+        html.contains(&"x".repeat(TEXT_CHUNK_CHARS)),
+        "the first chunk is shown"
     );
-    assert!(!html.contains(&"x".repeat(MAX_TEXT_CHARS + 1)));
+    assert!(
+        !html.contains(&"x".repeat(TEXT_CHUNK_CHARS + 1)),
+        "and nothing more"
+    );
+    assert!(html.len() < TEXT_CHUNK_CHARS + 5_000, "{} bytes", html.len());
+    assert!(
+        html.contains("Showing 20000 of 300000 characters."),
+        "{html:.2000}"
+    );
+    assert!(html.contains(r#"data-testid="show-more""#) && html.contains(">Show more</button>"));
+    assert!(html.contains(r#"data-testid="download-text""#) && html.contains(">Download</button>"));
+    // Under one chunk: drawn as before, no controls.
+    let short = render(Part::text("x".repeat(TEXT_CHUNK_CHARS)));
+    assert!(short.contains(&format!(
+        r#"<div class="content-text">{}</div>"#,
+        "x".repeat(TEXT_CHUNK_CHARS)
+    )));
+    assert!(!short.contains("show-more") && !short.contains("download-text"));
+}
+
+/// Markdown is bounded the same way: only the first chunk is parsed and rendered.
+#[test]
+fn text_rule_huge_markdown_renders_one_chunk() {
+    let line = "Some *markdown* text in a paragraph of its own.\n\n";
+    let source = line.repeat(300_000 / line.len() + 1);
+    let html = render(part(
+        PartContent::Text(source.clone()),
+        Some("text/markdown"),
+        None,
+    ));
+    let paragraphs = html.matches("<p>").count();
+    let per_chunk = TEXT_CHUNK_CHARS / line.len();
+    assert!(
+        paragraphs > 0 && paragraphs <= per_chunk + 1,
+        "{paragraphs} paragraphs"
+    );
+    assert!(html.contains(">Show more</button>") && html.contains(">Download</button>"));
+    assert!(html.contains(&format!("of {} characters.", source.chars().count())));
 }
 
 #[test]

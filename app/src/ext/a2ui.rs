@@ -20,6 +20,8 @@ mod render;
 mod render_inputs;
 #[path = "a2ui_render_types.rs"]
 mod render_types;
+#[path = "a2ui_secrets.rs"]
+mod secrets;
 #[path = "a2ui_text.rs"]
 mod text;
 #[path = "a2ui_v08.rs"]
@@ -42,6 +44,7 @@ pub use render_types::{
     PlaceholderReason, RenderNode, RenderTab, TOO_DEEP_TEXT, TOO_MANY_NODES_TEXT, TextFieldVariant,
     TextVariant, UNSUPPORTED_CHILDREN_TEXT,
 };
+pub use secrets::{MASK, mask_secret_action_values, secret_context_keys};
 pub use v08::SELF_KEY;
 pub use v09::V09_VERSION;
 

@@ -2,6 +2,7 @@
 //! durable commands.
 
 use app::api::BoxFuture;
+use app::api::idempotency;
 use app::api::tasks::{
     CommandView, ConversationSummary, ConversationView, LedgerEvent, SendInput, TASK_PAGE_SIZE, TaskFilter,
     TaskPage, TasksBackend, WIRE_HISTORY,
@@ -15,7 +16,7 @@ use crate::services::commands::{self, CommandBody, CommandConfig, CommandError, 
 use crate::state::AppState;
 use crate::store::agents as agent_store;
 use crate::store::tasks as task_store;
-use crate::store::{new_id, organizations, subscriptions};
+use crate::store::{organizations, subscriptions};
 
 /// Conversations on the Chat landing.
 pub const RECENT_CONVERSATIONS: u64 = 50;
@@ -109,12 +110,15 @@ impl Tasks {
         })
     }
 
+    /// Stores the command under the browser's idempotency key: the same key and content replay
+    /// the stored command; other content is refused (`409`, [`commands::KEY_CONFLICT`]).
     async fn accept(
         &self,
         org: String,
         agent_id: &str,
         body: CommandBody,
         conversation_id: String,
+        idempotency_key: String,
     ) -> Result<CommandView, AppError> {
         let agent = agent_store::find(&self.0.db, &org, agent_id)
             .await
@@ -130,13 +134,41 @@ impl Tasks {
                 organization_id: org,
                 agent,
                 body,
-                idempotency_key: new_id(),
+                idempotency_key,
                 conversation_id: Some(conversation_id),
             },
         )
         .await
         .map_err(command_error)?;
         Ok(commands::view(&command))
+    }
+}
+
+/// The browser's idempotency key, trimmed: required, 1–255 characters (reference §4.4).
+fn required_key(key: Option<String>) -> Result<String, AppError> {
+    match key.map(|k| k.trim().to_owned()) {
+        Some(key) if idempotency::valid_key(&key) => Ok(key),
+        _ => Err(AppError::Invalid {
+            field: "idempotencyKey".into(),
+            message: idempotency::KEY_REQUIRED.into(),
+        }),
+    }
+}
+
+/// The conversation a send goes to: the chat's, or for a new chat one named after the send's
+/// key, so that every attempt of a new chat's first send (a retry, a double click racing the
+/// first) has the same content and replays the stored command.
+fn send_conversation(org: &str, requested: Option<String>, key: &str) -> Result<String, AppError> {
+    use sha2::{Digest, Sha256};
+    match requested.filter(|c| !c.is_empty()) {
+        Some(id) if uuid::Uuid::parse_str(&id).is_ok() => Ok(id),
+        Some(_) => Err(AppError::NotFound),
+        None => {
+            let digest = Sha256::digest(format!("new chat\0{org}\0{key}"));
+            let mut bytes = [0_u8; 16];
+            bytes.copy_from_slice(&digest[..16]);
+            Ok(uuid::Builder::from_random_bytes(bytes).into_uuid().to_string())
+        }
     }
 }
 
@@ -198,12 +230,9 @@ impl TasksBackend for Tasks {
 
     fn send(&self, input: SendInput) -> BoxFuture<'_, Result<CommandView, AppError>> {
         Box::pin(async move {
+            let key = required_key(input.idempotency_key)?;
             let org = self.organization().await?;
-            let conversation_id = match input.conversation_id.filter(|c| !c.is_empty()) {
-                Some(id) if uuid::Uuid::parse_str(&id).is_ok() => id,
-                Some(_) => return Err(AppError::NotFound),
-                None => new_id(),
-            };
+            let conversation_id = send_conversation(&org, input.conversation_id, &key)?;
             let task_id = match input.task_id.filter(|t| !t.is_empty()) {
                 Some(local) => {
                     let task = task_store::find(&self.0.db.read, &org, &local)
@@ -241,12 +270,18 @@ impl TasksBackend for Tasks {
                 config: Some(config),
                 ..CommandBody::default()
             };
-            self.accept(org, &input.agent_id, body, conversation_id).await
+            self.accept(org, &input.agent_id, body, conversation_id, key)
+                .await
         })
     }
 
-    fn cancel(&self, task_id: String) -> BoxFuture<'_, Result<CommandView, AppError>> {
+    fn cancel(
+        &self,
+        task_id: String,
+        idempotency_key: Option<String>,
+    ) -> BoxFuture<'_, Result<CommandView, AppError>> {
         Box::pin(async move {
+            let key = required_key(idempotency_key)?;
             let org = self.organization().await?;
             let task = task_store::find(&self.0.db.read, &org, &task_id)
                 .await
@@ -262,7 +297,8 @@ impl TasksBackend for Tasks {
                 tenant: Some(task.tenant.clone()).filter(|t| !t.is_empty()),
                 ..CommandBody::default()
             };
-            self.accept(org, &task.agent_id, body, task.conversation_id).await
+            self.accept(org, &task.agent_id, body, task.conversation_id, key)
+                .await
         })
     }
 

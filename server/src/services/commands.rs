@@ -26,8 +26,9 @@ pub const DISPATCH_TOPIC: &str = "a2a.command.dispatch";
 /// Longest idempotency key, message id, skill id and tenant.
 pub const MAX_KEY_CHARS: usize = 255;
 
-pub const KEY_REQUIRED: &str = "An idempotency key of 1–255 characters is required.";
-pub const KEY_CONFLICT: &str = "This idempotency key already belongs to different command content.";
+/// The same words the browser's server functions answer with (`app::api::idempotency`).
+pub const KEY_REQUIRED: &str = app::api::idempotency::KEY_REQUIRED;
+pub const KEY_CONFLICT: &str = app::api::idempotency::KEY_CONFLICT;
 pub const NEEDS_CONTENT: &str = "A message needs at least one content part.";
 pub const CANCEL_NEEDS_TASK: &str = "taskId is required for cancellation.";
 

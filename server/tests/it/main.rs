@@ -13,6 +13,7 @@ mod cli;
 mod client;
 mod demo_agent;
 mod extensions;
+mod fn_idempotency;
 mod gateway;
 mod gateway_demo;
 mod guard;

@@ -320,3 +320,84 @@ async fn site_files_are_sent_precompressed_to_browsers_that_accept_it() {
         .expect("valid request");
     assert_eq!(send(&state, again).await.status(), StatusCode::NOT_MODIFIED);
 }
+
+/// The HTML without its `<script>` elements (the hydration data carries the whole text, for
+/// "Show more" and "Download" in the browser).
+fn without_scripts(html: &str) -> String {
+    let mut out = String::new();
+    let mut rest = html;
+    while let Some(start) = rest.find("<script") {
+        out.push_str(&rest[..start]);
+        rest = rest[start..]
+            .find("</script>")
+            .map_or("", |end| &rest[start + end + "</script>".len()..]);
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Issue #26, "One huge text part freezes the browser": a reply whose single text part is
+/// 300,000 characters renders its first 20,000 on the chat and the task page, with Show more and
+/// Download (the render used to take about 55 s).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_huge_text_part_renders_one_chunk_with_show_more_and_download() {
+    let (state, _db) = support::app().await;
+    let org = server::store::organizations::local(&state.db).await.unwrap();
+    let agent = server::store::agents::register(
+        &state.db,
+        &org.id,
+        "http://127.0.0.1:9/card.json",
+        server::store::agents::AgentSource::Managed,
+    )
+    .await
+    .unwrap();
+    let conversation = "00000000-0000-4000-8000-0000000f1e1d";
+    let line = "Line of a reply far longer than anyone reads at once.\n";
+    let huge: String = line
+        .repeat(300_000 / line.len() + 1)
+        .chars()
+        .take(300_000)
+        .collect();
+    let done = state
+        .ingestor
+        .ingest(&server::ingest::Observation {
+            organization_id: org.id.clone(),
+            agent_id: agent.id.clone(),
+            tenant: String::new(),
+            conversation_id: conversation.into(),
+            local_task_id: None,
+            source: server::ingest::Source::CommandResponse,
+            source_key: Some("command:huge".into()),
+            payload: serde_json::json!({"task": {"id": "r1", "contextId": "c1",
+                "status": {"state": "TASK_STATE_COMPLETED", "message": {"messageId": "a", "role": "ROLE_AGENT",
+                "parts": [{"text": huge, "mediaType": "text/plain"}]}}}}),
+            extensions: vec![],
+            protocol_version: None,
+            skill_id: None,
+            fence: None,
+            rearm: false,
+        })
+        .await
+        .unwrap();
+    for path in [
+        format!("/chat/{conversation}"),
+        format!("/tasks/{}", done.task_id),
+    ] {
+        let started = std::time::Instant::now();
+        let page = get(&state, &path).await;
+        assert_eq!(page.status(), StatusCode::OK, "{path}");
+        let html = text(page).await;
+        eprintln!("{path}: rendered in {:?}", started.elapsed());
+        let markup = without_scripts(&html);
+        let shown = markup.matches("Line of a reply").count();
+        // The first chunk ends at a line break in its last quarter: 20,000 characters at most.
+        assert!(
+            shown > 15_000 / line.len() && shown <= 20_000 / line.len() + 1,
+            "{path}: {shown} lines"
+        );
+        assert!(markup.contains("Showing 19"), "{path}");
+        assert!(markup.contains(" of 300000 characters."), "{path}");
+        assert!(markup.contains(r#"data-testid="show-more""#), "{path}");
+        assert!(markup.contains(r#"data-testid="download-text""#), "{path}");
+    }
+}

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::{A2uiSurfaces, has_a2ui_parts};
 use crate::api::extensions::get_agent_extensions;
+use crate::api::idempotency::DraftKey;
 use crate::api::tasks::{SendInput, SendMessage};
 use crate::components::deferred::deferred;
 use crate::projection::TaskView;
@@ -39,11 +40,13 @@ fn Interface(task: Signal<TaskView>) -> impl IntoView {
         crate::api::browser_value(move || get_agent_extensions(agent_id.clone(), Vec::new(), None));
     let version = Signal::derive(move || extensions.with(|e| e.as_ref().and_then(|e| e.a2ui)));
     let send = ServerAction::<SendMessage>::new();
+    // One key per action until it is accepted: a retried click replays (issue #26).
+    let key = DraftKey::new();
+    Effect::new(move |_| send.value().with(|result| result.as_ref().map(|r| key.settle(r))));
     let on_action = Callback::new(move |parts: Vec<Value>| {
-        let input = task.with_untracked(|t| SendInput::on_task(t, parts));
-        send.dispatch(SendMessage {
-            input: with_settings(input),
-        });
+        let mut input = with_settings(task.with_untracked(|t| SendInput::on_task(t, parts)));
+        input.idempotency_key = Some(key.get());
+        send.dispatch(SendMessage { input });
     });
     let shown = move || version.with(Option::is_some) && task.with(has_a2ui_parts);
     view! {

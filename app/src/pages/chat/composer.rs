@@ -13,6 +13,7 @@ use super::state::ChatState;
 use super::targets::{SendTarget, effective_target, send_to_choices};
 use crate::api::agents::{ChatAgent, get_chat_agent};
 use crate::api::extensions::get_agent_extensions;
+use crate::api::idempotency::DraftKey;
 use crate::api::tasks::{SendInput, SendOptions};
 use crate::components::deferred::deferred;
 
@@ -153,6 +154,8 @@ fn ComposerBody(state: ChatState) -> impl IntoView {
             .unwrap_or_default()
     });
     let empty = move || draft.text.with(|t| t.trim().is_empty()) && draft.attachments.with(Vec::is_empty);
+    // One key per draft: a retried submit of the same draft replays the stored send.
+    let key = DraftKey::new();
     let submit = move || {
         if state.sending.get_untracked() {
             return;
@@ -187,9 +190,10 @@ fn ComposerBody(state: ChatState) -> impl IntoView {
                 parts,
                 options,
                 metadata: None,
+                idempotency_key: None,
             }
         });
-        state.send(input, move || draft.clear());
+        state.send(input, key, move || draft.clear());
     };
     view! {
         <section class="composer" aria-label="Composer">

@@ -135,7 +135,7 @@ fn wire_split(state: ChatState, history_loaded: StoredValue<bool>) -> AnyView {
             }
         });
     }
-    view! { <WirePanel entries=state.wire/> }.into_any()
+    view! { <WirePanel entries=state.wire conversation=state.conversation/> }.into_any()
 }
 
 /// Agent, short context id, the newest task's state, New chat and the Wire and Trace toggles.

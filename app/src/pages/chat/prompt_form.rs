@@ -150,9 +150,10 @@ pub fn PromptForm(
             crate::components::a2ui_surface::dom_token(&t.local_id)
         )
     });
+    let key = crate::api::idempotency::DraftKey::new();
     let on_submit = Callback::new(move |submission: Map<String, Value>| {
         let input = task.with_untracked(|t| SendInput::on_task(t, reply_part_list(&submission)));
-        state.send(input, || {});
+        state.send(input, key, || {});
     });
     let sending = Signal::derive(move || state.sending.get());
     view! {

@@ -40,6 +40,7 @@ fn start_form_split(state: ChatState) -> AnyView {
         })
     });
     let open = RwSignal::new(false);
+    let key = crate::api::idempotency::DraftKey::new();
     let on_submit = Callback::new(move |submission: Map<String, Value>| {
         let input = state.conversation.with_untracked(|c| SendInput {
             agent_id: c.agent_id.clone(),
@@ -50,7 +51,7 @@ fn start_form_split(state: ChatState) -> AnyView {
             parts: reply_part_list(&submission),
             ..SendInput::default()
         });
-        state.send(input, move || {
+        state.send(input, key, move || {
             open.try_set(false);
         });
     });

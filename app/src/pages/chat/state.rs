@@ -9,6 +9,7 @@ use serde_json::json;
 use super::fold::{Folded, catch_up, fold_ledger, knows_task, note_command};
 use super::wire::{WireEntry, record_received};
 use crate::api::extensions::AgentExtensions;
+use crate::api::idempotency::DraftKey;
 use crate::api::tasks::{CommandView, ConversationView, SendInput, get_conversation, send_message};
 use crate::components::trace::TraceFeed;
 use crate::live::{LiveFrame, conversation_stream_url, use_live_stream};
@@ -179,18 +180,20 @@ impl ChatState {
         });
     }
 
-    /// Sends a message: logs it, stores it on the server, shows it as pending and runs `done`
-    /// once the server accepted it (the composer clears its draft then). A new chat moves to
-    /// its conversation's URL.
-    pub fn send(self, input: SendInput, done: impl FnOnce() + 'static) {
-        self.send_then(input, Box::new(done));
+    /// Sends a message under the sending control's draft `key` (a retry replays the stored
+    /// command, issue #26): logs it, stores it on the server, shows it as pending and runs
+    /// `done` once the server accepted it (the composer clears its draft then). A new chat
+    /// moves to its conversation's URL.
+    pub fn send(self, input: SendInput, key: DraftKey, done: impl FnOnce() + 'static) {
+        self.send_then(input, key, Box::new(done));
     }
 
     /// [`ChatState::send`]'s body, not generic: one copy of its code for every control that sends.
-    fn send_then(self, mut input: SendInput, done: Box<dyn FnOnce()>) {
+    fn send_then(self, mut input: SendInput, key: DraftKey, done: Box<dyn FnOnce()>) {
         if self.sending.get_untracked() {
             return;
         }
+        input.idempotency_key = Some(key.get());
         // Every send carries Settings' extension URIs (reference §2.2), whichever control sent it.
         if input.options.extensions.is_empty() {
             input.options.extensions = crate::settings::active_extension_uris(&crate::settings::load());
@@ -207,6 +210,7 @@ impl ChatState {
         leptos::task::spawn_local(async move {
             let result = send_message(input).await;
             self.sending.try_set(false);
+            key.settle(&result);
             match result {
                 Ok(command) => {
                     done();

@@ -107,9 +107,10 @@ fn TaskBlock(state: ChatState, id: String) -> impl IntoView {
 #[lazy]
 fn surfaces_split(state: ChatState, task: Memo<TaskView>) -> AnyView {
     let version = Signal::derive(move || state.extensions.with(|e| e.as_ref().and_then(|e| e.a2ui)));
+    let key = crate::api::idempotency::DraftKey::new();
     let on_action = Callback::new(move |parts: Vec<serde_json::Value>| {
         let input = task.with_untracked(|t| SendInput::on_task(t, parts));
-        state.send(input, || {});
+        state.send(input, key, || {});
     });
     let busy = Signal::derive(move || state.sending.get());
     view! { <A2uiSurfaces task version on_action busy/> }.into_any()
@@ -174,12 +175,13 @@ fn QuickReplies(state: ChatState, task: Memo<TaskView>) -> impl IntoView {
 #[lazy]
 fn replies_split(state: ChatState, task: Memo<TaskView>) -> AnyView {
     let replies = move || task.with(prompt_quick_replies);
+    let key = crate::api::idempotency::DraftKey::new();
     let reply = move |text: String| {
         let input = SendInput {
             text,
             ..task.with_untracked(|t| SendInput::on_task(t, Vec::new()))
         };
-        state.send(input, || {});
+        state.send(input, key, || {});
     };
     view! {
         <div class="quick-replies" role="group" aria-label="Quick replies">

@@ -6,7 +6,9 @@ use leptos::prelude::*;
 use serde_json::Value;
 
 use crate::a2a::{StreamEvent, decode_stream_event};
-use crate::api::tasks::LedgerEvent;
+use crate::api::tasks::{ConversationView, LedgerEvent};
+#[cfg(any(feature = "hydrate", test))]
+use crate::ext::a2ui::{A2uiState, mask_secret_action_values};
 
 /// One line of the log.
 #[derive(Clone, Debug, PartialEq)]
@@ -170,15 +172,21 @@ fn pretty(value: &Value) -> String {
 /// the list is drawn once from the log and then only has the new lines added, each one element
 /// from one escaped HTML string. No keyed diff of the whole log per event, no reactive owner
 /// per line.
+///
+/// Values typed into obscured A2UI fields are masked in the JSON shown (issue #26): the
+/// conversation's surfaces say which action values carry them.
 #[component]
-pub fn WirePanel(#[prop(into)] entries: Signal<Vec<WireEntry>>) -> impl IntoView {
+pub fn WirePanel(
+    #[prop(into)] entries: Signal<Vec<WireEntry>>,
+    #[prop(into)] conversation: Signal<ConversationView>,
+) -> impl IntoView {
     let list = NodeRef::<leptos::html::Ol>::new();
     // Keys of the lines on screen, in order.
     let shown = StoredValue::new(entries.with_untracked(|log| log.iter().map(entry_key).collect::<Vec<_>>()));
     let first_lines = entries.with_untracked(|log| lines_html(log, 0).blocks);
     #[cfg(feature = "hydrate")]
     {
-        json_on_open(list, entries);
+        json_on_open(list, entries, conversation);
         Effect::new(move |_| {
             let Some(ol) = list.get() else { return };
             entries.with(|log| {
@@ -209,7 +217,7 @@ pub fn WirePanel(#[prop(into)] entries: Signal<Vec<WireEntry>>) -> impl IntoView
         });
     }
     #[cfg(not(feature = "hydrate"))]
-    let _ = shown;
+    let _ = (shown, conversation);
     view! {
         <section class="wire-panel" aria-label="Wire inspector">
             <h2>"{ } Wire"</h2>
@@ -296,20 +304,41 @@ fn line_html(number: usize, entry: &WireEntry) -> String {
     }
 }
 
-/// The formatted JSON of an entry: the event's payload, or the request sent.
+/// The formatted JSON of an entry: the event's payload, or the request sent, with the values
+/// of obscured A2UI fields masked. `a2ui` gives a local task's folded A2UI surfaces.
 #[cfg(any(feature = "hydrate", test))]
-fn entry_json(entry: &WireEntry) -> String {
-    match entry {
-        WireEntry::Received { payload, .. } => pretty(payload),
-        WireEntry::Sent { body, .. } => pretty(body),
+fn entry_json(entry: &WireEntry, a2ui: &dyn Fn(&str) -> Option<A2uiState>) -> String {
+    let (task_id, json) = match entry {
+        WireEntry::Received { payload, task_id, .. } => (Some(task_id.as_str()), payload),
+        WireEntry::Sent { body, .. } => (body.get("taskId").and_then(Value::as_str), body),
+    };
+    match task_id.and_then(a2ui) {
+        Some(state) => {
+            let mut masked = json.clone();
+            mask_secret_action_values(&mut masked, &state);
+            pretty(&masked)
+        }
+        None => pretty(json),
     }
+}
+
+/// The folded A2UI surfaces of a task of the conversation.
+#[cfg(feature = "hydrate")]
+fn task_surfaces(conversation: &ConversationView, task_id: &str) -> Option<A2uiState> {
+    let task = conversation.tasks.iter().find(|t| t.local_id == task_id)?;
+    crate::components::a2ui_surface::has_a2ui_parts(task)
+        .then(|| crate::components::a2ui_surface::fold_task(task))
 }
 
 /// One listener on the list for every line: opening a line's `<details>` puts its formatted
 /// JSON in (as text), closing it takes it out. `toggle` does not bubble, so it listens in the
 /// capture phase.
 #[cfg(feature = "hydrate")]
-fn json_on_open(list: NodeRef<leptos::html::Ol>, entries: Signal<Vec<WireEntry>>) {
+fn json_on_open(
+    list: NodeRef<leptos::html::Ol>,
+    entries: Signal<Vec<WireEntry>>,
+    conversation: Signal<ConversationView>,
+) {
     use wasm_bindgen::JsCast;
     use wasm_bindgen::closure::Closure;
 
@@ -334,8 +363,13 @@ fn json_on_open(list: NodeRef<leptos::html::Ol>, entries: Signal<Vec<WireEntry>>
             .and_then(|line| line.get_attribute("data-index"))
             .and_then(|index| index.parse::<usize>().ok())
             .and_then(|index| {
+                let a2ui = |task: &str| {
+                    conversation
+                        .try_with_untracked(|c| task_surfaces(c, task))
+                        .flatten()
+                };
                 entries
-                    .try_with_untracked(|log| log.get(index).map(entry_json))
+                    .try_with_untracked(|log| log.get(index).map(|entry| entry_json(entry, &a2ui)))
                     .flatten()
             });
         let pre = details
@@ -620,11 +654,75 @@ mod tests {
             "the body is only shown when opened, as text"
         );
         assert_eq!(
-            entry_json(&WireEntry::Sent {
-                action: "SendMessage",
-                body: json!({"text": "<b>"})
-            }),
+            entry_json(
+                &WireEntry::Sent {
+                    action: "SendMessage",
+                    body: json!({"text": "<b>"})
+                },
+                &|_| None
+            ),
             "{\n  \"text\": \"<b>\"\n}"
         );
+    }
+
+    /// An A2UI sign-in surface of task `t1`: the password field is obscured.
+    fn sign_in() -> A2uiState {
+        let mut state = A2uiState::default();
+        state.apply_part(
+            crate::ext::a2ui::A2uiVersion::V09,
+            &json!([
+                {"version": "v0.9", "createSurface": {"surfaceId": "s", "catalogId": crate::ext::a2ui::A2UI_BASIC_CATALOG}},
+                {"version": "v0.9", "updateComponents": {"surfaceId": "s", "components": [
+                    {"id": "root", "component": "Column", "children": ["user", "pass", "go"]},
+                    {"id": "user", "component": "TextField", "label": "User", "value": {"path": "/user"}},
+                    {"id": "pass", "component": "TextField", "label": "Password", "variant": "obscured",
+                     "value": {"path": "/password"}},
+                    {"id": "go", "component": "Button", "child": "l", "action": {"event": {"name": "signIn",
+                     "context": {"user": {"path": "/user"}, "password": {"path": "/password"}}}}},
+                    {"id": "l", "component": "Text", "text": "Sign in"}
+                ]}}
+            ]),
+        );
+        assert_eq!(state.rejected, 0);
+        state
+    }
+
+    /// Issue #26 "Secrets in forms": the Wire panel shows an obscured field's value masked, in
+    /// the request sent and in the stored user message that echoes it; the agent still gets it.
+    #[test]
+    fn values_typed_into_obscured_fields_are_masked_in_the_wire_json() {
+        let action = json!({"name": "signIn", "surfaceId": "s", "sourceComponentId": "go",
+            "timestamp": "2026-01-01T00:00:00Z", "context": {"user": "ada", "password": "hunter2"}});
+        let parts =
+            json!([{"data": {"version": "v0.9", "action": action}, "mediaType": "application/a2ui+json"}]);
+        let sent = WireEntry::Sent {
+            action: "SendMessage",
+            body: json!({"agentId": "a", "taskId": "t1", "text": "", "parts": parts.clone()}),
+        };
+        let a2ui = |task: &str| (task == "t1").then(sign_in);
+        let shown = entry_json(&sent, &a2ui);
+        assert!(!shown.contains("hunter2"), "{shown}");
+        assert!(shown.contains(r#""password": "••••••""#), "{shown}");
+        assert!(shown.contains(r#""user": "ada""#), "{shown}");
+        // What is sent is untouched.
+        let WireEntry::Sent { body, .. } = &sent else {
+            unreachable!()
+        };
+        assert_eq!(
+            body["parts"][0]["data"]["action"]["context"]["password"],
+            "hunter2"
+        );
+        // The stored user message, received back over the ledger.
+        let echo = WireEntry::Received {
+            sequence: 3,
+            source: "command".into(),
+            task_id: "t1".into(),
+            payload: json!({"message": {"messageId": "m", "role": "ROLE_USER", "parts": parts}}),
+            check: Ok("Message".into()),
+        };
+        let shown = entry_json(&echo, &a2ui);
+        assert!(!shown.contains("hunter2") && shown.contains("••••••"), "{shown}");
+        // Without the task's surfaces nothing is known to be secret.
+        assert!(entry_json(&echo, &|_| None).contains("hunter2"));
     }
 }

@@ -1,5 +1,7 @@
 //! `files`: one answer with every kind of file a console must show or offer for download:
 //! markdown, JSON data, CSV, a PNG, a PDF and an opaque binary (inline `raw` base64 parts).
+//! "huge" in the message: one reply whose single `text/plain` part is [`HUGE_TEXT_CHARS`]
+//! characters long (issue #26: the console must show it in bounded chunks).
 
 use app::a2a::TaskState;
 use base64::Engine as _;
@@ -33,8 +35,32 @@ const MARKDOWN: &str = "# Deploy report\n\n- **billing-api** 1.42.0 is live in s
 const CSV: &str = "service,environment,replicas,status\nbilling-api,staging,3,ready\nbilling-api,production,5,ready\n\
     search,staging,2,degraded\n";
 
-/// The script: every file as its own artifact, then COMPLETED.
-pub(crate) fn plan(_incoming: &Incoming) -> Vec<Step> {
+/// Characters of the "huge" reply's text part.
+pub(crate) const HUGE_TEXT_CHARS: usize = 300_000;
+/// The last line of the "huge" reply: a console that shows it has shown everything.
+pub(crate) const HUGE_TEXT_END: &str = "End of the huge reply.";
+
+/// The "huge" reply's text: numbered lines, [`HUGE_TEXT_END`] last, exactly
+/// [`HUGE_TEXT_CHARS`] characters.
+pub(crate) fn huge_text() -> String {
+    let mut text = String::with_capacity(HUGE_TEXT_CHARS);
+    let mut n = 0;
+    while text.len() < HUGE_TEXT_CHARS {
+        n += 1;
+        text.push_str(&format!(
+            "Line {n:06} of a reply far longer than anyone reads at once.\n"
+        ));
+    }
+    text.truncate(HUGE_TEXT_CHARS - HUGE_TEXT_END.len());
+    text.push_str(HUGE_TEXT_END);
+    text
+}
+
+/// The script: every file as its own artifact, then COMPLETED; or the huge reply.
+pub(crate) fn plan(incoming: &Incoming) -> Vec<Step> {
+    if incoming.text.to_lowercase().contains("huge") {
+        return vec![Step::Do(Update::say(TaskState::Completed, huge_text()))];
+    }
     let binary: Vec<u8> = (0..=255).collect();
     let artifacts = [
         artifact(
@@ -81,6 +107,14 @@ fn artifact(name: &str, part: Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_huge_text_is_exactly_its_length_and_ends_with_its_marker() {
+        let text = huge_text();
+        assert_eq!(text.chars().count(), HUGE_TEXT_CHARS);
+        assert!(text.ends_with(HUGE_TEXT_END));
+        assert!(text.starts_with("Line 000001 of a reply"));
+    }
 
     #[test]
     fn the_png_and_pdf_are_well_formed() {
