@@ -70,7 +70,15 @@ test("pages on other local origins cannot register with a form or send with text
   const agentId = agents.agents.find((agent: { cardUrl: string }) => agent.cardUrl.includes("/form/"))?.id;
   expect(agentId, "the form demo agent is registered").toBeTruthy();
   const send = JSON.stringify({
-    input: { agentId, conversationId: null, taskId: null, text: "sent from another site", parts: [], options: {} },
+    input: {
+      agentId,
+      conversationId: null,
+      taskId: null,
+      text: "sent from another site",
+      parts: [],
+      options: {},
+      idempotencyKey: `guard-${Date.now()}`,
+    },
   });
   const evilCard = "http://127.0.0.1:9/cross-site/card.json";
   const html = `<!doctype html><title>attacker</title>
