@@ -1,5 +1,7 @@
 //! Archived objects as the database knows them: an object is referenced while some task of
-//! its organization has an `artifact_access` row for its digest.
+//! its organization has an `artifact_access` row for its digest, or while it is the archived
+//! original of one of the organization's ledger events (its `payload_digest`), which a rebuild
+//! checks the stored event against.
 
 use std::collections::HashSet;
 
@@ -7,7 +9,7 @@ use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect};
 
 use super::StoreError;
 use crate::db::Db;
-use crate::db::entity::artifact_access;
+use crate::db::entity::{artifact_access, task_event};
 
 /// The digests some task of the organization references.
 pub async fn referenced_digests(db: &Db, organization_id: &str) -> Result<HashSet<String>, StoreError> {
@@ -19,5 +21,13 @@ pub async fn referenced_digests(db: &Db, organization_id: &str) -> Result<HashSe
         .into_tuple()
         .all(&db.read)
         .await?;
-    Ok(digests.into_iter().collect())
+    let originals: Vec<String> = task_event::Entity::find()
+        .select_only()
+        .column(task_event::Column::PayloadDigest)
+        .distinct()
+        .filter(task_event::Column::OrganizationId.eq(organization_id))
+        .into_tuple()
+        .all(&db.read)
+        .await?;
+    Ok(digests.into_iter().chain(originals).collect())
 }

@@ -95,6 +95,20 @@ async fn a_file_past_the_quota_is_not_archived_and_the_task_says_why() {
     assert_eq!(refused["metadata"][ARCHIVE_METADATA_KEY]["refused"], message);
     let download = get(&state, &format!("/api/artifacts/{}", digest(&too_much))).await;
     assert_eq!(download.status(), 404);
+    // Past the quota the event's original is not archived either; the rebuild check still
+    // accepts the event as stored, and checks the object it does reference.
+    server::ingest::verify::verify(&state.db, store, &done.task_id)
+        .await
+        .unwrap();
+    std::fs::remove_file(store.path(&org, &digest(&fits)).unwrap()).unwrap();
+    let missing = server::ingest::verify::verify(&state.db, store, &done.task_id)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        missing.starts_with(&format!("Archived object {} ", digest(&fits))),
+        "{missing}"
+    );
 }
 
 fn binary() -> Command {
@@ -163,7 +177,7 @@ async fn gc_artifacts_removes_only_old_unreferenced_objects() {
         String::from_utf8(output.stdout).unwrap(),
         format!(
             "Removed {org}/{} ({} bytes).\nRemoved {org}/{name} (3 bytes).\n\
-             Removed 2 unreferenced file(s), freed {} bytes; kept 2 object(s).\n",
+             Removed 2 unreferenced file(s), freed {} bytes; kept 3 object(s).\n",
             digest(orphan),
             orphan.len(),
             orphan.len() + 3
@@ -185,11 +199,23 @@ async fn gc_artifacts_removes_only_old_unreferenced_objects() {
         .unwrap();
     assert!(output.status.success());
     assert!(String::from_utf8(output.stdout).unwrap().ends_with(&format!(
-        "Removed 1 unreferenced file(s), freed {} bytes; kept 1 object(s).\n",
+        "Removed 1 unreferenced file(s), freed {} bytes; kept 2 object(s).\n",
         fresh.len()
     )));
     assert!(!store.path(&org, &digest(fresh)).unwrap().exists());
     assert!(store.path(&org, &digest(referenced)).unwrap().exists());
+    // The event's archived original (its payload digest) is a reference too: a rebuild after
+    // the collection still finds everything it checks.
+    let rebuilt = binary()
+        .env("A2A_DATA_DIR", &data)
+        .arg("rebuild-projections")
+        .output()
+        .unwrap();
+    assert!(
+        rebuilt.status.success(),
+        "{}",
+        String::from_utf8_lossy(&rebuilt.stderr)
+    );
 }
 
 /// Re-using a stored object renews its age, so a collection running meanwhile keeps it.
