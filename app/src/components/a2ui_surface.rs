@@ -58,6 +58,26 @@ pub fn fold_task(task: &TaskView) -> A2uiState {
     state
 }
 
+/// The task's user messages as the console shows them: values typed into the task's obscured
+/// A2UI fields are masked (issue #26, "Secrets in forms"), as in the Wire panel; the agent got
+/// them as typed.
+pub fn mask_user_secrets(messages: &mut [crate::projection::MessageView], task: &TaskView) {
+    if !has_a2ui_parts(task) {
+        return;
+    }
+    let state = fold_task(task);
+    for message in messages.iter_mut().filter(|m| m.role == Role::User) {
+        let Ok(mut parts) = serde_json::to_value(&message.parts) else {
+            continue;
+        };
+        if crate::ext::a2ui::mask_secret_action_values(&mut parts, &state) > 0
+            && let Ok(masked) = serde_json::from_value(parts)
+        {
+            message.parts = masked;
+        }
+    }
+}
+
 /// Whether the task's agent messages carry any A2UI part.
 pub fn has_a2ui_parts(task: &TaskView) -> bool {
     task.messages

@@ -227,6 +227,7 @@ fn HistoryCard(task: Signal<TaskView>) -> impl IntoView {
         task.with(|t| {
             let mut messages = t.messages.clone();
             messages.sort_by_key(|m| m.sequence);
+            crate::components::a2ui_surface::mask_user_secrets(&mut messages, t);
             messages
         })
     };

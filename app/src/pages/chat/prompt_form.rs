@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use super::state::ChatState;
 use crate::a2a::{Part, PartContent, Role, TaskState};
 use crate::api::tasks::SendInput;
-use crate::components::a2ui_surface::a2ui_part_version;
+use crate::components::a2ui_surface::{a2ui_part_version, mask_user_secrets};
 use crate::components::structured_form::StructuredForm;
 use crate::ext::form::{FormDefinition, is_form_media_type, parse_form, quick_replies, reply_parts};
 use crate::projection::{MessageView, TaskView};
@@ -111,6 +111,7 @@ pub fn timeline_messages(task: &TaskView, forms_advertised: bool, a2ui: bool) ->
     let active = active_form(task, forms_advertised);
     let mut messages = task.messages.clone();
     messages.sort_by_key(|m| m.sequence);
+    mask_user_secrets(&mut messages, task);
     messages
         .into_iter()
         .map(|mut message| {
@@ -194,6 +195,38 @@ mod tests {
             reference_task_ids: Vec::new(),
             sequence,
         }
+    }
+
+    /// Issue #26 "Secrets in forms": the user's bubble for an A2UI action shows the value typed
+    /// into an obscured field masked, like the Wire panel; other values stay as sent.
+    #[test]
+    fn an_obscured_field_s_value_is_masked_in_the_user_s_bubble() {
+        let surface = json!([
+            {"version": "v0.9", "createSurface": {"surfaceId": "s", "catalogId": crate::ext::a2ui::A2UI_BASIC_CATALOG}},
+            {"version": "v0.9", "updateComponents": {"surfaceId": "s", "components": [
+                {"id": "root", "component": "Column", "children": ["user", "pass", "go"]},
+                {"id": "user", "component": "TextField", "label": "User", "value": {"path": "/user"}},
+                {"id": "pass", "component": "TextField", "label": "Password", "variant": "obscured",
+                 "value": {"path": "/password"}},
+                {"id": "go", "component": "Button", "child": "l", "action": {"event": {"name": "signIn",
+                 "context": {"user": {"path": "/user"}, "password": {"path": "/password"}}}}},
+                {"id": "l", "component": "Text", "text": "Sign in"}
+            ]}}
+        ]);
+        let mut agent = prompt("m1", 1, vec![Part::data(surface, Some("application/a2ui+json".into()))]);
+        agent.state = Some("TASK_STATE_WORKING".into());
+        let action = json!({"version": "v0.9", "action": {"name": "signIn", "surfaceId": "s",
+            "sourceComponentId": "go", "context": {"user": "ada", "password": "hunter2"}}});
+        let mut user = prompt("m2", 2, vec![Part::data(action, Some("application/a2ui+json".into()))]);
+        user.role = Role::User;
+        user.state = None;
+        let task = waiting(vec![agent, user]);
+        let shown = timeline_messages(&task, false, true);
+        let bubble = serde_json::to_string(&shown[1].message.parts).unwrap();
+        assert!(!bubble.contains("hunter2"), "{bubble}");
+        assert!(bubble.contains(crate::ext::a2ui::MASK) && bubble.contains("ada"), "{bubble}");
+        // The task itself, what was sent, is untouched.
+        assert!(serde_json::to_string(&task.messages[1].parts).unwrap().contains("hunter2"));
     }
 
     fn waiting(messages: Vec<MessageView>) -> TaskView {
