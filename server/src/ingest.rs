@@ -216,15 +216,25 @@ impl Ingestor {
             event
         } else {
             // The complete original is archived under the event's digest, so a rebuild can
-            // check the stored version against it (security-and-durability §3.2).
-            // Under a full archive quota the original is not kept either (its bytes would pass
-            // the quota); the rebuild check then trusts the stored event as it is (verify.rs).
-            match self.store.put(&observation.organization_id, original.as_bytes()) {
-                Ok(_) => {}
-                Err(archive::PutError::Io(error)) => return Err(error.into()),
-                Err(archive::PutError::QuotaFull(_)) => {
-                    tracing::warn!(agent = %observation.agent_id, "archive quota full: the event's original is not archived");
-                }
+            // check the stored version against it (security-and-durability §3.2). When a part
+            // was refused (too large, not base64, past the quota) the original would keep the
+            // refused bytes, and when the original itself would pass the quota it is not kept
+            // either: a marker then vouches for the stored version instead (verify.rs).
+            let refused = archive::archive_notes(&payload)
+                .iter()
+                .any(|note| note.get("refused").is_some());
+            let kept = !refused
+                && match self.store.put(&observation.organization_id, original.as_bytes()) {
+                    Ok(_) => true,
+                    Err(archive::PutError::Io(error)) => return Err(error.into()),
+                    Err(archive::PutError::QuotaFull(_)) => false,
+                };
+            if !kept {
+                let stored = digest(canonical(&payload).as_bytes());
+                self.store.put_marker(
+                    &observation.organization_id,
+                    &archive::stored_marker(&digest, &stored),
+                )?;
             }
             decode_stream_event(&payload)
                 .map_err(|e| IngestError::Invalid(e.to_string()))?

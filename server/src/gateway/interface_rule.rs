@@ -22,8 +22,12 @@ use super::ssrf::{classify, origin_allowed};
 pub enum NetClass {
     /// Only global unicast addresses.
     Public,
-    /// Loopback, a private range, or any other non-global range (at least one address).
+    /// Only loopback, private or other non-global addresses.
     Internal,
+    /// A name with both kinds of answer. For the card's origin it counts as public (one extra
+    /// private record must not let a card aim the console inside); for an interface's as
+    /// internal (issue #26 review).
+    Mixed,
 }
 
 /// Why an interface on another origin than the card is not used.
@@ -68,7 +72,7 @@ pub fn check(
     if !origin_allowed(interface, allowed_origins) {
         return Err(InterfaceRefusal::NotAllowlisted { interface: shown });
     }
-    if interface_class == NetClass::Internal && card_class == NetClass::Public {
+    if interface_class != NetClass::Public && card_class != NetClass::Internal {
         return Err(InterfaceRefusal::InternalFromPublicCard { interface: shown });
     }
     Ok(())
@@ -96,7 +100,7 @@ pub fn literal_class(url: &Url) -> Option<NetClass> {
 }
 
 /// Where the host of `url` lies: literal addresses directly, names through the system
-/// resolver (internal when any answer is). A name that does not resolve counts as public, the
+/// resolver ([`NetClass::Mixed`] when the answers are of both kinds). A name that does not resolve counts as public, the
 /// stricter answer for a card's origin; such an interface cannot be reached anyway.
 pub async fn classify_origin(url: Url) -> NetClass {
     if let Some(class) = literal_class(&url) {
@@ -111,10 +115,17 @@ pub async fn classify_origin(url: Url) -> NetClass {
             if addrs.peek().is_none() {
                 return NetClass::Public;
             }
-            if addrs.any(|addr| class_of_ip(addr.ip()) == NetClass::Internal) {
-                NetClass::Internal
-            } else {
-                NetClass::Public
+            let (mut public, mut internal) = (false, false);
+            for addr in addrs {
+                match class_of_ip(addr.ip()) {
+                    NetClass::Public => public = true,
+                    _ => internal = true,
+                }
+            }
+            match (public, internal) {
+                (true, true) => NetClass::Mixed,
+                (false, true) => NetClass::Internal,
+                _ => NetClass::Public,
             }
         }
         Err(_) => NetClass::Public,
@@ -124,7 +135,7 @@ pub async fn classify_origin(url: Url) -> NetClass {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
-    use super::NetClass::{Internal, Public};
+    use super::NetClass::{Internal, Mixed, Public};
     use super::*;
 
     fn url(text: &str) -> Url {
@@ -166,6 +177,24 @@ mod tests {
             check(&card, Internal, &url("http://10.1.2.3/a2a"), Internal, &[]),
             Ok(())
         );
+    }
+
+    /// A card host with one extra private record is still a public card, and an interface
+    /// host with any private answer is an internal interface (issue #26 review).
+    #[test]
+    fn names_with_public_and_private_answers_never_open_the_inside() {
+        let card = url("https://agent.example/card.json");
+        let inside = url("http://127.0.0.1:5432/a2a");
+        for (card_class, interface_class) in [(Mixed, Internal), (Public, Mixed), (Mixed, Mixed)] {
+            assert!(
+                matches!(
+                    check(&card, card_class, &inside, interface_class, &[]),
+                    Err(InterfaceRefusal::InternalFromPublicCard { .. })
+                ),
+                "{card_class:?} card, {interface_class:?} interface"
+            );
+        }
+        assert_eq!(check(&card, Internal, &inside, Mixed, &[]), Ok(()));
     }
 
     #[test]

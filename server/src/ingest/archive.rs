@@ -61,6 +61,42 @@ pub struct Archived {
     pub filename: Option<String>,
 }
 
+/// The first line of a marker object.
+pub const MARKER_HEADER: &str = "agent-taskbay stored event";
+
+/// The marker of an event whose complete original is not archived (a part was refused, or the
+/// original would pass the quota): it names the event's digest and its stored version's, so a
+/// rebuild can tell the console's own rewrite from an edit of the ledger. It is found by its
+/// own digest, which the check computes from the stored event.
+pub fn stored_marker(payload_digest: &str, stored_digest: &str) -> Vec<u8> {
+    format!("{MARKER_HEADER}\noriginal {payload_digest}\nstored {stored_digest}\n").into_bytes()
+}
+
+/// The console's archive notes (`metadata.agentTaskbayArchive`) in a stored payload.
+pub fn archive_notes(value: &Value) -> Vec<&Value> {
+    fn walk<'a>(value: &'a Value, notes: &mut Vec<&'a Value>) {
+        match value {
+            Value::Object(map) => {
+                if let Some(Value::Object(metadata)) = map.get("metadata")
+                    && let Some(note) = metadata.get(ARCHIVE_METADATA_KEY)
+                {
+                    notes.push(note);
+                }
+                for (key, child) in map {
+                    if key != "data" && key != "metadata" {
+                        walk(child, notes);
+                    }
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|item| walk(item, notes)),
+            _ => {}
+        }
+    }
+    let mut notes = Vec::new();
+    walk(value, &mut notes);
+    notes
+}
+
 /// The SHA-256 of `bytes`, lowercase hex.
 pub fn digest(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
@@ -104,19 +140,37 @@ impl ArtifactStore {
     /// its modification time renewed, so `gc-artifacts` sees it as recent until the event that
     /// references it commits. A new object that would pass the quota is refused.
     pub fn put(&self, organization_id: &str, bytes: &[u8]) -> Result<String, PutError> {
+        self.write(organization_id, bytes, true)
+    }
+
+    /// Stores the marker of an event whose original is not archived ([`stored_marker`]): a
+    /// few hundred bytes, outside the quota.
+    pub fn put_marker(&self, organization_id: &str, marker: &[u8]) -> std::io::Result<String> {
+        self.write(organization_id, marker, false)
+            .map_err(|error| match error {
+                PutError::Io(error) => error,
+                full @ PutError::QuotaFull(_) => std::io::Error::other(full.to_string()),
+            })
+    }
+
+    fn write(&self, organization_id: &str, bytes: &[u8], metered: bool) -> Result<String, PutError> {
         let digest = digest(bytes);
         let path = self
             .path(organization_id, &digest)
             .ok_or_else(|| std::io::Error::other("invalid organization id"))?;
-        if path.exists() {
-            std::fs::File::options()
-                .write(true)
-                .open(&path)?
-                .set_modified(SystemTime::now())?;
-            return Ok(digest);
+        match std::fs::File::options().write(true).open(&path) {
+            Ok(file) => {
+                file.set_modified(SystemTime::now())?;
+                return Ok(digest);
+            }
+            // Not there (or just collected by `gc-artifacts`): written anew below.
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+            Err(error) => return Err(error.into()),
         }
         let size = bytes.len() as u64;
-        self.reserve(organization_id, size)?;
+        if metered {
+            self.reserve(organization_id, size)?;
+        }
         let written = (|| {
             let dir = path.parent().unwrap_or(Path::new("."));
             std::fs::create_dir_all(dir)?;
@@ -125,7 +179,9 @@ impl ArtifactStore {
             std::fs::rename(&tmp, &path)
         })();
         if let Err(error) = written {
-            self.release(organization_id, size);
+            if metered {
+                self.release(organization_id, size);
+            }
             return Err(error.into());
         }
         Ok(digest)
@@ -341,7 +397,7 @@ impl Walk<'_> {
                 Err(PutError::Io(error)) => return Err(error),
                 Err(full @ PutError::QuotaFull(_)) => {
                     return Ok(Replacement::Refused(
-                        json!({"refused": full.to_string(), "size": bytes.len(), "quota": true}),
+                        json!({"refused": full.to_string(), "size": bytes.len()}),
                     ));
                 }
             }

@@ -89,11 +89,31 @@ async fn collect_organization(
         let Some(path) = store.path(org, &object.digest) else {
             continue;
         };
-        if referenced.contains(&object.digest) || !old_enough(&path, min_age)? {
+        if referenced.contains(&object.digest)
+            || !old_enough(&path, min_age)?
+            || is_marker(&path, object.size)?
+        {
             collected.kept += 1;
             continue;
         }
-        remove(&path, org, object.digest, object.size, collected)?;
+        // Set aside, look at the references once more, then remove or put back: an event that
+        // re-used the object in between is not left pointing at nothing (issue #26 review).
+        let aside = path.with_file_name(format!(".gc.{}.{}", object.digest, uuid::Uuid::new_v4()));
+        match std::fs::rename(&path, &aside) {
+            Ok(()) => {}
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(error) => return Err(error.into()),
+        }
+        if artifacts::is_referenced(db, org, &object.digest).await? {
+            if path.exists() {
+                std::fs::remove_file(&aside)?;
+            } else {
+                std::fs::rename(&aside, &path)?;
+            }
+            collected.kept += 1;
+            continue;
+        }
+        remove(&aside, org, object.digest, object.size, collected)?;
     }
     for (name, path, size) in unfinished_writes(store, org)? {
         if old_enough(&path, min_age)? {
@@ -101,6 +121,20 @@ async fn collect_organization(
         }
     }
     Ok(())
+}
+
+/// Whether the object at `path` is the marker of an event whose original is not archived
+/// ([`super::archive::stored_marker`]): the rebuild check needs it for as long as the ledger
+/// lasts.
+fn is_marker(path: &std::path::Path, size: u64) -> std::io::Result<bool> {
+    if size > 512 {
+        return Ok(false);
+    }
+    match std::fs::read(path) {
+        Ok(bytes) => Ok(bytes.starts_with(super::archive::MARKER_HEADER.as_bytes())),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(error) => Err(error),
+    }
 }
 
 /// Whether the file at `path` was last modified at least `min_age` ago (a file gone meanwhile

@@ -9,7 +9,7 @@ use app::a2a::decode_stream_event;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 use serde_json::Value;
 
-use super::archive::{ArtifactStore, ObjectProblem, digest};
+use super::archive::{ArtifactStore, ObjectProblem, archive_notes, digest, stored_marker};
 use super::canonical;
 use crate::db::Db;
 use crate::db::entity::{task, task_event};
@@ -104,13 +104,19 @@ fn check_event(
     if digest(stored.as_bytes()) != event.payload_digest {
         let original = match store.verified(organization_id, &event.payload_digest) {
             Ok(bytes) => bytes,
-            // A full archive quota kept neither the part nor the original (ingest.rs): the
-            // stored event says so, and the objects it does reference must still be intact.
-            Err(ObjectProblem::Missing) if quota_refused(&event.payload_json) => {
-                for digest in noted_digests(&event.payload_json) {
+            // No original: a marker written at ingestion must vouch for exactly this stored
+            // version (ingest.rs), and the objects its notes name must be intact.
+            Err(ObjectProblem::Missing) => {
+                let marker = stored_marker(&event.payload_digest, &digest(stored.as_bytes()));
+                match store.verified(organization_id, &digest(&marker)) {
+                    Ok(_) => {}
+                    Err(ObjectProblem::Missing) => return Err(mismatch()),
+                    Err(problem) => return Err(object(&digest(&marker), problem)),
+                }
+                for noted in noted_digests(&event.payload_json) {
                     store
-                        .verified(organization_id, &digest)
-                        .map_err(|problem| object(&digest, problem))?;
+                        .verified(organization_id, &noted)
+                        .map_err(|problem| object(&noted, problem))?;
                 }
                 return decodable(event, task);
             }
@@ -142,38 +148,9 @@ fn decodable(event: &task_event::Model, task: &str) -> Result<(), LedgerProblem>
         })
 }
 
-/// The console's archive notes in a stored payload (`metadata.agentTaskbayArchive`).
-fn archive_notes(value: &Value, notes: &mut Vec<Value>) {
-    match value {
-        Value::Object(map) => {
-            if let Some(Value::Object(metadata)) = map.get("metadata")
-                && let Some(note) = metadata.get(super::archive::ARCHIVE_METADATA_KEY)
-            {
-                notes.push(note.clone());
-            }
-            for (key, child) in map {
-                if key != "data" && key != "metadata" {
-                    archive_notes(child, notes);
-                }
-            }
-        }
-        Value::Array(items) => items.iter().for_each(|item| archive_notes(item, notes)),
-        _ => {}
-    }
-}
-
-/// Whether a part of the stored event was refused for the archive quota.
-fn quota_refused(payload: &Value) -> bool {
-    let mut notes = Vec::new();
-    archive_notes(payload, &mut notes);
-    notes.iter().any(|note| note["quota"] == Value::Bool(true))
-}
-
 /// The objects the stored event's archive notes name.
 fn noted_digests(payload: &Value) -> Vec<String> {
-    let mut notes = Vec::new();
-    archive_notes(payload, &mut notes);
-    notes
+    archive_notes(payload)
         .iter()
         .filter_map(|note| note["digest"].as_str().map(str::to_owned))
         .collect()

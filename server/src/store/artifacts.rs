@@ -5,7 +5,7 @@
 
 use std::collections::HashSet;
 
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QuerySelect};
+use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, QuerySelect};
 
 use super::StoreError;
 use crate::db::Db;
@@ -30,4 +30,23 @@ pub async fn referenced_digests(db: &Db, organization_id: &str) -> Result<HashSe
         .all(&db.read)
         .await?;
     Ok(digests.into_iter().chain(originals).collect())
+}
+
+/// Whether some task of the organization references `digest` now (the collector's last look
+/// before it removes an object).
+pub async fn is_referenced(db: &Db, organization_id: &str, digest: &str) -> Result<bool, StoreError> {
+    let accesses = artifact_access::Entity::find()
+        .filter(artifact_access::Column::OrganizationId.eq(organization_id))
+        .filter(artifact_access::Column::Digest.eq(digest))
+        .count(&db.read)
+        .await?;
+    if accesses > 0 {
+        return Ok(true);
+    }
+    let events = task_event::Entity::find()
+        .filter(task_event::Column::OrganizationId.eq(organization_id))
+        .filter(task_event::Column::PayloadDigest.eq(digest))
+        .count(&db.read)
+        .await?;
+    Ok(events > 0)
 }

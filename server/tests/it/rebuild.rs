@@ -183,6 +183,48 @@ async fn an_edited_event_is_refused_and_the_projection_kept_security_3_3() {
     );
 }
 
+/// An edit dressed as the console's own rewrite (an archive note saying a part was refused)
+/// is refused all the same: only a marker written at ingestion vouches for a stored version
+/// whose original is not archived (issue #26 review).
+#[tokio::test]
+async fn an_edit_with_a_forged_refusal_note_is_refused() {
+    fn forge(value: &mut Value) -> bool {
+        match value {
+            Value::Object(map) => {
+                if let Some(Value::Array(parts)) = map.get_mut("parts")
+                    && let Some(Value::Object(part)) = parts.first_mut()
+                {
+                    part.insert(
+                        "metadata".into(),
+                        serde_json::json!({"agentTaskbayArchive": {"refused": "quota full", "quota": true}}),
+                    );
+                    return true;
+                }
+                map.values_mut().any(forge)
+            }
+            Value::Array(items) => items.iter_mut().any(forge),
+            _ => false,
+        }
+    }
+    let ledger = Ledger::new().await;
+    let before = ledger.projection().await;
+    let text = ledger
+        .stored_payload()
+        .await
+        .to_string()
+        .replace("hello", "tampered");
+    let mut edited: Value = serde_json::from_str(&text).unwrap();
+    assert!(forge(&mut edited), "the event has parts");
+    ledger.tamper(edited, None).await;
+    let (code, _, stderr) = ledger.rebuild();
+    assert_eq!(code, Some(1));
+    assert!(
+        stderr.ends_with("does not match its digest; projections left unchanged.\n"),
+        "{stderr}"
+    );
+    assert_eq!(ledger.projection().await, before);
+}
+
 #[tokio::test]
 async fn a_missing_or_altered_archived_object_is_refused_security_3_3() {
     let ledger = Ledger::new().await;

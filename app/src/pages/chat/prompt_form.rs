@@ -213,20 +213,35 @@ mod tests {
                 {"id": "l", "component": "Text", "text": "Sign in"}
             ]}}
         ]);
-        let mut agent = prompt("m1", 1, vec![Part::data(surface, Some("application/a2ui+json".into()))]);
+        let mut agent = prompt(
+            "m1",
+            1,
+            vec![Part::data(surface, Some("application/a2ui+json".into()))],
+        );
         agent.state = Some("TASK_STATE_WORKING".into());
         let action = json!({"version": "v0.9", "action": {"name": "signIn", "surfaceId": "s",
             "sourceComponentId": "go", "context": {"user": "ada", "password": "hunter2"}}});
-        let mut user = prompt("m2", 2, vec![Part::data(action, Some("application/a2ui+json".into()))]);
+        let mut user = prompt(
+            "m2",
+            2,
+            vec![Part::data(action, Some("application/a2ui+json".into()))],
+        );
         user.role = Role::User;
         user.state = None;
         let task = waiting(vec![agent, user]);
         let shown = timeline_messages(&task, false, true);
         let bubble = serde_json::to_string(&shown[1].message.parts).unwrap();
         assert!(!bubble.contains("hunter2"), "{bubble}");
-        assert!(bubble.contains(crate::ext::a2ui::MASK) && bubble.contains("ada"), "{bubble}");
+        assert!(
+            bubble.contains(crate::ext::a2ui::MASK) && bubble.contains("ada"),
+            "{bubble}"
+        );
         // The task itself, what was sent, is untouched.
-        assert!(serde_json::to_string(&task.messages[1].parts).unwrap().contains("hunter2"));
+        assert!(
+            serde_json::to_string(&task.messages[1].parts)
+                .unwrap()
+                .contains("hunter2")
+        );
     }
 
     fn waiting(messages: Vec<MessageView>) -> TaskView {
