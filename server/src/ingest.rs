@@ -230,7 +230,7 @@ impl Ingestor {
                     Err(archive::PutError::QuotaFull(_)) => false,
                 };
             if !kept {
-                let stored = digest(canonical(&payload).as_bytes());
+                let stored = archive::digest(canonical(&payload).as_bytes());
                 self.store.put_marker(
                     &observation.organization_id,
                     &archive::stored_marker(&digest, &stored),

@@ -120,7 +120,6 @@ fn check_event(
                 }
                 return decodable(event, task);
             }
-            Err(ObjectProblem::Missing) => return Err(mismatch()),
             Err(problem) => return Err(object(&event.payload_digest, problem)),
         };
         let original: Value = serde_json::from_slice(&original).map_err(|_| mismatch())?;
