@@ -1,7 +1,6 @@
 //! The archive's bounds (issue #26): a per-organization quota with a clear error on the task,
 //! and `gc-artifacts`, which removes only unreferenced objects past an age threshold.
 
-use std::process::Command;
 use std::time::{Duration, SystemTime};
 
 use base64::Engine as _;
@@ -111,13 +110,7 @@ async fn a_file_past_the_quota_is_not_archived_and_the_task_says_why() {
     );
 }
 
-fn binary() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_agent-taskbay"));
-    command
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default());
-    command
-}
+use crate::support::binary;
 
 fn age(path: &std::path::Path, by: Duration) {
     std::fs::File::options()

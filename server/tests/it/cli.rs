@@ -6,14 +6,7 @@ use std::time::{Duration, Instant};
 
 use server::config::VARIABLES;
 
-fn binary() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_agent-taskbay"));
-    // Only what each test sets: no A2A_* from the developer's shell.
-    command
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default());
-    command
-}
+use crate::support::binary;
 
 #[test]
 fn help_lists_subcommands_and_every_variable() {

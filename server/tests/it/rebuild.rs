@@ -3,8 +3,6 @@
 //! edited event, a missing or altered archived object, or an event that no longer decodes stops
 //! it with one line and exit code 1, and the previous projection stays as it was.
 
-use std::process::Command;
-
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 use serde_json::{Value, json};
@@ -80,9 +78,7 @@ impl Ledger {
 
     /// Runs the command; returns `(exit code, stdout, stderr)`.
     fn rebuild(&self) -> (Option<i32>, String, String) {
-        let output = Command::new(env!("CARGO_BIN_EXE_agent-taskbay"))
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        let output = crate::support::binary()
             .env("A2A_DATA_DIR", self.dir.path())
             .arg("rebuild-projections")
             .output()

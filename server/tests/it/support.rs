@@ -59,6 +59,16 @@ pub fn config_from(vars: &[(&str, &str)]) -> Config {
     Config::from_lookup(|name| env.get(name).cloned()).expect("valid test configuration")
 }
 
+/// The `agent-taskbay` binary with a clean environment: only what each test sets, no `A2A_*`
+/// from the developer's shell.
+pub fn binary() -> std::process::Command {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_agent-taskbay"));
+    command
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default());
+    command
+}
+
 /// A fresh embedded SQLite database in a temp directory.
 pub fn sqlite() -> TestDb {
     let dir = tempfile::tempdir().expect("temp dir");
