@@ -39,7 +39,7 @@ pub enum Command {
     Serve(ServeArgs),
     /// Apply pending database migrations and exit.
     Migrate,
-    /// Rebuild task projections from the ledger (all tasks, or one) and exit.
+    /// Check the ledger, then rebuild task projections from it (all tasks, or one) and exit.
     RebuildProjections {
         /// Only this task (its local id).
         #[arg(long)]

@@ -44,6 +44,8 @@ pub use render_types::{
     PlaceholderReason, RenderNode, RenderTab, TOO_DEEP_TEXT, TOO_MANY_NODES_TEXT, TextFieldVariant,
     TextVariant, UNSUPPORTED_CHILDREN_TEXT,
 };
+#[cfg(test)]
+pub use secrets::sign_in_messages;
 pub use secrets::{MASK, mask_secret_action_values, secret_context_keys};
 pub use v08::SELF_KEY;
 pub use v09::V09_VERSION;

@@ -100,6 +100,24 @@ pub fn mask_secret_action_values(value: &mut Value, state: &A2uiState) -> usize 
     }
 }
 
+/// An A2UI v0.9 sign-in surface `s` whose password field is obscured, as the messages an agent
+/// sends; the tests of every place that masks use it.
+#[cfg(test)]
+pub fn sign_in_messages() -> Value {
+    serde_json::json!([
+        {"version": "v0.9", "createSurface": {"surfaceId": "s", "catalogId": super::A2UI_BASIC_CATALOG}},
+        {"version": "v0.9", "updateComponents": {"surfaceId": "s", "components": [
+            {"id": "root", "component": "Column", "children": ["user", "pass", "go"]},
+            {"id": "user", "component": "TextField", "label": "User", "value": {"path": "/user"}},
+            {"id": "pass", "component": "TextField", "label": "Password", "variant": "obscured",
+             "value": {"path": "/password"}},
+            {"id": "go", "component": "Button", "child": "l", "action": {"event": {"name": "signIn",
+             "context": {"user": {"path": "/user"}, "password": {"path": "/password"}}}}},
+            {"id": "l", "component": "Text", "text": "Sign in"}
+        ]}}
+    ])
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;

@@ -5,27 +5,13 @@ use std::time::{Duration, SystemTime};
 
 use base64::Engine as _;
 use serde_json::{Value, json};
+use server::ingest::Observation;
 use server::ingest::archive::{ARCHIVE_METADATA_KEY, digest};
-use server::ingest::{Observation, Source};
-use server::store::organizations;
 
 use crate::support::{self, get, text};
 
 fn base64_of(bytes: &[u8]) -> String {
     base64::engine::general_purpose::STANDARD.encode(bytes)
-}
-
-async fn agent(db: &server::db::Db) -> (String, String) {
-    let org = organizations::local(db).await.unwrap();
-    let agent = server::store::agents::register(
-        db,
-        &org.id,
-        "http://127.0.0.1:9/card.json",
-        server::store::agents::AgentSource::Managed,
-    )
-    .await
-    .unwrap();
-    (org.id, agent.id)
 }
 
 /// A completed task carrying one inline file per `(artifact id, bytes)`.
@@ -39,19 +25,13 @@ fn task_with_files(org: &str, agent: &str, remote: &str, files: &[(&str, &[u8])]
         })
         .collect();
     Observation {
-        organization_id: org.into(),
-        agent_id: agent.into(),
-        tenant: String::new(),
-        conversation_id: "00000000-0000-4000-8000-00000000a26e".into(),
-        local_task_id: None,
-        source: Source::CommandResponse,
         source_key: Some(remote.into()),
-        payload: json!({"task": {"id": remote, "status": {"state": "TASK_STATE_COMPLETED"}, "artifacts": artifacts}}),
-        extensions: vec![],
-        protocol_version: Some("1.0".into()),
-        skill_id: None,
-        fence: None,
-        rearm: false,
+        ..support::observation(
+            org,
+            agent,
+            "00000000-0000-4000-8000-00000000a26e",
+            json!({"task": {"id": remote, "status": {"state": "TASK_STATE_COMPLETED"}, "artifacts": artifacts}}),
+        )
     }
 }
 
@@ -60,7 +40,7 @@ fn task_with_files(org: &str, agent: &str, remote: &str, files: &[(&str, &[u8])]
 #[tokio::test]
 async fn a_file_past_the_quota_is_not_archived_and_the_task_says_why() {
     let (state, _db) = support::app_with(&[("A2A_ARTIFACT_QUOTA_BYTES", "32")]).await;
-    let (org, agent) = agent(&state.db).await;
+    let (org, agent) = support::local_agent(&state.db).await;
     let fits = [7u8; 20];
     let too_much = [9u8; 20];
     let done = state
@@ -130,7 +110,7 @@ async fn gc_artifacts_removes_only_old_unreferenced_objects() {
     let config = support::config_from(&[("A2A_DATA_DIR", &data)]);
     let db = server::db::connect(&config.database).await.unwrap();
     server::db::migration::migrate(&db).await.unwrap();
-    let (org, agent) = agent(&db).await;
+    let (org, agent) = support::local_agent(&db).await;
     let store = server::ingest::archive::ArtifactStore::new(config.artifact_dir.clone());
     let ingestor = server::ingest::Ingestor::new(db.clone(), store.clone(), Default::default());
     let referenced = b"kept: a task references me".as_slice();

@@ -9,8 +9,6 @@ use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
 use serde_json::{Value, json};
 use server::AppState;
 use server::db::entity::{outbox_message, task_command};
-use server::store::agents::{self as agent_store, AgentSource};
-use server::store::organizations;
 
 use crate::client::{Reply, call, post};
 use crate::support;
@@ -20,16 +18,8 @@ const KEY_CONFLICT: &str = "This idempotency key already belongs to different co
 
 /// A registered agent (never called: no workers run) and the local organization's id.
 async fn agent(state: &AppState) -> (String, String) {
-    let org = organizations::local(&state.db).await.unwrap().id;
-    let agent = agent_store::register(
-        &state.db,
-        &org,
-        "http://127.0.0.1:9/card.json",
-        AgentSource::Managed,
-    )
-    .await
-    .unwrap();
-    (agent.id, org)
+    let (org, agent) = support::local_agent(&state.db).await;
+    (agent, org)
 }
 
 /// The chat composer's send of `text` in a new chat, under `key` (`null`: none).
@@ -153,20 +143,14 @@ async fn task(state: &AppState, agent: &str, org: &str) -> String {
     state
         .ingestor
         .ingest(&server::ingest::Observation {
-            organization_id: org.to_owned(),
-            agent_id: agent.to_owned(),
-            tenant: String::new(),
-            conversation_id: "00000000-0000-4000-8000-00000000c0de".into(),
-            local_task_id: None,
-            source: server::ingest::Source::CommandResponse,
             source_key: Some("command:seed".into()),
-            payload: json!({"task": {"id": "r1", "contextId": "c1",
-                "status": {"state": "TASK_STATE_WORKING"}}}),
-            extensions: vec![],
             protocol_version: None,
-            skill_id: None,
-            fence: None,
-            rearm: false,
+            ..support::observation(
+                org,
+                agent,
+                "00000000-0000-4000-8000-00000000c0de",
+                json!({"task": {"id": "r1", "contextId": "c1", "status": {"state": "TASK_STATE_WORKING"}}}),
+            )
         })
         .await
         .unwrap()

@@ -13,7 +13,7 @@ use server::db::entity::{decision, decision_execution, decision_request, decisio
 use server::db::migration::m20261203_000005_immutable_history::{APPEND_ONLY, EXECUTION_CORE, REQUEST_CORE};
 use server::ingest::archive::ArtifactStore;
 use server::ingest::bus::Bus;
-use server::ingest::{Ingestor, Observation, Source};
+use server::ingest::{Ingestor, Observation};
 use server::services::approvals;
 use server::store::new_id;
 
@@ -27,32 +27,18 @@ fn refused<T: std::fmt::Debug>(result: Result<T, DbErr>, message: &str, what: &s
 /// A task with one ledger event, and an open request with a revision, a decision and an
 /// execution; returns `(task id, request id)`.
 async fn history(db: &Db, dir: &std::path::Path) -> (String, String) {
-    let org = server::store::organizations::local(db).await.unwrap().id;
-    let agent = server::store::agents::register(
-        db,
-        &org,
-        "http://127.0.0.1:9/card.json",
-        server::store::agents::AgentSource::Managed,
-    )
-    .await
-    .unwrap()
-    .id;
+    let (org, agent) = support::local_agent(db).await;
     let ingestor = Ingestor::new(db.clone(), ArtifactStore::new(dir), Bus::default());
     let task = ingestor
         .ingest(&Observation {
-            organization_id: org.clone(),
-            agent_id: agent.clone(),
-            tenant: String::new(),
-            conversation_id: "00000000-0000-4000-8000-00000000c0de".into(),
-            local_task_id: None,
-            source: Source::CommandResponse,
             source_key: Some("k".into()),
-            payload: json!({"task": {"id": "r1", "status": {"state": "TASK_STATE_INPUT_REQUIRED"}}}),
-            extensions: vec![],
             protocol_version: None,
-            skill_id: None,
-            fence: None,
-            rearm: false,
+            ..support::observation(
+                &org,
+                &agent,
+                "00000000-0000-4000-8000-00000000c0de",
+                json!({"task": {"id": "r1", "status": {"state": "TASK_STATE_INPUT_REQUIRED"}}}),
+            )
         })
         .await
         .unwrap()

@@ -59,6 +59,50 @@ pub fn config_from(vars: &[(&str, &str)]) -> Config {
     Config::from_lookup(|name| env.get(name).cloned()).expect("valid test configuration")
 }
 
+/// An agent registered in the local organization at an address nothing answers on (for tests
+/// that ingest events themselves and run no workers); returns `(organization id, agent id)`.
+pub async fn local_agent(db: &Db) -> (String, String) {
+    let org = server::store::organizations::local(db)
+        .await
+        .expect("local organization")
+        .id;
+    let agent = server::store::agents::register(
+        db,
+        &org,
+        "http://127.0.0.1:9/card.json",
+        server::store::agents::AgentSource::Managed,
+    )
+    .await
+    .expect("register the agent")
+    .id;
+    (org, agent)
+}
+
+/// An observation of `payload` for a new task of `agent` in `conversation`, as a send's answer
+/// brings it; tests change the fields they care about with struct update syntax.
+pub fn observation(
+    org: &str,
+    agent: &str,
+    conversation: &str,
+    payload: serde_json::Value,
+) -> server::ingest::Observation {
+    server::ingest::Observation {
+        organization_id: org.into(),
+        agent_id: agent.into(),
+        tenant: String::new(),
+        conversation_id: conversation.into(),
+        local_task_id: None,
+        source: server::ingest::Source::CommandResponse,
+        source_key: None,
+        payload,
+        extensions: vec![],
+        protocol_version: Some("1.0".into()),
+        skill_id: None,
+        fence: None,
+        rearm: false,
+    }
+}
+
 /// The `agent-taskbay` binary with a clean environment: only what each test sets, no `A2A_*`
 /// from the developer's shell.
 pub fn binary() -> std::process::Command {

@@ -201,18 +201,7 @@ mod tests {
     /// into an obscured field masked, like the Wire panel; other values stay as sent.
     #[test]
     fn an_obscured_field_s_value_is_masked_in_the_user_s_bubble() {
-        let surface = json!([
-            {"version": "v0.9", "createSurface": {"surfaceId": "s", "catalogId": crate::ext::a2ui::A2UI_BASIC_CATALOG}},
-            {"version": "v0.9", "updateComponents": {"surfaceId": "s", "components": [
-                {"id": "root", "component": "Column", "children": ["user", "pass", "go"]},
-                {"id": "user", "component": "TextField", "label": "User", "value": {"path": "/user"}},
-                {"id": "pass", "component": "TextField", "label": "Password", "variant": "obscured",
-                 "value": {"path": "/password"}},
-                {"id": "go", "component": "Button", "child": "l", "action": {"event": {"name": "signIn",
-                 "context": {"user": {"path": "/user"}, "password": {"path": "/password"}}}}},
-                {"id": "l", "component": "Text", "text": "Sign in"}
-            ]}}
-        ]);
+        let surface = crate::ext::a2ui::sign_in_messages();
         let mut agent = prompt(
             "m1",
             1,

@@ -670,18 +670,7 @@ mod tests {
         let mut state = A2uiState::default();
         state.apply_part(
             crate::ext::a2ui::A2uiVersion::V09,
-            &json!([
-                {"version": "v0.9", "createSurface": {"surfaceId": "s", "catalogId": crate::ext::a2ui::A2UI_BASIC_CATALOG}},
-                {"version": "v0.9", "updateComponents": {"surfaceId": "s", "components": [
-                    {"id": "root", "component": "Column", "children": ["user", "pass", "go"]},
-                    {"id": "user", "component": "TextField", "label": "User", "value": {"path": "/user"}},
-                    {"id": "pass", "component": "TextField", "label": "Password", "variant": "obscured",
-                     "value": {"path": "/password"}},
-                    {"id": "go", "component": "Button", "child": "l", "action": {"event": {"name": "signIn",
-                     "context": {"user": {"path": "/user"}, "password": {"path": "/password"}}}}},
-                    {"id": "l", "component": "Text", "text": "Sign in"}
-                ]}}
-            ]),
+            &crate::ext::a2ui::sign_in_messages(),
         );
         assert_eq!(state.rejected, 0);
         state
