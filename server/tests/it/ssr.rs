@@ -342,15 +342,7 @@ fn without_scripts(html: &str) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_huge_text_part_renders_one_chunk_with_show_more_and_download() {
     let (state, _db) = support::app().await;
-    let org = server::store::organizations::local(&state.db).await.unwrap();
-    let agent = server::store::agents::register(
-        &state.db,
-        &org.id,
-        "http://127.0.0.1:9/card.json",
-        server::store::agents::AgentSource::Managed,
-    )
-    .await
-    .unwrap();
+    let (org, agent) = support::local_agent(&state.db).await;
     let conversation = "00000000-0000-4000-8000-0000000f1e1d";
     let line = "Line of a reply far longer than anyone reads at once.\n";
     let huge: String = line
@@ -361,21 +353,16 @@ async fn a_huge_text_part_renders_one_chunk_with_show_more_and_download() {
     let done = state
         .ingestor
         .ingest(&server::ingest::Observation {
-            organization_id: org.id.clone(),
-            agent_id: agent.id.clone(),
-            tenant: String::new(),
-            conversation_id: conversation.into(),
-            local_task_id: None,
-            source: server::ingest::Source::CommandResponse,
             source_key: Some("command:huge".into()),
-            payload: serde_json::json!({"task": {"id": "r1", "contextId": "c1",
-                "status": {"state": "TASK_STATE_COMPLETED", "message": {"messageId": "a", "role": "ROLE_AGENT",
-                "parts": [{"text": huge, "mediaType": "text/plain"}]}}}}),
-            extensions: vec![],
             protocol_version: None,
-            skill_id: None,
-            fence: None,
-            rearm: false,
+            ..support::observation(
+                &org,
+                &agent,
+                conversation,
+                serde_json::json!({"task": {"id": "r1", "contextId": "c1",
+                    "status": {"state": "TASK_STATE_COMPLETED", "message": {"messageId": "a", "role": "ROLE_AGENT",
+                    "parts": [{"text": huge, "mediaType": "text/plain"}]}}}}),
+            )
         })
         .await
         .unwrap();
