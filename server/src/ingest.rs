@@ -327,7 +327,10 @@ impl Ingestor {
             }
             let current = open.as_mut().expect("a task row is open");
             let ingested = self.fold_into(&tx, current, observation, prepared).await?;
-            let ended = TaskState::parse(&ingested.state).ends_stream();
+            // Nothing after a terminal state can change the task; a paused one may still move
+            // on (a stale snapshot first, then the agent's work: issue #27), so the rest of
+            // the group is kept.
+            let ended = TaskState::parse(&ingested.state).is_terminal();
             done.push(ingested);
             if ended {
                 break;
@@ -431,7 +434,10 @@ impl Ingestor {
             crate::services::approvals::detect(tx, row).await?;
         }
         let mut ingested = outcome(row, Some(sequence), new_task);
-        if row.kind == TaskKind::Task.as_str() && row.remote_task_id.is_some() && !state.ends_stream() {
+        // Every unfinished task is followed, a waiting one included: an agent may move on from
+        // input-required by itself, and a reply's first answer may be a stale snapshot (the
+        // subscription worker polls waiting tasks, security-and-durability §3.6).
+        if row.kind == TaskKind::Task.as_str() && row.remote_task_id.is_some() && !state.is_terminal() {
             // Arming a task that has its row changes nothing, unless it restarts a stopped one.
             if observation.rearm || !(open.armed || self.subscribed.contains(&row.id)) {
                 crate::store::subscriptions::arm(tx, row, observation.rearm).await?;

@@ -10,8 +10,9 @@ use crate::db::Db;
 use crate::db::entity::{task, task_subscription};
 
 /// Records that `task` should be followed: a task seen for the first time gets a pending
-/// subscription; a stopped one comes back only when `restart` says so (a new command made the
-/// task active again, or the operator pressed Subscribe). One being followed is left alone.
+/// subscription; a stopped one comes back, and a waiting one is made due now, only when
+/// `restart` says so (a new command made the task active again, or the operator pressed
+/// Subscribe). One being followed (held under a lease) is left alone.
 /// Runs on whatever connection it is given, so ingestion calls it inside its transaction.
 pub async fn arm<C: ConnectionTrait>(db: &C, task: &task::Model, restart: bool) -> Result<(), DbErr> {
     let now = Utc::now();
@@ -36,7 +37,14 @@ pub async fn arm<C: ConnectionTrait>(db: &C, task: &task::Model, restart: bool) 
             .exec_without_returning(db)
             .await?;
         }
-        Some(sub) if restart && sub.status == "stopped" => {
+        // Held by a worker: due again as soon as it lets go (see `woken`); the holder's
+        // lease is not touched.
+        Some(sub) if restart && sub.status == "streaming" => {
+            let mut sub: task_subscription::ActiveModel = sub.into();
+            sub.available_at = Set(now);
+            task_subscription::Entity::update(sub).exec(db).await?;
+        }
+        Some(sub) if restart => {
             let mut sub: task_subscription::ActiveModel = sub.into();
             sub.status = Set("pending".into());
             sub.attempts = Set(0);
@@ -48,6 +56,12 @@ pub async fn arm<C: ConnectionTrait>(db: &C, task: &task::Model, restart: bool) 
         Some(_) => {}
     }
     Ok(())
+}
+
+/// Whether the held row `current` was asked to restart while held: [`arm`] moved its
+/// `available_at` past the claim (stamped in `updated_at`, which a renewal leaves alone).
+pub fn woken(current: &task_subscription::Model) -> bool {
+    current.available_at > current.updated_at
 }
 
 /// Asks the workers to follow `task` again now (the task page's Subscribe button).

@@ -17,7 +17,8 @@
 //! - On success, ingesting the response, marking the command `succeeded` and completing the
 //!   outbox row happen in one transaction fenced by the lease.
 //! - An agent that streams is sent the command with `SendStreamingMessage`: its first event is
-//!   the answer above, and when it leaves the task active the same transaction claims the task's
+//!   the answer above, and when it leaves the task unfinished (waiting included: the stream of a
+//!   reply may open with the stale snapshot) the same transaction claims the task's
 //!   subscription, so the rest of that stream is followed by the subscription code instead of
 //!   dropped (the events between a send's answer and a later `SubscribeToTask` would be lost
 //!   for good). Cancel stays `CancelTask`; an agent that does not stream, or a caller that asked
@@ -39,8 +40,9 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use super::{WorkerDeps, owner_id, subscriptions};
-use crate::db::entity::{agent, outbox_message, task, task_command, task_subscription};
+use super::subscriptions::{self, Handover};
+use super::{WorkerDeps, owner_id};
+use crate::db::entity::{agent, outbox_message, task, task_command};
 use crate::gateway::{Endpoint, EventStream, GatewayError};
 use crate::ingest::bus::Notice;
 use crate::ingest::{Observation, Source};
@@ -324,10 +326,16 @@ async fn handle(
     )
     .await?;
     drop(heartbeat);
-    if let (Some((sub, sub_owner)), Some((rest, slot))) = (claimed, rest) {
+    if let (Some(handover), Some((rest, slot))) = (claimed, rest) {
         let (deps, shutdown) = (deps.clone(), follows.shutdown.clone());
         follows.tracker.spawn(async move {
-            subscriptions::follow_open_stream(&deps, &sub, &sub_owner, rest, &shutdown).await;
+            let claimed = match handover {
+                Handover::Claimed(sub, owner) => Some((sub, owner)),
+                Handover::Busy(task_id) => subscriptions::claim_when_free(&deps, &task_id).await,
+            };
+            if let Some((sub, sub_owner)) = claimed {
+                subscriptions::follow_open_stream(&deps, &sub, &sub_owner, rest, &shutdown).await;
+            }
             drop(slot);
         });
     }
@@ -513,7 +521,7 @@ async fn complete(
     extensions: &[String],
     endpoint: &Endpoint,
     keep_stream: bool,
-) -> Result<Option<(task_subscription::Model, String)>, DbErr> {
+) -> Result<Option<Handover>, DbErr> {
     let decoded = match decode_stream_event(&answer) {
         Ok(decoded) => decoded,
         Err(_) => {
@@ -625,8 +633,16 @@ async fn complete(
         return Ok(None);
     }
     let claimed = match ingested.last() {
-        Some(answered) if keep_stream && !TaskState::parse(&answered.state).ends_stream() => {
-            subscriptions::claim_for_task(&tx, &answered.task_id).await?
+        // Kept unless the answer finished the task: a reply's stream may open with an artifact
+        // or a stale input-required snapshot before the agent's work (issue #27).
+        Some(answered) if keep_stream && !TaskState::parse(&answered.state).is_terminal() => {
+            Some(
+                match subscriptions::claim_for_task(&tx, &answered.task_id).await? {
+                    Some((sub, owner)) => Handover::Claimed(sub, owner),
+                    // A waiting task's poll holds the row for the length of one GetTask.
+                    None => Handover::Busy(answered.task_id.clone()),
+                },
+            )
         }
         _ => None,
     };

@@ -9,42 +9,45 @@
 //!   every 5 s. A worker that dies loses its leases, and another (or the restarted one) takes
 //!   over with `SubscribeToTask`, which observes existing work and never resends a message.
 //! - Agents that stream are followed with `SubscribeToTask` while a stream slot is free; other
-//!   tasks (agents that do not stream, and streaming ones over the cap) are read with one
-//!   `GetTask` every 15 s (reference: "`GetTask` runs every 15 s for each known unfinished
-//!   task", security-and-durability §3.6), the lease released in between, so a task over the
-//!   cap gets a stream as soon as a slot frees.
+//!   tasks (agents that do not stream, streaming ones over the cap, and tasks waiting for
+//!   input) are read with `GetTask`, the lease released in between, so a task over the cap
+//!   gets a stream as soon as a slot frees. A task is read at once when it is armed (a send
+//!   answered), then every 15 s (reference: "`GetTask` runs every 15 s for each known
+//!   unfinished task", security-and-durability §3.6). A command accepted while a read is in
+//!   flight makes the next read immediate ([`crate::store::subscriptions::woken`]).
 //!   A task whose send went out as `SendStreamingMessage` is first followed over that same
 //!   stream, handed over by the dispatch worker under a lease claimed here
 //!   ([`follow_open_stream`]); `SubscribeToTask` only takes over if it closes early.
 //!   A task that can no longer be subscribed to (finished meanwhile) is read once with
 //!   `GetTask`.
-//! - Following stops at a terminal, input-required or auth-required state; a new command that
-//!   makes the task active again re-arms it (in the ingestion transaction).
+//! - Following stops only at a terminal state (issue #27). A task waiting for input
+//!   (input-required, auth-required) is read with `GetTask` like any unfinished task: an agent may move on by itself, and a reply's stream may open with a stale snapshot.
+//!   A new command on the task makes it due at once (in the ingestion transaction).
+//! - Every `SubscribeToTask` is reconciled with one `GetTask` once open, and once more when the
+//!   task finishes through it ([`observer`]): nothing emitted between two streams is lost.
 //! - Every reconnect backs off, a stream that closed cleanly included ("reconnect backoff 1 s
 //!   doubling to 30 s", security-and-durability §3.5): 1 s doubling to 30 s, each delay less up
 //!   to a quarter at random (jitter), counted from the last healthy stream (one that stayed
 //!   open [`HEALTHY_STREAM`]) or successful read.
 //! - Every event is ingested fenced by the lease: a worker that lost it commits nothing.
 
-use std::collections::HashMap;
+mod observer;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use app::a2a::{AgentCard, TaskState, encode_get_task, encode_task_id};
+use app::a2a::{AgentCard, TaskState};
 use app::ext::negotiation;
 use chrono::Utc;
-use futures::{FutureExt, StreamExt};
 use sea_orm::{ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, Value as DbValue};
-use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use self::observer::Observer;
 use super::{WorkerDeps, owner_id};
 use crate::db::entity::{agent, task, task_subscription};
-use crate::gateway::{Endpoint, EventStream, GatewayError};
-use crate::ingest::archive::digest;
-use crate::ingest::{Fence, IngestError, Observation, Source, canonical};
+use crate::gateway::{Endpoint, EventStream};
 use crate::services::agents as agent_services;
 use crate::store::card_snapshots;
 use crate::store::leases::SUBSCRIPTIONS;
@@ -133,6 +136,40 @@ pub(super) async fn claim_for_task<C: ConnectionTrait>(
     Ok(claim(db, &sub.id, &owner).await?.then_some((sub, owner)))
 }
 
+/// Who follows a send stream kept by the dispatch worker.
+pub(super) enum Handover {
+    /// Claimed in the transaction that stored the send's answer.
+    Claimed(task_subscription::Model, String),
+    /// Held by a worker reading the waiting task with `GetTask` (the local task id): claimed
+    /// by [`claim_when_free`] once that read is done.
+    Busy(String),
+}
+
+/// How long a send stream waits for a `GetTask` read of its task to release the row.
+const HANDOVER_WAIT: Duration = Duration::from_secs(5);
+
+/// Claims the subscription of `task_id` once the worker reading it releases the row (a poll
+/// of a waiting task holds it for one `GetTask`); `None` if it is still held after
+/// [`HANDOVER_WAIT`], or stopped: that follower (or the next) sees what the stream would have.
+pub(super) async fn claim_when_free(
+    deps: &WorkerDeps,
+    task_id: &str,
+) -> Option<(task_subscription::Model, String)> {
+    let deadline = tokio::time::Instant::now() + HANDOVER_WAIT;
+    while tokio::time::Instant::now() < deadline {
+        match claim_for_task(&deps.db.write, task_id).await {
+            Ok(Some(claimed)) => return Some(claimed),
+            Ok(None) => tokio::time::sleep(POLL / 5).await,
+            Err(error) => {
+                tracing::warn!(%error, task = %task_id, "send stream handover failed");
+                return None;
+            }
+        }
+    }
+    tracing::info!(task = %task_id, "send stream dropped: the task is followed by another worker");
+    None
+}
+
 /// Follows a task over a stream that is already open (the dispatch worker's send stream, whose
 /// first event it stored) under a lease claimed with [`claim_for_task`]: the same ingestion,
 /// de-duplication keys, fence, heartbeat and release as a subscription this worker opened. When
@@ -209,8 +246,13 @@ async fn observe(deps: &WorkerDeps, sub: &task_subscription::Model, owner: &str)
         owner,
         target: &target,
     };
-    // A stream holds a slot for as long as it is open; without one the task is polled.
-    match target.streaming.then(|| deps.streams.try_take()).flatten() {
+    // A stream holds a slot for as long as it is open; without one the task is polled. A task
+    // waiting for input is polled too: no stream is open for it (issue #27).
+    let waiting = TaskState::parse(&target.task.state).is_paused();
+    match (target.streaming && !waiting)
+        .then(|| deps.streams.try_take())
+        .flatten()
+    {
         Some(_slot) => observer.stream().await,
         None => observer.read_once().await,
     }
@@ -258,7 +300,7 @@ async fn target(deps: &WorkerDeps, sub: &task_subscription::Model) -> Result<Opt
     let Some(remote_task_id) = task.remote_task_id.clone() else {
         return Ok(None);
     };
-    if TaskState::parse(&task.state).ends_stream() {
+    if TaskState::parse(&task.state).is_terminal() {
         return Ok(None);
     }
     let agent = agent::Entity::find_by_id(task.agent_id.clone())
@@ -287,176 +329,6 @@ async fn target(deps: &WorkerDeps, sub: &task_subscription::Model) -> Result<Opt
         remote_task_id,
         negotiated,
     }))
-}
-
-struct Observer<'a> {
-    deps: &'a WorkerDeps,
-    sub: &'a task_subscription::Model,
-    owner: &'a str,
-    target: &'a Target,
-}
-
-impl Observer<'_> {
-    async fn stream(&self) -> Outcome {
-        let params = encode_task_id(
-            &self.target.remote_task_id,
-            &self.target.task.tenant,
-            self.target.endpoint.version,
-        );
-        let events = match self
-            .deps
-            .gateway
-            .subscribe_to_task(&self.target.endpoint, params, &self.target.negotiated)
-            .await
-        {
-            Ok(events) => events,
-            // Finished (or unknown) by now: one GetTask settles it.
-            Err(GatewayError::JsonRpc(_) | GatewayError::Http { .. }) => return self.read_once().await,
-            Err(error) => return Outcome::Again(error.to_string()),
-        };
-        self.consume(events).await
-    }
-
-    /// Ingests every event of an open stream under the lease, each keyed by its fingerprint and
-    /// occurrence in this stream; `Closed` when the stream closes with the task active.
-    ///
-    /// Events that have already arrived when one is taken are ingested with it in one
-    /// transaction (group commit, at most [`GROUP_LIMIT`]): a stream that outpaces the
-    /// database is stored in fewer, larger transactions instead of queueing (issue #6). No
-    /// event waits for another.
-    async fn consume(&self, events: EventStream) -> Outcome {
-        // Fused: draining may find the stream's end, and the loop asks once more.
-        let mut events = events.fuse();
-        let opened = std::time::Instant::now();
-        let mut seen: HashMap<String, u32> = HashMap::new();
-        let mut key = |payload: &Value| {
-            let fingerprint = digest(canonical(payload).as_bytes());
-            let occurrence = seen.entry(fingerprint.clone()).or_default();
-            *occurrence += 1;
-            format!("{fingerprint}:{occurrence}")
-        };
-        while let Some(first) = events.next().await {
-            let mut group = Vec::new();
-            let mut failed = None;
-            let mut next = Some(first);
-            while let Some(event) = next.take() {
-                match event {
-                    Ok(payload) => group.push(self.observation(Source::Stream, Some(key(&payload)), payload)),
-                    Err(error) => {
-                        failed = Some(Outcome::Again(error.to_string()));
-                        break;
-                    }
-                }
-                if group.len() < GROUP_LIMIT {
-                    next = events.next().now_or_never().flatten();
-                }
-            }
-            if let Err(outcome) = self.ingest_group(group).await {
-                return outcome;
-            }
-            if let Some(outcome) = failed {
-                return outcome;
-            }
-        }
-        Outcome::Closed {
-            healthy: opened.elapsed() >= HEALTHY_STREAM,
-        }
-    }
-
-    /// Ingests a stream's events in one transaction; if that fails, one at a time, so each
-    /// event meets the fate it would alone (a bad event is skipped, the rest stored). `Err` is
-    /// how following ends: stopped, lease lost, or an error to retry.
-    async fn ingest_group(&self, group: Vec<Observation>) -> Result<(), Outcome> {
-        if group.len() > 1 {
-            match self.deps.ingestor.ingest_group(&group).await {
-                Ok(done) => {
-                    return match done.last() {
-                        Some(last) if TaskState::parse(&last.state).ends_stream() => Err(Outcome::Stopped),
-                        _ => Ok(()),
-                    };
-                }
-                Err(IngestError::LeaseLost) => return Err(Outcome::Abandoned),
-                Err(_) => {}
-            }
-        }
-        for observation in group {
-            if self.ingest(observation).await? {
-                return Err(Outcome::Stopped);
-            }
-        }
-        Ok(())
-    }
-
-    /// One GetTask, ingested; `PollLater` while the task is still active.
-    async fn read_once(&self) -> Outcome {
-        let params = encode_get_task(
-            &self.target.remote_task_id,
-            None,
-            &self.target.task.tenant,
-            self.target.endpoint.version,
-        );
-        let answer = match self
-            .deps
-            .gateway
-            .get_task(&self.target.endpoint, params, &self.target.negotiated)
-            .await
-        {
-            Ok(answer) => answer,
-            Err(error) => return Outcome::Again(error.to_string()),
-        };
-        // GetTask returns a bare Task; store it as a 1.0 stream response.
-        let payload = if answer.get("task").is_some() || answer.get("kind").is_some() {
-            answer
-        } else {
-            serde_json::json!({ "task": answer })
-        };
-        match self
-            .ingest(self.observation(Source::Reconcile, None, payload))
-            .await
-        {
-            Ok(true) => Outcome::Stopped,
-            Ok(false) => Outcome::PollLater,
-            Err(outcome) => outcome,
-        }
-    }
-
-    /// An observation of the followed task, fenced by the lease.
-    fn observation(&self, source: Source, source_key: Option<String>, payload: Value) -> Observation {
-        let task = &self.target.task;
-        Observation {
-            organization_id: task.organization_id.clone(),
-            agent_id: task.agent_id.clone(),
-            tenant: task.tenant.clone(),
-            conversation_id: task.conversation_id.clone(),
-            local_task_id: Some(task.id.clone()),
-            source,
-            source_key,
-            payload,
-            extensions: self.target.negotiated.clone(),
-            protocol_version: Some(self.target.endpoint.version.as_str().to_owned()),
-            skill_id: None,
-            fence: Some(Fence::Subscription {
-                id: self.sub.id.clone(),
-                owner: self.owner.to_owned(),
-            }),
-            rearm: false,
-        }
-    }
-
-    /// Ingests one observation under the lease; `Ok(true)` when the task stopped.
-    async fn ingest(&self, observation: Observation) -> Result<bool, Outcome> {
-        let task = &self.target.task;
-        match self.deps.ingestor.ingest(&observation).await {
-            Ok(done) => Ok(TaskState::parse(&done.state).ends_stream()),
-            Err(IngestError::LeaseLost) => Err(Outcome::Abandoned),
-            // A bad event is skipped (it is not the record); the stream goes on.
-            Err(IngestError::Invalid(reason)) => {
-                tracing::info!(task = %task.id, %reason, "agent sent an event that is not A2A; skipped");
-                Ok(false)
-            }
-            Err(error) => Err(Outcome::Again(error.to_string())),
-        }
-    }
 }
 
 /// Renews the lease every [`HEARTBEAT`]; cancels `lost` when it is gone.
@@ -506,6 +378,8 @@ async fn release(
     let (status, available_at, attempts, error) = match outcome {
         Outcome::Abandoned => return Ok(()),
         Outcome::Stopped => ("stopped", now, 0, None),
+        // A new command meanwhile: read again at once, from the start of the ramp.
+        Outcome::PollLater if store::woken(&current) => ("pending", now, 0, None),
         Outcome::PollLater => ("pending", now + deps.tuning.get_task_interval, 0, None),
         Outcome::Closed { healthy: true } => again(1, None),
         Outcome::Closed { healthy: false } => again(current.attempts + 1, None),

@@ -473,6 +473,67 @@ async fn a_followed_task_is_armed_once_and_still_restarts_on_a_new_command() {
     }
 }
 
+/// Issue #27: a task waiting for input stays followed (it is polled), and a new command's answer
+/// that lands while a worker holds the row (one GetTask in flight) leaves the holder's lease
+/// alone but marks the row `woken`, so its release makes it due at once instead of in 15 s.
+#[tokio::test]
+async fn a_waiting_task_stays_followed_and_a_command_during_a_read_wakes_it() {
+    use server::store::leases::SUBSCRIPTIONS;
+    use server::store::subscriptions::{of_task, woken};
+
+    for test_db in support::backends().await {
+        let (db, ingestor, org, agent, _dir) = setup(&test_db).await;
+        let (first, sub) = followed_task(&ingestor, &db, &org, &agent).await;
+        let reply = |key: &str, state: &str| {
+            let mut o = observation(
+                &org,
+                &agent,
+                Source::CommandResponse,
+                Some(key),
+                status(state, None, Some(key)),
+            );
+            o.local_task_id = Some(first.task_id.clone());
+            o.rearm = true;
+            o
+        };
+        let asked = ingestor
+            .ingest(&reply("ask", "TASK_STATE_INPUT_REQUIRED"))
+            .await
+            .unwrap();
+        assert!(
+            asked.subscribed,
+            "{}: a waiting task is still followed",
+            test_db.name
+        );
+        assert!(
+            SUBSCRIPTIONS
+                .claim(&db.write, &sub.id, "reader", std::time::Duration::from_secs(15))
+                .await
+                .unwrap()
+        );
+        let held = of_task(&db, &first.task_id).await.unwrap().unwrap();
+        assert!(!woken(&held), "{}: a fresh claim is not woken", test_db.name);
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        ingestor
+            .ingest(&reply("answer", "TASK_STATE_INPUT_REQUIRED"))
+            .await
+            .unwrap();
+        let held = of_task(&db, &first.task_id).await.unwrap().unwrap();
+        assert_eq!(
+            (held.status.as_str(), held.lease_owner.as_deref()),
+            ("streaming", Some("reader")),
+            "{}: the holder keeps its lease",
+            test_db.name
+        );
+        assert!(
+            woken(&held),
+            "{}: the row is marked for an immediate read",
+            test_db.name
+        );
+        test_db.cleanup().await;
+    }
+}
+
 /// A stream's events in one transaction (group commit, issue #6) end as the same record as
 /// one transaction each: the same projection, consecutive sequences, one notice per stored
 /// event; a repeat inside the group is a duplicate; ingestion stops at the terminal state.

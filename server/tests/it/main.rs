@@ -14,6 +14,7 @@ mod client;
 mod demo_agent;
 mod extensions;
 mod fn_idempotency;
+mod follow_rules;
 mod gateway;
 mod gateway_demo;
 mod guard;

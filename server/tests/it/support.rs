@@ -259,6 +259,14 @@ impl Workers {
         Workers { tracker, stop }
     }
 
+    /// The workers of a process over `deps` (tests shorten its `tuning`).
+    pub fn with(deps: server::workers::WorkerDeps) -> Workers {
+        let tracker = tokio_util::task::TaskTracker::new();
+        let stop = tokio_util::sync::CancellationToken::new();
+        server::workers::start(deps, &tracker, stop.clone());
+        Workers { tracker, stop }
+    }
+
     /// Stops the loops and waits for their in-flight work.
     pub async fn stop(self) {
         self.stop.cancel();

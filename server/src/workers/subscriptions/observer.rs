@@ -1,0 +1,229 @@
+//! Observing one followed task: its stream (a resubscription or the dispatch worker's send
+//! stream) or one `GetTask` read, every event ingested under the subscription's lease.
+//!
+//! Following ends only at a terminal state (issue #27). A task waiting for input is polled:
+//! the agent may move on by itself, and the stream of a reply may open with an artifact or a
+//! stale input-required snapshot before the agent's work, so a paused state never stops a
+//! stream that is still delivering.
+//!
+//! A `SubscribeToTask` stream starts after a gap (the previous stream closed, or the task was
+//! created by a `SendMessage`), and an agent whose resubscription sends no snapshot first
+//! (a2a-sdk 0.3) would lose what it emitted meanwhile. So every resubscription is reconciled
+//! once with `GetTask` as soon as it is open, and a task that reaches a terminal state through
+//! such a stream is read once more: the agent's own final snapshot replaces each artifact
+//! whole, so a chunk seen both in the gap read and on the stream is never doubled in the end.
+
+use std::collections::HashMap;
+
+use app::a2a::{TaskState, encode_get_task, encode_task_id};
+use futures::{FutureExt, StreamExt};
+use serde_json::Value;
+
+use super::{GROUP_LIMIT, HEALTHY_STREAM, Outcome, Target};
+use crate::db::entity::task_subscription;
+use crate::gateway::{EventStream, GatewayError};
+use crate::ingest::archive::digest;
+use crate::ingest::{Fence, IngestError, Observation, Source, canonical};
+use crate::workers::WorkerDeps;
+
+pub(super) struct Observer<'a> {
+    pub deps: &'a WorkerDeps,
+    pub sub: &'a task_subscription::Model,
+    pub owner: &'a str,
+    pub target: &'a Target,
+}
+
+impl Observer<'_> {
+    /// Resubscribes with `SubscribeToTask`, reconciles the gap, and follows the stream.
+    pub async fn stream(&self) -> Outcome {
+        let params = encode_task_id(
+            &self.target.remote_task_id,
+            &self.target.task.tenant,
+            self.target.endpoint.version,
+        );
+        let events = match self
+            .deps
+            .gateway
+            .subscribe_to_task(&self.target.endpoint, params, &self.target.negotiated)
+            .await
+        {
+            Ok(events) => events,
+            // Finished (or unknown) by now: one GetTask settles it.
+            Err(GatewayError::JsonRpc(_) | GatewayError::Http { .. }) => return self.read_once().await,
+            Err(error) => return Outcome::Again(error.to_string()),
+        };
+        // What the agent emitted while nothing was subscribed.
+        match self.reconcile().await {
+            Ok(Some(state)) if state.is_terminal() => return Outcome::Stopped,
+            Ok(_) => {}
+            Err(Outcome::Again(reason)) => {
+                tracing::info!(task = %self.target.task.id, %reason, "gap reconciliation failed; following the stream");
+            }
+            Err(outcome) => return outcome,
+        }
+        match self.consume(events).await {
+            Outcome::Stopped => {
+                // Finished through a stream that was interrupted: the agent's final snapshot
+                // is the record (artifact chunks must neither go missing nor double).
+                if let Err(Outcome::Again(reason)) = self.reconcile().await {
+                    tracing::info!(task = %self.target.task.id, %reason, "final reconciliation failed");
+                }
+                Outcome::Stopped
+            }
+            other => other,
+        }
+    }
+
+    /// Ingests every event of an open stream under the lease, each keyed by its fingerprint and
+    /// occurrence in this stream. `Stopped` at a terminal state; when the stream closes,
+    /// `PollLater` if the task is waiting for input (it is polled from then on), else `Closed`.
+    ///
+    /// Events that have already arrived when one is taken are ingested with it in one
+    /// transaction (group commit, at most [`GROUP_LIMIT`]): a stream that outpaces the
+    /// database is stored in fewer, larger transactions instead of queueing (issue #6). No
+    /// event waits for another.
+    pub async fn consume(&self, events: EventStream) -> Outcome {
+        // Fused: draining may find the stream's end, and the loop asks once more.
+        let mut events = events.fuse();
+        let opened = std::time::Instant::now();
+        let mut seen: HashMap<String, u32> = HashMap::new();
+        let mut key = |payload: &Value| {
+            let fingerprint = digest(canonical(payload).as_bytes());
+            let occurrence = seen.entry(fingerprint.clone()).or_default();
+            *occurrence += 1;
+            format!("{fingerprint}:{occurrence}")
+        };
+        let mut state = TaskState::parse(&self.target.task.state);
+        while let Some(first) = events.next().await {
+            let mut group = Vec::new();
+            let mut failed = None;
+            let mut next = Some(first);
+            while let Some(event) = next.take() {
+                match event {
+                    Ok(payload) => group.push(self.observation(Source::Stream, Some(key(&payload)), payload)),
+                    Err(error) => {
+                        failed = Some(Outcome::Again(error.to_string()));
+                        break;
+                    }
+                }
+                if group.len() < GROUP_LIMIT {
+                    next = events.next().now_or_never().flatten();
+                }
+            }
+            match self.ingest_group(group).await {
+                Ok(Some(last)) if last.is_terminal() => return Outcome::Stopped,
+                Ok(Some(last)) => state = last,
+                Ok(None) => {}
+                Err(outcome) => return outcome,
+            }
+            if let Some(outcome) = failed {
+                return outcome;
+            }
+        }
+        if state.is_paused() {
+            return Outcome::PollLater;
+        }
+        Outcome::Closed {
+            healthy: opened.elapsed() >= HEALTHY_STREAM,
+        }
+    }
+
+    /// Ingests a stream's events in one transaction; if that fails, one at a time, so each
+    /// event meets the fate it would alone (a bad event is skipped, the rest stored). Returns
+    /// the task's state after the last event stored (`None`: nothing was); `Err` is how
+    /// following ends (lease lost, or an error to retry).
+    async fn ingest_group(&self, group: Vec<Observation>) -> Result<Option<TaskState>, Outcome> {
+        if group.len() > 1 {
+            match self.deps.ingestor.ingest_group(&group).await {
+                Ok(done) => return Ok(done.last().map(|last| TaskState::parse(&last.state))),
+                Err(IngestError::LeaseLost) => return Err(Outcome::Abandoned),
+                Err(_) => {}
+            }
+        }
+        let mut state = None;
+        for observation in group {
+            if let Some(now) = self.ingest(observation).await? {
+                let terminal = now.is_terminal();
+                state = Some(now);
+                if terminal {
+                    break;
+                }
+            }
+        }
+        Ok(state)
+    }
+
+    /// One GetTask, ingested: `Stopped` at a terminal state, else `PollLater` (a waiting task is
+    /// read again after the interval too, until it finishes).
+    pub async fn read_once(&self) -> Outcome {
+        match self.reconcile().await {
+            Ok(Some(state)) if state.is_terminal() => Outcome::Stopped,
+            Ok(_) => Outcome::PollLater,
+            Err(outcome) => outcome,
+        }
+    }
+
+    /// Reads the task with `GetTask` and ingests the snapshot; the task's state after it
+    /// (`None` when the answer was not A2A and was skipped).
+    async fn reconcile(&self) -> Result<Option<TaskState>, Outcome> {
+        let params = encode_get_task(
+            &self.target.remote_task_id,
+            None,
+            &self.target.task.tenant,
+            self.target.endpoint.version,
+        );
+        let answer = self
+            .deps
+            .gateway
+            .get_task(&self.target.endpoint, params, &self.target.negotiated)
+            .await
+            .map_err(|error| Outcome::Again(error.to_string()))?;
+        // GetTask returns a bare Task; store it as a 1.0 stream response.
+        let payload = if answer.get("task").is_some() || answer.get("kind").is_some() {
+            answer
+        } else {
+            serde_json::json!({ "task": answer })
+        };
+        self.ingest(self.observation(Source::Reconcile, None, payload))
+            .await
+    }
+
+    /// An observation of the followed task, fenced by the lease.
+    fn observation(&self, source: Source, source_key: Option<String>, payload: Value) -> Observation {
+        let task = &self.target.task;
+        Observation {
+            organization_id: task.organization_id.clone(),
+            agent_id: task.agent_id.clone(),
+            tenant: task.tenant.clone(),
+            conversation_id: task.conversation_id.clone(),
+            local_task_id: Some(task.id.clone()),
+            source,
+            source_key,
+            payload,
+            extensions: self.target.negotiated.clone(),
+            protocol_version: Some(self.target.endpoint.version.as_str().to_owned()),
+            skill_id: None,
+            fence: Some(Fence::Subscription {
+                id: self.sub.id.clone(),
+                owner: self.owner.to_owned(),
+            }),
+            rearm: false,
+        }
+    }
+
+    /// Ingests one observation under the lease; the task's state after it, `None` when the
+    /// event was skipped.
+    async fn ingest(&self, observation: Observation) -> Result<Option<TaskState>, Outcome> {
+        let task = &self.target.task;
+        match self.deps.ingestor.ingest(&observation).await {
+            Ok(done) => Ok(Some(TaskState::parse(&done.state))),
+            Err(IngestError::LeaseLost) => Err(Outcome::Abandoned),
+            // A bad event is skipped (it is not the record); the stream goes on.
+            Err(IngestError::Invalid(reason)) => {
+                tracing::info!(task = %task.id, %reason, "agent sent an event that is not A2A; skipped");
+                Ok(None)
+            }
+            Err(error) => Err(Outcome::Again(error.to_string())),
+        }
+    }
+}
