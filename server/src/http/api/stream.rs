@@ -85,6 +85,10 @@ struct Follow {
     after: i64,
     /// The task version of the last snapshot sent.
     version: Option<i64>,
+    /// A send on a task that was waiting for input: its state then. The stream does not end on
+    /// that same paused state (the agent's first answer may be a stale snapshot), only once the
+    /// task moved to another state (issue #27).
+    waiting_from: Option<TaskState>,
 }
 
 enum Next {
@@ -126,13 +130,16 @@ pub async fn stream(
     };
     let (command, replay) = submit(&state, &principal, &agent_id, body, key).await?;
     // A follow-up on a known task streams what happens from now on, not its whole history.
-    let after = match (&command.task_id, replay) {
+    let before = match (&command.task_id, replay) {
         (Some(local), false) => task_store::find(&state.db.read, &principal.organization_id, local)
             .await
-            .map(|t| t.last_sequence)
-            .unwrap_or(0),
-        _ => 0,
+            .ok(),
+        _ => None,
     };
+    let after = before.as_ref().map_or(0, |t| t.last_sequence);
+    let waiting_from = before
+        .map(|t| TaskState::parse(&t.state))
+        .filter(TaskState::is_paused);
     let follow = Follow {
         organization_id: principal.organization_id,
         command_id: Some(command.id.clone()),
@@ -140,6 +147,7 @@ pub async fn stream(
         task: command.task_id.clone(),
         after,
         version: None,
+        waiting_from,
     };
     let first = (!replay).then(|| frame("accepted", &json!({ "commandId": command.id })));
     Ok(spawn(state, follow, first, permit))
@@ -168,7 +176,7 @@ async fn resubscribe(
     )
     .await
     .map_err(|e| ApiError::from_store(e, TASK_NOT_FOUND))?;
-    if !TaskState::parse(&found.state).ends_stream() {
+    if !TaskState::parse(&found.state).is_terminal() {
         subscriptions::rearm(&state.db, &found).await?;
     }
     let follow = Follow {
@@ -178,8 +186,18 @@ async fn resubscribe(
         task: Some(found.id),
         after: found.last_sequence,
         version: None,
+        waiting_from: None,
     };
     Ok(spawn(state, follow, None, permit))
+}
+
+/// The task state a stored event reports, if it reports one (a snapshot or a status update).
+fn status_of(payload: &Value) -> Option<TaskState> {
+    match app::a2a::decode_stream_event(payload).ok()?.event {
+        app::a2a::StreamEvent::Task(task) => Some(task.status.state),
+        app::a2a::StreamEvent::StatusUpdate(update) => Some(update.status.state),
+        _ => None,
+    }
 }
 
 /// The sideband events of a stored event, decoded under the URIs negotiated when it was
@@ -296,6 +314,11 @@ async fn cycle(state: &AppState, follow: &mut Follow, tx: &mpsc::Sender<Event>) 
     let full = events.len() as u64 >= EVENTS_PER_READ;
     for event in events {
         follow.after = event.sequence;
+        if let Some(from) = &follow.waiting_from
+            && status_of(&event.payload).is_some_and(|state| state != *from)
+        {
+            follow.waiting_from = None;
+        }
         let meta = json!({
             "protocolVersion": event.protocol_version,
             "negotiatedExtensions": event.extensions,
@@ -311,8 +334,13 @@ async fn cycle(state: &AppState, follow: &mut Follow, tx: &mpsc::Sender<Event>) 
             }
         }
     }
-    let finished =
-        TaskKind::parse(&row.kind) == TaskKind::Message || TaskState::parse(&row.state).ends_stream();
+    let now = TaskState::parse(&row.state);
+    if follow.waiting_from.as_ref().is_some_and(|from| *from != now) {
+        follow.waiting_from = None;
+    }
+    let finished = TaskKind::parse(&row.kind) == TaskKind::Message
+        || now.is_terminal()
+        || (now.is_paused() && follow.waiting_from.is_none());
     Ok(if settled && finished && !full {
         Next::End
     } else {
