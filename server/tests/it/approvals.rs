@@ -202,6 +202,48 @@ async fn an_approved_message_reaches_the_agent_once_with_its_digest_reference_1_
     }
 }
 
+/// Reference §1.0 counts a card only once the catalog stored it, and its `POST /api/agents`
+/// stores none. The console stores the card it fetches at registration and before every send,
+/// so an agent sent to right after registration, before any list or page loaded it, is already
+/// known: its prompt opens an approval request (a chosen divergence, ADR 0024,
+/// docs/reference/extensions.md "Where the console differs from the reference").
+#[tokio::test]
+async fn an_agent_sent_to_right_after_registration_counts_as_known_adr_0024() {
+    let demo = support::demo().await;
+    for test_db in support::backends().await {
+        let (state, workers) = app_on(&test_db).await;
+        let reply = post(
+            &state,
+            "/api/agents",
+            json!({"cardUrl": format!("{demo}/approver/card.json")}),
+            &[],
+        )
+        .await;
+        assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.body);
+        let agent = reply.json()["agent"]["id"].as_str().unwrap().to_owned();
+        let reply = post(
+            &state,
+            &format!("/api/agents/{agent}/messages"),
+            json!({"text": "please approve"}),
+            &[],
+        )
+        .await;
+        assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+        let task = reply.json()["localId"].as_str().unwrap().to_owned();
+        let opened = eventually(Duration::from_secs(20), || async {
+            requests(&state, &task).await.len() == 1
+        })
+        .await;
+        assert!(
+            opened,
+            "{}: the approval request opened without a catalog load",
+            test_db.name
+        );
+        workers.stop().await;
+        test_db.cleanup().await;
+    }
+}
+
 #[tokio::test]
 async fn an_edit_approves_a_new_revision_of_the_values_only_reference_4_8() {
     let demo = support::demo().await;
