@@ -10,7 +10,10 @@
 //! - an artifact replacement resets its assembly; append chunks extend it (`append`,
 //!   `lastChunk`), adjacent text of the same media type joining into one part.
 
+mod tail;
 pub mod time;
+
+pub use tail::missing_tail;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -301,12 +304,18 @@ impl TaskView {
                 if self.remote_task_id.is_none() && self.kind == TaskKind::Task {
                     self.remote_task_id = Some(task.id.clone());
                 }
+                // A finished task's artifacts only take a missing tail (see `missing_tail`).
+                let finished = self.task_state().is_terminal();
                 if self.apply_status(sequence, &task.status).takes_content() {
                     for message in &task.history {
                         self.add_message(sequence, message, None);
                     }
                     for artifact in &task.artifacts {
-                        self.put_artifact(ArtifactView::from_artifact(artifact, sequence, false));
+                        if finished {
+                            self.fill_artifact(sequence, artifact);
+                        } else {
+                            self.put_artifact(ArtifactView::from_artifact(artifact, sequence, false));
+                        }
                     }
                 }
             }
@@ -404,6 +413,29 @@ impl TaskView {
                 self.version += 1;
             }
             _ => self.put_artifact(ArtifactView::from_artifact(artifact, sequence, !last_chunk)),
+        }
+    }
+
+    fn fill_artifact(&mut self, sequence: i64, artifact: &Artifact) {
+        match self
+            .artifacts
+            .iter_mut()
+            .find(|a| a.artifact_id == artifact.artifact_id)
+        {
+            Some(existing) => {
+                if let Some(parts) = missing_tail(&existing.parts, &artifact.parts) {
+                    existing.append(
+                        &Artifact {
+                            parts,
+                            ..artifact.clone()
+                        },
+                        sequence,
+                        true,
+                    );
+                    self.version += 1;
+                }
+            }
+            None => self.put_artifact(ArtifactView::from_artifact(artifact, sequence, false)),
         }
     }
 

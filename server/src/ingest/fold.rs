@@ -4,10 +4,12 @@
 //! length of the ledger: a status update writes the task row and at most one message and one
 //! transition; an append chunk inserts one chunk row.
 
-use app::a2a::{Artifact, Message, StreamEvent, TaskStatus};
-use app::projection::{StatusVerdict, status_verdict, title_of};
+use app::a2a::{Artifact, Message, Part, StreamEvent, TaskStatus};
+use app::projection::{StatusVerdict, append_parts, missing_tail, status_verdict, title_of};
 use sea_orm::sea_query::OnConflict;
-use sea_orm::{ActiveValue::Set, ColumnTrait, DatabaseTransaction, DbErr, EntityTrait, QueryFilter};
+use sea_orm::{
+    ActiveValue::Set, ColumnTrait, DatabaseTransaction, DbErr, EntityTrait, QueryFilter, QueryOrder,
+};
 use serde_json::{Value, json};
 
 use crate::db::entity::{task, task_artifact, task_artifact_chunk, task_message, task_transition};
@@ -31,6 +33,8 @@ pub(super) async fn fold(
             if folded.row.remote_task_id.is_none() && folded.row.kind == "task" {
                 folded.row.remote_task_id = Some(snapshot.id.clone());
             }
+            // A finished task's artifacts only take a missing tail (`missing_tail`).
+            let finished = app::a2a::TaskState::parse(&folded.row.state).is_terminal();
             if status(tx, folded, sequence, &snapshot.status)
                 .await?
                 .takes_content()
@@ -39,7 +43,11 @@ pub(super) async fn fold(
                     add_message(tx, folded, sequence, message, None).await?;
                 }
                 for artifact in &snapshot.artifacts {
-                    replace_artifact(tx, folded, sequence, artifact, false).await?;
+                    if finished {
+                        fill_artifact(tx, folded, sequence, artifact).await?;
+                    } else {
+                        replace_artifact(tx, folded, sequence, artifact, false).await?;
+                    }
                 }
             }
         }
@@ -223,6 +231,39 @@ async fn replace_artifact(
     }
     insert_chunk(tx, &task_id, &artifact.artifact_id, 0, parts_json(artifact)?).await?;
     folded.changed = true;
+    Ok(())
+}
+
+/// Adds to a finished task's artifact only what `artifact` has after the parts held.
+async fn fill_artifact(
+    tx: &DatabaseTransaction,
+    folded: &mut Folded<'_>,
+    sequence: i64,
+    artifact: &Artifact,
+) -> Result<(), DbErr> {
+    let Some(existing) = find_artifact(tx, &folded.row.id, &artifact.artifact_id).await? else {
+        return replace_artifact(tx, folded, sequence, artifact, false).await;
+    };
+    let chunks = task_artifact_chunk::Entity::find()
+        .filter(task_artifact_chunk::Column::TaskId.eq(&existing.task_id))
+        .filter(task_artifact_chunk::Column::ArtifactId.eq(&existing.artifact_id))
+        .order_by_asc(task_artifact_chunk::Column::ChunkIndex)
+        .all(tx)
+        .await?;
+    let mut held = Vec::new();
+    for chunk in chunks {
+        // Read as the task view reads them.
+        let parts: Vec<Part> = serde_json::from_value(chunk.parts_json).unwrap_or_default();
+        append_parts(&mut held, &parts);
+    }
+    if let Some(parts) = missing_tail(&held, &artifact.parts) {
+        let tail = Artifact {
+            parts,
+            ..artifact.clone()
+        };
+        append_chunk(tx, existing, sequence, &tail, true).await?;
+        folded.changed = true;
+    }
     Ok(())
 }
 

@@ -35,6 +35,18 @@ impl Reply {
         serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("{e}: {}", self.body))
     }
 
+    /// The frames of an SSE body, `(event name, JSON data)`, in order.
+    pub fn frames(&self) -> Vec<(String, Value)> {
+        self.body
+            .split("\n\n")
+            .filter_map(|frame| {
+                let event = frame.lines().find_map(|l| l.strip_prefix("event: "))?;
+                let data = frame.lines().find_map(|l| l.strip_prefix("data: "))?;
+                Some((event.to_owned(), serde_json::from_str(data).ok()?))
+            })
+            .collect()
+    }
+
     pub fn header(&self, name: &str) -> &str {
         self.headers.get(name).map_or("", |v| v.to_str().unwrap())
     }

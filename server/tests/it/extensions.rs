@@ -233,16 +233,6 @@ async fn a_task_keeps_its_skill_and_its_context_reference_1_3() {
 }
 
 /// The SSE frames of a response body, as (event, data).
-fn frames(body: &str) -> Vec<(String, Value)> {
-    body.split("\n\n")
-        .filter_map(|frame| {
-            let event = frame.lines().find_map(|l| l.strip_prefix("event: "))?;
-            let data = frame.lines().find_map(|l| l.strip_prefix("data: "))?;
-            Some((event.to_owned(), serde_json::from_str(data).ok()?))
-        })
-        .collect()
-}
-
 #[tokio::test]
 async fn the_stream_route_sends_meta_before_each_a2a_frame_and_decoded_sideband_after_it_reference_3_5() {
     let demo = support::demo().await;
@@ -257,7 +247,7 @@ async fn the_stream_route_sends_meta_before_each_a2a_frame_and_decoded_sideband_
     )
     .await;
     assert_eq!(reply.status, StatusCode::OK);
-    let frames = frames(&reply.body);
+    let frames = reply.frames();
     let names: Vec<&str> = frames.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names.last(), Some(&"end"), "{names:?}");
     // Every a2a frame comes right after its meta frame.

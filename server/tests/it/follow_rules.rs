@@ -30,11 +30,21 @@ enum Script {
     /// Asks a question and, without any reply, finishes on the second GetTask.
     FinishesAlone,
     /// Streams `part-1`, `part-2` and closes the stream with the task working; emits `part-3`
-    /// while nothing is subscribed (the first GetTask shows it); `SubscribeToTask` sends
-    /// `part-4`, `part-5` and COMPLETED with no snapshot first (a2a-sdk 0.3), with `overlap`
-    /// `part-3` again before them (emitted as the stream opened); later GetTasks show the
-    /// finished task.
-    Gap { overlap: bool },
+    /// while nothing is subscribed (only the first GetTask shows it); `SubscribeToTask` sends
+    /// `part-4`, `part-5` and COMPLETED with no snapshot first (a2a-sdk 0.3); later GetTasks
+    /// show the finished task as `finish` says.
+    Gap { finish: Finish },
+}
+
+/// What `GetTask` says once a [`Script::Gap`] task finished.
+#[derive(Clone, Copy, PartialEq)]
+enum Finish {
+    /// Exactly what was emitted.
+    Exact,
+    /// Every chunk appended after the resubscription twice (a2a-sdk 0.3.26's own store).
+    Doubled,
+    /// A `part-6` the stream never carried.
+    Longer,
 }
 
 #[derive(Default)]
@@ -100,9 +110,15 @@ async fn call(script: Script, agent: &Shared, body: Value) -> Response {
                     agent.task = Some(task("TASK_STATE_COMPLETED", &["done by itself"]));
                 }
                 // The first read (the gap) sees three parts; later ones the finished task.
-                (Script::Gap { .. }, 2..) => {
-                    let parts = ["part-1 ", "part-2 ", "part-3 ", "part-4 ", "part-5 "];
-                    agent.task = Some(task("TASK_STATE_COMPLETED", &parts));
+                (Script::Gap { finish }, 2..) => {
+                    let parts: &[&str] = match finish {
+                        Finish::Exact => &["part-1 ", "part-2 ", "part-3 ", "part-4 ", "part-5 "],
+                        Finish::Doubled => &[
+                            "part-1 ", "part-2 ", "part-3 ", "part-4 ", "part-4 ", "part-5 ", "part-5 ",
+                        ],
+                        Finish::Longer => &["part-1 ", "part-2 ", "part-3 ", "part-4 ", "part-5 ", "part-6 "],
+                    };
+                    agent.task = Some(task("TASK_STATE_COMPLETED", parts));
                 }
                 _ => {}
             }
@@ -120,15 +136,12 @@ async fn call(script: Script, agent: &Shared, body: Value) -> Response {
                 ],
             )
         }
-        ("SubscribeToTask", Script::Gap { overlap }, _) => {
-            let mut events = vec![
+        ("SubscribeToTask", Script::Gap { .. }, _) => {
+            let events = [
                 chunk("part-4 ", true, false),
                 chunk("part-5 ", true, true),
                 status("TASK_STATE_COMPLETED"),
             ];
-            if overlap {
-                events.insert(0, chunk("part-3 ", true, false));
-            }
             sse(id, &events)
         }
         (_, _, false) => {
@@ -163,12 +176,7 @@ async fn scripted_agent(script: Script, streaming: bool) -> (String, Shared) {
     let shared = Shared::default();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let origin = format!("http://{}", listener.local_addr().unwrap());
-    let card = json!({
-        "name": "Scripted", "description": "Follows a script", "version": "1.0.0",
-        "supportedInterfaces": [{"url": format!("{origin}/a2a"), "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
-        "capabilities": {"streaming": streaming},
-        "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"], "skills": [],
-    });
+    let card = support::jsonrpc_card(&origin, "Scripted", streaming);
     let router = axum::Router::new()
         .route("/card.json", get(move || async move { Json(card.clone()) }))
         .route(
@@ -297,18 +305,23 @@ async fn a_waiting_task_is_polled_until_the_agent_finishes_it_by_itself_security
 
 #[tokio::test]
 async fn events_emitted_between_two_streams_are_reconciled_issue_27() {
-    follows_across_a_gap(false).await;
+    follows_across_a_gap(Finish::Exact, "part-1 part-2 part-3 part-4 part-5 ").await;
 }
 
 #[tokio::test]
-async fn a_chunk_seen_in_the_gap_read_and_on_the_new_stream_is_not_doubled_issue_27() {
-    follows_across_a_gap(true).await;
+async fn a_final_snapshot_that_disagrees_with_the_streams_does_not_rewrite_them_a2a_sdk_0_3_26() {
+    follows_across_a_gap(Finish::Doubled, "part-1 part-2 part-3 part-4 part-5 ").await;
 }
 
-async fn follows_across_a_gap(overlap: bool) {
+#[tokio::test]
+async fn a_final_snapshot_adds_the_tail_the_streams_missed_issue_27() {
+    follows_across_a_gap(Finish::Longer, "part-1 part-2 part-3 part-4 part-5 part-6 ").await;
+}
+
+async fn follows_across_a_gap(finish: Finish, want: &str) {
     for test_db in support::backends().await {
         let name = test_db.name;
-        let (origin, calls) = scripted_agent(Script::Gap { overlap }, true).await;
+        let (origin, calls) = scripted_agent(Script::Gap { finish }, true).await;
         let (state, workers) = app_on(&test_db).await;
         let (org, agent) = register(&state, &format!("{origin}/card.json")).await;
         let local = say(&state, &org, &agent, "story", None).await;
@@ -316,26 +329,15 @@ async fn follows_across_a_gap(overlap: bool) {
         let methods = calls.lock().unwrap().methods.clone();
         assert_eq!(
             (done.as_str(), text.as_str()),
-            ("TASK_STATE_COMPLETED", "part-1 part-2 part-3 part-4 part-5 "),
+            ("TASK_STATE_COMPLETED", want),
             "{name}: {methods:?}"
         );
-        // One read right after the resubscription opened, one after it finished the task.
+        // One read before the resubscription, one after it finished the task.
         let reads = methods.iter().filter(|m| *m == "GetTask").count();
         assert!(reads >= 2, "{name}: {methods:?}");
         workers.stop().await;
         test_db.cleanup().await;
     }
-}
-
-/// The frames of an SSE body: (event name, data).
-fn frames(body: &str) -> Vec<(String, Value)> {
-    body.split("\n\n")
-        .filter_map(|frame| {
-            let event = frame.lines().find_map(|l| l.strip_prefix("event: "))?;
-            let data = frame.lines().find_map(|l| l.strip_prefix("data: "))?;
-            Some((event.to_owned(), serde_json::from_str(data).ok()?))
-        })
-        .collect()
 }
 
 /// `POST /api/agents/{id}/stream` for a reply to a waiting task ends only once the task left
@@ -356,7 +358,7 @@ async fn the_stream_route_of_a_reply_ends_after_the_task_moved_on_not_at_its_sta
     )
     .await;
     assert_eq!(reply.status, axum::http::StatusCode::OK, "{}", reply.body);
-    let frames = frames(&reply.body);
+    let frames = reply.frames();
     let names: Vec<&str> = frames.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names.last(), Some(&"end"), "{names:?}");
     let last_snapshot = frames.iter().rev().find(|(n, _)| n == "snapshot").map(|(_, d)| d);

@@ -185,12 +185,7 @@ async fn recording_agent(streaming: bool, reply: StreamReply) -> (String, Method
     let methods: Methods = Arc::default();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let origin = format!("http://{}", listener.local_addr().unwrap());
-    let card = json!({
-        "name": "Recorder", "description": "Records calls", "version": "1.0.0",
-        "supportedInterfaces": [{"url": format!("{origin}/a2a"), "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
-        "capabilities": {"streaming": streaming},
-        "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"], "skills": [],
-    });
+    let card = support::jsonrpc_card(&origin, "Recorder", streaming);
     let router = axum::Router::new()
         .route("/card.json", get(move || async move { Json(card.clone()) }))
         .route(

@@ -242,6 +242,17 @@ pub async fn serve(router: axum::Router) -> String {
     origin
 }
 
+/// The card of a test agent speaking A2A 1.0 JSON-RPC at `{origin}/a2a`; `streaming` is what
+/// its capabilities say.
+pub fn jsonrpc_card(origin: &str, name: &str, streaming: bool) -> serde_json::Value {
+    serde_json::json!({
+        "name": name, "description": format!("{name} (a test agent)"), "version": "1.0.0",
+        "supportedInterfaces": [{"url": format!("{origin}/a2a"), "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+        "capabilities": {"streaming": streaming},
+        "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"], "skills": [],
+    })
+}
+
 /// The demo agent on an ephemeral loopback port; returns its origin.
 pub async fn demo() -> String {
     serve(server::demo_agent::router()).await

@@ -114,12 +114,7 @@ async fn counting_agent(streaming: bool, card_delay: Duration) -> (String, Calls
     let calls = Calls::default();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let origin = format!("http://{}", listener.local_addr().unwrap());
-    let card = json!({
-        "name": "Counter", "description": "Counts calls", "version": "1.0.0",
-        "supportedInterfaces": [{"url": format!("{origin}/a2a"), "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
-        "capabilities": {"streaming": streaming},
-        "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"], "skills": [],
-    });
+    let card = support::jsonrpc_card(&origin, "Counter", streaming);
     let router = axum::Router::new()
         .route(
             "/card.json",

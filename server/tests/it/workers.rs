@@ -280,11 +280,7 @@ async fn discovery_failures_retry_three_times_then_fail() {
 async fn dropping_agent(calls: Arc<AtomicUsize>) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let origin = format!("http://{}", listener.local_addr().unwrap());
-    let card = serde_json::json!({
-        "name": "Dropper", "description": "drops", "version": "1",
-        "supportedInterfaces": [{"url": format!("{origin}/a2a"), "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
-        "capabilities": {"streaming": true}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"], "skills": []
-    });
+    let card = support::jsonrpc_card(&origin, "Dropper", true);
     let app = axum::Router::new()
         .route(
             "/card.json",

@@ -8,10 +8,12 @@
 //!
 //! A `SubscribeToTask` stream starts after a gap (the previous stream closed, or the task was
 //! created by a `SendMessage`), and an agent whose resubscription sends no snapshot first
-//! (a2a-sdk 0.3) would lose what it emitted meanwhile. So every resubscription is reconciled
-//! once with `GetTask` as soon as it is open, and a task that reaches a terminal state through
-//! such a stream is read once more: the agent's own final snapshot replaces each artifact
-//! whole, so a chunk seen both in the gap read and on the stream is never doubled in the end.
+//! (a2a-sdk 0.3) would lose what it emitted meanwhile. So every resubscription is preceded by
+//! one `GetTask`, folded like any snapshot of an unfinished task; it is read before the stream
+//! opens because a2a-sdk 0.3.26 counts every chunk appended while a resubscription is open twice
+//! in its own store. A task that finishes through such a stream is read once more, and that
+//! snapshot of a finished task only adds a tail the streams missed, never rewrites what they
+//! delivered ([`app::projection::missing_tail`]).
 
 use std::collections::HashMap;
 
@@ -34,8 +36,18 @@ pub(super) struct Observer<'a> {
 }
 
 impl Observer<'_> {
-    /// Resubscribes with `SubscribeToTask`, reconciles the gap, and follows the stream.
+    /// Reconciles the gap with `GetTask`, resubscribes with `SubscribeToTask` and follows the
+    /// stream.
     pub async fn stream(&self) -> Outcome {
+        // What the agent emitted while nothing was subscribed.
+        match self.reconcile().await {
+            Ok(Some(state)) if state.is_terminal() => return Outcome::Stopped,
+            Ok(_) => {}
+            Err(Outcome::Again(reason)) => {
+                tracing::info!(task = %self.target.task.id, %reason, "gap reconciliation failed; subscribing");
+            }
+            Err(outcome) => return outcome,
+        }
         let params = encode_task_id(
             &self.target.remote_task_id,
             &self.target.task.tenant,
@@ -52,19 +64,10 @@ impl Observer<'_> {
             Err(GatewayError::JsonRpc(_) | GatewayError::Http { .. }) => return self.read_once().await,
             Err(error) => return Outcome::Again(error.to_string()),
         };
-        // What the agent emitted while nothing was subscribed.
-        match self.reconcile().await {
-            Ok(Some(state)) if state.is_terminal() => return Outcome::Stopped,
-            Ok(_) => {}
-            Err(Outcome::Again(reason)) => {
-                tracing::info!(task = %self.target.task.id, %reason, "gap reconciliation failed; following the stream");
-            }
-            Err(outcome) => return outcome,
-        }
         match self.consume(events).await {
             Outcome::Stopped => {
-                // Finished through a stream that was interrupted: the agent's final snapshot
-                // is the record (artifact chunks must neither go missing nor double).
+                // Finished through a stream that followed a gap: the final snapshot may hold a
+                // tail the streams missed.
                 if let Err(Outcome::Again(reason)) = self.reconcile().await {
                     tracing::info!(task = %self.target.task.id, %reason, "final reconciliation failed");
                 }
