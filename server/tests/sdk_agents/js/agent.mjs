@@ -11,6 +11,7 @@
 // - anything else: the artifact `echo` = the text, then COMPLETED.
 //
 // Usage: node agent.mjs --port P --transport jsonrpc|rest --streaming true|false --protocol 1.0|0.3
+//        [--public-origin http://127.0.0.1:Q]
 // The card (/.well-known/agent-card.json) advertises only the chosen interface.
 
 import { parseArgs } from 'node:util';
@@ -25,6 +26,8 @@ const { values: args } = parseArgs({
     transport: { type: 'string', default: 'jsonrpc' },
     streaming: { type: 'string', default: 'true' },
     protocol: { type: 'string', default: '1.0' },
+    // The origin the card advertises, when a proxy stands between the console and the agent.
+    'public-origin': { type: 'string' },
   },
 });
 if (!args.port || !['jsonrpc', 'rest'].includes(args.transport) || !['1.0', '0.3'].includes(args.protocol)) {
@@ -110,7 +113,7 @@ const executor = {
   },
 };
 
-const origin = `http://127.0.0.1:${args.port}`;
+const origin = args['public-origin'] ?? `http://127.0.0.1:${args.port}`;
 const binding = args.transport === 'jsonrpc' ? 'JSONRPC' : 'HTTP+JSON';
 const card = {
   name: `@a2a-js/sdk 1.3.0 test agent (${binding} ${args.protocol})`,

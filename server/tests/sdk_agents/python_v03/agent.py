@@ -9,7 +9,7 @@ Behaviour, chosen by the user's text (the same as python_v1/agent.py):
   (lastChunk on the last), then completed.
 - anything else: the artifact `echo` = the text, then completed.
 
-Usage: agent.py --port P --transport jsonrpc|rest --streaming true|false
+Usage: agent.py --port P --transport jsonrpc|rest --streaming true|false [--public-origin URL]
 The card (/.well-known/agent-card.json) advertises only the chosen transport, protocol 0.3.0.
 """
 
@@ -89,7 +89,7 @@ class TestExecutor(AgentExecutor):
 
 
 def card(args: argparse.Namespace) -> AgentCard:
-    origin = f'http://127.0.0.1:{args.port}'
+    origin = args.public_origin or f'http://127.0.0.1:{args.port}'
     if args.transport == 'jsonrpc':
         transport, url = TransportProtocol.jsonrpc, f'{origin}/a2a'
     else:
@@ -114,6 +114,8 @@ def main() -> None:
     parser.add_argument('--transport', choices=['jsonrpc', 'rest'], default='jsonrpc')
     parser.add_argument('--streaming', choices=['true', 'false'], default='true')
     parser.add_argument('--protocol', choices=['0.3'], default='0.3')
+    # The origin the card advertises, when a proxy stands between the console and the agent.
+    parser.add_argument('--public-origin')
     args = parser.parse_args()
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format='[py-0.3] %(message)s')
 

@@ -10,6 +10,7 @@ Behaviour, chosen by the user's text:
 - anything else: the artifact `echo` = the text, then completed.
 
 Usage: agent.py --port P --transport jsonrpc|rest --streaming true|false --protocol 1.0|0.3
+       [--public-origin http://127.0.0.1:Q]
 The card (/.well-known/agent-card.json) advertises only the chosen interface.
 """
 
@@ -90,7 +91,7 @@ class TestExecutor(AgentExecutor):
 
 
 def card(args: argparse.Namespace) -> AgentCard:
-    origin = f'http://127.0.0.1:{args.port}'
+    origin = args.public_origin or f'http://127.0.0.1:{args.port}'
     binding, url = ('JSONRPC', f'{origin}/a2a') if args.transport == 'jsonrpc' else ('HTTP+JSON', origin)
     return AgentCard(
         name=f'a2a-sdk 1.3.0 test agent ({binding} {args.protocol})',
@@ -116,6 +117,8 @@ def main() -> None:
     parser.add_argument('--transport', choices=['jsonrpc', 'rest'], default='jsonrpc')
     parser.add_argument('--streaming', choices=['true', 'false'], default='true')
     parser.add_argument('--protocol', choices=['1.0', '0.3'], default='1.0')
+    # The origin the card advertises, when a proxy stands between the console and the agent.
+    parser.add_argument('--public-origin')
     args = parser.parse_args()
     logging.basicConfig(stream=sys.stderr, level=logging.INFO, format='[py-1.3] %(message)s')
 
