@@ -141,7 +141,9 @@ async fn multi_turn(spec: Spec) {
     console
         .reaches(&org, &task_id, INPUT_REQUIRED, Duration::from_secs(10))
         .await;
-    let remote = task_store::find(&console.state.db.read, &org, &task_id).await.unwrap();
+    let remote = task_store::find(&console.state.db.read, &org, &task_id)
+        .await
+        .unwrap();
 
     let reply = CommandBody {
         task_id: remote.remote_task_id.clone(),
@@ -154,7 +156,9 @@ async fn multi_turn(spec: Spec) {
         Some(task_id.as_str()),
         "the reply belongs to the same local task"
     );
-    console.reaches(&org, &task_id, COMPLETED, Duration::from_secs(15)).await;
+    console
+        .reaches(&org, &task_id, COMPLETED, Duration::from_secs(15))
+        .await;
     let view = console.view(&org, &task_id).await;
     assert_eq!(
         artifact_texts(&view),
@@ -210,6 +214,11 @@ async fn python_0_3_jsonrpc_streaming_multi_turn_completes() {
 }
 
 #[tokio::test]
+async fn python_0_3_jsonrpc_non_streaming_multi_turn_completes() {
+    multi_turn(spec(Sdk::PythonV03, Transport::JsonRpc, false, "0.3")).await;
+}
+
+#[tokio::test]
 async fn python_0_3_rest_streaming_multi_turn_completes() {
     multi_turn(spec(Sdk::PythonV03, Transport::Rest, true, "0.3")).await;
 }
@@ -224,9 +233,13 @@ async fn plain_send(spec: Spec) {
     let agent = launcher::launch(spec, None).await;
     let console = Console::start().await;
     let (org, registered) = register(&console.state, &agent.card_url()).await;
-    let sent = console.send(&org, &registered, text("hello over HTTP+JSON")).await;
+    let sent = console
+        .send(&org, &registered, text("hello over HTTP+JSON"))
+        .await;
     let task_id = sent.task_id.expect("the send made a task");
-    console.reaches(&org, &task_id, COMPLETED, Duration::from_secs(10)).await;
+    console
+        .reaches(&org, &task_id, COMPLETED, Duration::from_secs(10))
+        .await;
     assert_eq!(
         artifact_texts(&console.view(&org, &task_id).await),
         vec![(Some("echo".to_owned()), "hello over HTTP+JSON".to_owned())]
@@ -265,11 +278,30 @@ async fn dropped_stream(spec: Spec) {
             .is_some_and(|a| a.chunks >= 2)
     })
     .await;
-    assert!(two_chunks, "two chunks arrived: {:?}", artifact_texts(&console.view(&org, &task_id).await));
+    assert!(
+        two_chunks,
+        "two chunks arrived: {:?}",
+        artifact_texts(&console.view(&org, &task_id).await)
+    );
     let before = proxy.cut();
 
-    console.reaches(&org, &task_id, COMPLETED, Duration::from_secs(20)).await;
-    assert!(proxy.accepted() > before, "the console connected again after the cut");
+    let completed = eventually(Duration::from_secs(20), || async {
+        console.view(&org, &task_id).await.state == COMPLETED
+    })
+    .await;
+    let view = console.view(&org, &task_id).await;
+    assert!(
+        completed,
+        "task {task_id} is {} 20 s after the cut, not COMPLETED; artifacts {:?}; the proxy \
+         accepted {before} connections before the cut and {} after",
+        view.state,
+        artifact_texts(&view),
+        proxy.accepted() - before
+    );
+    assert!(
+        proxy.accepted() > before,
+        "the console connected again after the cut"
+    );
     let expected: String = (1..=8).map(|n| format!("part-{n} ")).collect();
     assert_eq!(
         artifact_texts(&console.view(&org, &task_id).await),

@@ -154,7 +154,10 @@ async fn wait_for_card(agent: &mut Agent) {
     let until = tokio::time::Instant::now() + Duration::from_secs(20);
     loop {
         if let Ok(Some(status)) = agent.child.try_wait() {
-            panic!("the agent exited ({status}) before its card answered:\n{}", agent.log());
+            panic!(
+                "the agent exited ({status}) before its card answered:\n{}",
+                agent.log()
+            );
         }
         if card_answers(agent.port).await {
             return;

@@ -89,6 +89,7 @@ const executor = {
       bus.publish(status(taskId, contextId, TaskState.TASK_STATE_WORKING));
       bus.publish(artifact(taskId, contextId, crypto.randomUUID(), 'greeting', `Hello, ${text}!`, false, true));
       bus.publish(status(taskId, contextId, TaskState.TASK_STATE_COMPLETED));
+      log(`task ${taskId} completed (greeting)`);
     } else if (text === 'ask') {
       const question = agentMessage(taskId, contextId, 'What is your name?');
       bus.publish(status(taskId, contextId, TaskState.TASK_STATE_INPUT_REQUIRED, question));
@@ -101,6 +102,7 @@ const executor = {
         await sleep(150);
       }
       bus.publish(status(taskId, contextId, TaskState.TASK_STATE_COMPLETED));
+      log(`task ${taskId} completed (${count} chunks)`);
     } else {
       bus.publish(artifact(taskId, contextId, crypto.randomUUID(), 'echo', text, false, true));
       bus.publish(status(taskId, contextId, TaskState.TASK_STATE_COMPLETED));

@@ -60,6 +60,7 @@ class TestExecutor(AgentExecutor):
             await asyncio.sleep(0.3)
             await updater.add_artifact([text_part(f'Hello, {text}!')], name='greeting')
             await updater.complete()
+            log.info('task %s completed (greeting)', task.id)
         elif text == 'ask':
             question = new_agent_text_message('What is your name?', task.context_id, task.id)
             await updater.requires_input(question, final=True)
@@ -82,6 +83,7 @@ class TestExecutor(AgentExecutor):
             log.info('chunk %d of %d', n, count)
             await asyncio.sleep(0.15)
         await updater.complete()
+        log.info('task %s completed (%d chunks)', updater.task_id, count)
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
         updater = TaskUpdater(event_queue, context.task_id, context.context_id)

@@ -60,6 +60,7 @@ class TestExecutor(AgentExecutor):
             await asyncio.sleep(0.3)
             await updater.add_artifact([new_text_part(f'Hello, {text}!')], name='greeting')
             await updater.complete()
+            log.info('task %s completed (greeting)', task.id)
         elif text == 'ask':
             question = new_text_message(
                 'What is your name?', context_id=task.context_id, task_id=task.id
@@ -84,6 +85,7 @@ class TestExecutor(AgentExecutor):
             log.info('chunk %d of %d', n, count)
             await asyncio.sleep(0.15)
         await updater.complete()
+        log.info('task %s completed (%d chunks)', updater.task_id, count)
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
         updater = TaskUpdater(event_queue, context.task_id, context.context_id)
