@@ -320,3 +320,8 @@ async fn python_0_3_jsonrpc_stream_cut_mid_artifact_loses_and_doubles_nothing() 
 async fn python_1_3_jsonrpc_stream_cut_mid_artifact_loses_and_doubles_nothing() {
     dropped_stream(spec(Sdk::PythonV1, Transport::JsonRpc, true, "1.0")).await;
 }
+
+#[tokio::test]
+async fn js_jsonrpc_stream_cut_mid_artifact_loses_and_doubles_nothing() {
+    dropped_stream(spec(Sdk::Js, Transport::JsonRpc, true, "1.0")).await;
+}
