@@ -119,3 +119,29 @@ build_server() {
 }
 
 SERVER_BIN() { echo "$CARGO_TARGET_DIR/release/agent-taskbay"; }
+
+# The real A2A agents of the SDK compatibility tests (server/tests/sdk_agents, docs/reference/
+# compatibility.md): a venv per pinned Python SDK under $A2A_TEST_SDK_AGENTS, re-created when its
+# requirements file changes, and the JS agent's pinned npm packages. Quiet when up to date.
+export A2A_TEST_SDK_AGENTS="${A2A_TEST_SDK_AGENTS:-$HOME/.cache/agent-taskbay/sdk-agents}"
+
+ensure_sdk_agents() {
+  local agents="$ROOT/server/tests/sdk_agents" name venv want
+  command -v python3 >/dev/null || { echo "python3 not found: install Python 3.11+ first." >&2; exit 1; }
+  for name in python_v1 python_v03; do
+    venv="$A2A_TEST_SDK_AGENTS/$name"
+    want="$(sha256sum "$agents/$name/requirements.txt" | cut -d' ' -f1)"
+    if [ "$(cat "$venv/.requirements.sha256" 2>/dev/null)" != "$want" ] || [ ! -x "$venv/bin/python" ]; then
+      step "Installing the $name SDK agent's pinned packages into $venv"
+      rm -rf "$venv"
+      python3 -m venv "$venv"
+      "$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps -r "$agents/$name/requirements.txt"
+      echo "$want" >"$venv/.requirements.sha256"
+    fi
+  done
+  if [ ! -f "$agents/js/node_modules/.package-lock.json" ] \
+    || [ "$agents/js/package-lock.json" -nt "$agents/js/node_modules/.package-lock.json" ]; then
+    step "Installing the JS SDK agent's pinned npm packages (server/tests/sdk_agents/js)"
+    npm ci --prefix "$agents/js" --no-audit --no-fund
+  fi
+}

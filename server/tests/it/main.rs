@@ -25,6 +25,7 @@ mod ledger;
 mod live;
 mod live_cap;
 mod rebuild;
+mod sdk_agents;
 mod send_stream;
 mod ssr;
 mod store;
