@@ -5,7 +5,8 @@
 //! adds the tail the console missed, when what it holds is a strict prefix of the snapshot.
 //! A snapshot that disagrees with what the streams delivered is not taken: some agents report
 //! appended chunks twice in their own store after a resubscription (a2a-sdk 0.3.26), while the
-//! streams themselves were right.
+//! streams themselves were right. (Only text tells them apart: a doubled *last* chunk reads as
+//! a missing tail and is taken.)
 
 use super::append_parts;
 use crate::a2a::{Part, PartContent};

@@ -207,3 +207,39 @@ fn a_repeated_status_changes_only_the_resume_point() {
         "a replay changes nothing"
     );
 }
+
+fn finished_snapshot(parts: &[&str]) -> StreamEvent {
+    let parts: Vec<Value> = parts.iter().map(|p| json!({"text": p})).collect();
+    event(
+        json!({"task": {"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_COMPLETED"},
+        "artifacts": [{"artifactId": "a1", "name": "report.txt", "parts": parts}]}}),
+    )
+}
+
+fn artifact_text(v: &TaskView) -> String {
+    v.artifacts[0]
+        .parts
+        .iter()
+        .filter_map(|p| match &p.content {
+            PartContent::Text(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Issue #27: the snapshot read after a task finished through a resubscription only adds the
+/// tail the streams missed; one that disagrees (a2a-sdk 0.3.26 counts chunks twice) is not taken.
+#[test]
+fn a_finished_tasks_snapshot_only_adds_a_missing_tail() {
+    let mut v = view();
+    v.apply(1, &chunk("a ", false, false));
+    v.apply(2, &chunk("b ", true, false));
+    v.apply(3, &chunk("c ", true, true));
+    v.apply(4, &status("TASK_STATE_COMPLETED", None, None));
+    v.apply(5, &finished_snapshot(&["a ", "b ", "b ", "c ", "c "]));
+    assert_eq!(artifact_text(&v), "a b c ", "a disagreeing snapshot is not taken");
+    v.apply(6, &finished_snapshot(&["a ", "b ", "c ", "d "]));
+    assert_eq!(artifact_text(&v), "a b c d ", "the missing tail is added");
+    v.apply(7, &finished_snapshot(&["a ", "b ", "c ", "d "]));
+    assert_eq!(artifact_text(&v), "a b c d ", "an equal snapshot adds nothing");
+}
