@@ -16,6 +16,7 @@ mod extensions;
 mod fn_idempotency;
 mod gateway;
 mod gateway_demo;
+mod gateway_rest03;
 mod guard;
 mod health;
 mod history;
