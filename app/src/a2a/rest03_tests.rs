@@ -228,3 +228,26 @@ fn odd_inputs_pass_through() {
         json!([{"weird": 1}])
     );
 }
+
+#[test]
+fn a_stored_protojson_payload_still_decodes() {
+    // A raw a2a-sdk 0.3 StreamResponse, as it would read if it were stored unconverted: the
+    // decoders take `content` for `parts` and the `fileWithUri`/`fileWithBytes` names. (A data
+    // part stays ambiguous, `{"data":{"data":…}}` is also a valid 1.0 part, so it is read as 1.0.)
+    let raw = json!({"task": {"id": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_CANCELLED",
+        "message": {"messageId": "s1", "role": "ROLE_AGENT", "content": [{"text": "bye"},
+            {"file": {"fileWithUri": "https://f/y.png", "mimeType": "image/png"}},
+            {"file": {"fileWithBytes": "AAE=", "name": "b.bin"}}]}}}});
+    let StreamEvent::Task(task) = decode_stream_event(&raw).expect("decodes").event else {
+        panic!("a task")
+    };
+    assert_eq!(task.status.state, TaskState::Canceled);
+    let message = task.status.message.expect("a status message");
+    assert_eq!(message.text(), "bye");
+    assert_eq!(
+        message.parts[1].content,
+        PartContent::Url("https://f/y.png".into())
+    );
+    assert_eq!(message.parts[1].media_type.as_deref(), Some("image/png"));
+    assert_eq!(message.parts[2].content, PartContent::Raw("AAE=".into()));
+}
