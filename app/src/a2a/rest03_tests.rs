@@ -251,3 +251,27 @@ fn a_stored_protojson_payload_still_decodes() {
     assert_eq!(message.parts[1].media_type.as_deref(), Some("image/png"));
     assert_eq!(message.parts[2].content, PartContent::Raw("AAE=".into()));
 }
+
+#[test]
+fn a_protojson_0_3_extended_card_decodes() {
+    // `GET /v1/card` on @a2a-js/sdk's 0.3 layer answers `AgentCard.toJSON` of the 0.3 proto:
+    // the 0.3 top-level fields with the proto's oneof-wrapped schemes and `schemes/list`
+    // requirements (member names from the a2a-sdk 0.3.26 descriptor). It goes to the card
+    // decoder unconverted.
+    let card = json!({"protocolVersion": "0.3.0", "name": "js03", "description": "d", "url": "http://a/",
+        "preferredTransport": "HTTP+JSON", "version": "1",
+        "capabilities": {"streaming": true},
+        "securitySchemes": {"key": {"apiKeySecurityScheme": {"location": "header", "name": "X-Key"}}},
+        "security": [{"schemes": {"key": {"list": []}}}],
+        "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"],
+        "skills": [{"id": "s", "name": "s", "description": "d", "tags": ["t"]}]});
+    let decoded = crate::a2a::card::decode_card(&card).expect("decodes").card;
+    assert_eq!(decoded.interfaces.len(), 1);
+    assert_eq!(decoded.interfaces[0].protocol_version, "0.3");
+    assert!(matches!(
+        decoded.security_schemes.get("key"),
+        Some(crate::a2a::security::SecurityScheme::ApiKey { location, name, .. }) if location == "header" && name == "X-Key"
+    ));
+    assert_eq!(decoded.security_requirements.len(), 1);
+    assert!(decoded.security_requirements[0].contains_key("key"));
+}
