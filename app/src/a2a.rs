@@ -19,6 +19,7 @@ mod message;
 mod method;
 mod part;
 mod push;
+mod rest03;
 mod rest_error;
 mod security;
 mod skill;
@@ -59,6 +60,10 @@ pub use method::{HttpMethod, Operation, RestRoute, RouteParamNames, RouteParams}
 pub use part::{Part, PartContent};
 pub use push::{PushAuth, PushConfig, decode_push_config_list};
 pub use rest_error::RestError;
+/// The A2A 0.3 HTTP+JSON wire (ProtoJSON of the 0.3 proto) and its conversions.
+pub mod rest03_wire {
+    pub use super::rest03::{answer_in, push_create_bodies, send_request_body, stream_response_in};
+}
 pub use security::{
     OAuthFlow, OAuthFlows, SecurityRequirement, SecurityScheme, decode_security_requirement,
     decode_security_requirements,

@@ -14,6 +14,7 @@ mod extension;
 mod jsonrpc;
 mod legacy;
 mod rest;
+mod rest03;
 mod runner;
 mod scenario;
 mod service;

@@ -21,6 +21,7 @@ pub mod error;
 pub mod interface_rule;
 mod jsonrpc;
 mod rest;
+mod rest_retry;
 pub mod sse;
 pub mod ssrf;
 

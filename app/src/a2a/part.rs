@@ -41,8 +41,15 @@ pub struct Part {
 /// Decodes the `parts` array of a message or artifact object at `path`; the first bad part
 /// fails the whole list with its index in the path.
 pub(crate) fn decode_parts(obj: &Map<String, Value>, path: &str) -> Result<Vec<Part>, DecodeError> {
-    let parts_path = join(path, "parts");
-    array(obj, "parts")
+    // A 0.3 ProtoJSON message names its parts `content` (`rest03.rs`); the gateway renames it,
+    // this keeps such a payload readable anyway.
+    let key = if obj.contains_key("parts") || !obj.contains_key("content") {
+        "parts"
+    } else {
+        "content"
+    };
+    let parts_path = join(path, key);
+    array(obj, key)
         .iter()
         .enumerate()
         .map(|(i, p)| Part::decode_at(p, &index(&parts_path, i)))
@@ -103,9 +110,14 @@ impl Part {
                 .or_else(|| opt_str(file, "mimeType"))
                 .or_else(|| opt_str(file, "mediaType"));
             filename = filename.or_else(|| opt_str(file, "name"));
-            if let Some(uri) = opt_str(file, "uri") {
+            // `fileWithUri` / `fileWithBytes`: the 0.3 ProtoJSON names of the same members.
+            if let Some(uri) = opt_str(file, "uri").or_else(|| opt_str(file, "fileWithUri")) {
                 PartContent::Url(uri)
-            } else if let Some(bytes) = file.get("bytes").and_then(Value::as_str) {
+            } else if let Some(bytes) = file
+                .get("bytes")
+                .or_else(|| file.get("fileWithBytes"))
+                .and_then(Value::as_str)
+            {
                 PartContent::Raw(bytes.to_owned())
             } else {
                 return Err(DecodeError::unknown_shape(

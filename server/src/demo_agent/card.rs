@@ -31,9 +31,11 @@ pub fn card(variant: Variant, origin: &str) -> Value {
     })
 }
 
-/// The 0.3 card: top-level `url`, `preferredTransport`, `protocolVersion: "0.3.0"`.
+/// The 0.3 card: top-level `url`, `preferredTransport`, `protocolVersion: "0.3.0"`; JSON-RPC
+/// preferred, HTTP+JSON (the `/v1/…` routes under `…/rest`) as an additional interface.
 fn legacy_card(variant: Variant, origin: &str) -> Value {
     let url = format!("{origin}/{}/a2a", variant.name());
+    let rest = format!("{origin}/{}/rest", variant.name());
     json!({
         "name": variant.title(),
         "description": variant.description(),
@@ -41,7 +43,10 @@ fn legacy_card(variant: Variant, origin: &str) -> Value {
         "protocolVersion": "0.3.0",
         "url": url,
         "preferredTransport": "JSONRPC",
-        "additionalInterfaces": [{"url": url, "transport": "JSONRPC"}],
+        "additionalInterfaces": [
+            {"url": url, "transport": "JSONRPC"},
+            {"url": rest, "transport": "HTTP+JSON"},
+        ],
         "provider": {"organization": "Agent Taskbay demo agent", "url": origin},
         "capabilities": {
             "streaming": true,
@@ -76,6 +81,10 @@ mod tests {
         assert_eq!(card["url"], "http://h:1/legacy/a2a");
         assert_eq!(card["protocolVersion"], "0.3.0");
         assert_eq!(card["preferredTransport"], "JSONRPC");
+        assert_eq!(
+            card["additionalInterfaces"][1],
+            json!({"url": "http://h:1/legacy/rest", "transport": "HTTP+JSON"})
+        );
         assert!(card.get("supportedInterfaces").is_none());
     }
 }

@@ -56,7 +56,9 @@ pub(crate) async fn handle(
     body: &[u8],
 ) -> Response {
     if variant.is_legacy() {
-        let error = A2aError::UnsupportedOperation("This agent speaks A2A 0.3 over JSON-RPC only".into());
+        let error = A2aError::UnsupportedOperation(
+            "This agent speaks A2A 0.3 only (JSON-RPC at /a2a, HTTP+JSON under /rest/v1)".into(),
+        );
         return error_response(&error);
     }
     if let Err(error) = super::routes::check_version(version.as_deref()) {

@@ -19,6 +19,7 @@ use super::card;
 use super::error::A2aError;
 use super::jsonrpc;
 use super::rest::{self, Call};
+use super::rest03;
 use super::service::Agent;
 use super::variant::{VARIANTS, Variant};
 
@@ -39,6 +40,12 @@ fn router_for(agent: Agent) -> Router {
         .route("/{variant}/rest/message:send", post(rest_send))
         .route("/{variant}/rest/message:stream", post(rest_stream))
         .route("/{variant}/rest/tasks", get(rest_list))
+        .route("/{variant}/rest/v1/message:send", post(rest03_send))
+        .route("/{variant}/rest/v1/message:stream", post(rest03_stream))
+        .route(
+            "/{variant}/rest/v1/tasks/{id_action}",
+            get(rest03_task).post(rest03_task),
+        )
         .route(
             "/{variant}/rest/tasks/{id_action}",
             get(rest_task).post(rest_task),
@@ -199,6 +206,64 @@ async fn rest_task(
 ) -> Response {
     let call = Call::task(&id_action);
     rest_call(agent, &name, method, call, query, &headers, &body).await
+}
+
+async fn rest03_call(
+    agent: Agent,
+    name: &str,
+    method: Method,
+    call: Call,
+    query: HashMap<String, String>,
+    body: &[u8],
+) -> Response {
+    let Some(variant) = Variant::parse(name) else {
+        return unknown_variant(name);
+    };
+    rest03::handle(agent, variant, method, call, query, body).await
+}
+
+async fn rest03_send(
+    State(agent): State<Agent>,
+    Path(name): Path<String>,
+    Query(query): Query<HashMap<String, String>>,
+    body: Bytes,
+) -> Response {
+    rest03_call(
+        agent,
+        &name,
+        Method::POST,
+        Call::Send { stream: false },
+        query,
+        &body,
+    )
+    .await
+}
+
+async fn rest03_stream(
+    State(agent): State<Agent>,
+    Path(name): Path<String>,
+    Query(query): Query<HashMap<String, String>>,
+    body: Bytes,
+) -> Response {
+    rest03_call(
+        agent,
+        &name,
+        Method::POST,
+        Call::Send { stream: true },
+        query,
+        &body,
+    )
+    .await
+}
+
+async fn rest03_task(
+    State(agent): State<Agent>,
+    Path((name, id_action)): Path<(String, String)>,
+    Query(query): Query<HashMap<String, String>>,
+    method: Method,
+    body: Bytes,
+) -> Response {
+    rest03_call(agent, &name, method, Call::task(&id_action), query, &body).await
 }
 
 #[cfg(test)]

@@ -139,7 +139,9 @@ impl Variant {
                 "Streams a report in chunks over about ten seconds; cancel or resubscribe meanwhile."
             }
             Variant::Files => "Answers with markdown, JSON, CSV, PNG, PDF and a downloadable binary.",
-            Variant::Legacy => "Speaks only A2A 0.3 (message/send, tasks/get, kind discriminators).",
+            Variant::Legacy => {
+                "Speaks only A2A 0.3: JSON-RPC (message/send, tasks/get, kind discriminators) and HTTP+JSON (/v1 routes, ProtoJSON bodies)."
+            }
             Variant::Flood => {
                 "Emits N status events per second, e.g. \"rate=200 count=1000\", for benchmarks."
             }

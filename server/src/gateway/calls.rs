@@ -15,6 +15,7 @@ use serde_json::Value;
 use super::client::{Gateway, MAX_RESPONSE_BYTES};
 use super::endpoint::Endpoint;
 use super::error::GatewayError;
+use super::rest_retry::{Attempt, is_invalid_params, rest_error_event};
 use super::sse::{SseParser, decode_event_for};
 use super::{jsonrpc, rest};
 
@@ -44,20 +45,45 @@ impl Gateway {
                 binding: "a unary call (use stream)",
             });
         }
-        let (request, rpc_id) = self.prepare(endpoint, operation, params, extensions)?;
+        let retry_params = params.clone();
+        let result = self
+            .call_once(endpoint, operation, params, extensions, Attempt::First)
+            .await;
+        match result {
+            // The 0.3 push-config create: @a2a-js/sdk refuses a2a-sdk's body as invalid
+            // params (nothing was created); try its own body once.
+            Err(error) if Attempt::AltBody.applies(endpoint, operation) && is_invalid_params(&error) => {
+                self.call_once(endpoint, operation, retry_params, extensions, Attempt::AltBody)
+                    .await
+            }
+            other => other,
+        }
+    }
+
+    async fn call_once(
+        &self,
+        endpoint: &Endpoint,
+        operation: Operation,
+        params: Value,
+        extensions: &[String],
+        attempt: Attempt,
+    ) -> Result<Value, GatewayError> {
+        let (request, rpc_id) = self.prepare(endpoint, operation, params, extensions, attempt)?;
         let request = request.header(ACCEPT, accept_json(endpoint));
         let response = self.send(request).await?;
         let status = response.status().as_u16();
         let body = self.read_capped(response, MAX_RESPONSE_BYTES).await?;
         match rpc_id {
             Some(id) => jsonrpc::decode_response(status, &body, &id),
-            None => rest::decode_response(status, &body),
+            None => rest::decode_response(status, &body)
+                .map(|value| rest::answer_in(endpoint.version, operation, value)),
         }
     }
 
     /// Starts a streaming operation (SendStreamingMessage, SubscribeToTask) and returns its
     /// events. Errors the agent reports before the stream starts come back here; later ones
-    /// end the stream.
+    /// end the stream. A REST subscribe answered 405 is sent once more with GET (a2a-sdk 0.3
+    /// serves `:subscribe` with GET only); nothing of that is remembered.
     pub async fn stream(
         &self,
         endpoint: &Endpoint,
@@ -71,9 +97,15 @@ impl Gateway {
                 binding: "a stream (use call)",
             });
         }
-        let (request, rpc_id) = self.prepare(endpoint, operation, params, extensions)?;
-        let request = request.header(ACCEPT, HeaderValue::from_static("text/event-stream"));
-        let response = self.send_streaming(request).await?;
+        let retry_params = params.clone();
+        let (request, rpc_id) = self.prepare(endpoint, operation, params, extensions, Attempt::First)?;
+        let mut response = self.open_stream(request).await?;
+        if response.status() == reqwest::StatusCode::METHOD_NOT_ALLOWED
+            && Attempt::Get.applies(endpoint, operation)
+        {
+            let (request, _) = self.prepare(endpoint, operation, retry_params, extensions, Attempt::Get)?;
+            response = self.open_stream(request).await?;
+        }
         let status = response.status().as_u16();
         if !response.status().is_success() || !is_event_stream(&response) {
             // An error answered as plain JSON, or an agent that answered a stream request
@@ -81,24 +113,39 @@ impl Gateway {
             let body = self.read_capped(response, MAX_RESPONSE_BYTES).await?;
             let result = match rpc_id {
                 Some(id) => jsonrpc::decode_response(status, &body, &id),
-                None => rest::decode_response(status, &body),
+                None => rest::decode_response(status, &body)
+                    .map(|value| rest::answer_in(endpoint.version, operation, value)),
             }?;
             return Ok(futures::stream::iter([Ok(result)]).boxed());
         }
-        Ok(self.events(response, rpc_id))
+        Ok(self.events(response, rpc_id, endpoint.version))
+    }
+
+    async fn open_stream(&self, request: RequestBuilder) -> Result<Response, GatewayError> {
+        let request = request.header(ACCEPT, HeaderValue::from_static("text/event-stream"));
+        self.send_streaming(request).await
     }
 
     /// The events of an open stream; over JSON-RPC (`rpc_id` set) each must carry the id.
-    fn events(&self, response: Response, rpc_id: Option<String>) -> EventStream {
+    /// Over REST an `event: error` ends the stream with the agent's error, and 0.3 events are
+    /// read back into the JSON-RPC 0.3 shape.
+    fn events(&self, response: Response, rpc_id: Option<String>, version: ProtocolVersion) -> EventStream {
         let chunks = self.capped_chunks(response, MAX_RESPONSE_BYTES).boxed();
         let state = (chunks, SseParser::new(), rpc_id, false);
-        futures::stream::unfold(state, |(mut chunks, mut parser, rpc_id, done)| async move {
+        futures::stream::unfold(state, move |(mut chunks, mut parser, rpc_id, done)| async move {
             if done {
                 return None;
             }
             loop {
                 while let Some(event) = parser.next_event() {
+                    if rpc_id.is_none() && event.event.as_deref() == Some("error") {
+                        return Some((Err(rest_error_event(&event.data)), (chunks, parser, rpc_id, true)));
+                    }
                     match decode_event_for(&event.data, rpc_id.as_deref()) {
+                        Ok(Some(value)) if rpc_id.is_none() => {
+                            let value = rest::answer_in(version, Operation::SendStreamingMessage, value);
+                            return Some((Ok(value), (chunks, parser, rpc_id, false)));
+                        }
                         Ok(Some(value)) => return Some((Ok(value), (chunks, parser, rpc_id, false))),
                         Ok(None) => {}
                         Err(e) => return Some((Err(e), (chunks, parser, rpc_id, true))),
@@ -121,6 +168,7 @@ impl Gateway {
         operation: Operation,
         params: Value,
         extensions: &[String],
+        attempt: Attempt,
     ) -> Result<(RequestBuilder, Option<String>), GatewayError> {
         let (request, rpc_id) = match endpoint.transport {
             Transport::JsonRpc => {
@@ -143,7 +191,15 @@ impl Gateway {
                 (request, Some(id))
             }
             Transport::HttpJson => {
-                let built = rest::build(endpoint, operation, params)?;
+                let mut built = rest::build(endpoint, operation, params)?;
+                match attempt {
+                    Attempt::First => {}
+                    Attempt::Get => {
+                        built.method = HttpMethod::Get;
+                        built.body = None;
+                    }
+                    Attempt::AltBody => built.body = built.alt_body.take(),
+                }
                 let method = match built.method {
                     HttpMethod::Get => reqwest::Method::GET,
                     HttpMethod::Post => reqwest::Method::POST,

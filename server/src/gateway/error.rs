@@ -72,12 +72,15 @@ pub enum GatewayError {
 }
 
 impl GatewayError {
-    /// The A2A error the agent reported: the JSON-RPC code, or the `ErrorInfo.reason` of a
-    /// REST error body. `None` for every other failure.
+    /// The A2A error the agent reported: the JSON-RPC code, or for a REST error body its
+    /// `ErrorInfo.reason` or 0.3 `code`, or what its 4xx/501 status stands for
+    /// ([`RestError::kind_for_status`]). `None` for every other failure, so a `Some` means the
+    /// agent refused the request.
     pub fn kind(&self) -> Option<ErrorCode> {
         match self {
             GatewayError::JsonRpc(error) => Some(error.kind()),
-            _ => self.rest_error()?.kind(),
+            GatewayError::Http { status, .. } => self.rest_error()?.kind_for_status(*status),
+            _ => None,
         }
     }
 

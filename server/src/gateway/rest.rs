@@ -1,8 +1,11 @@
 //! The HTTP+JSON (REST) binding (`shared/spec/a2a-and-a2ui.md` §A.2, §A.9, §A.11): turns an
 //! operation's params into its route from the wire model's table (path params taken out of the
 //! params, the 1.0 tenant prefix), a query string for GET/DELETE and a JSON body for POST, and
-//! decodes the answer. Pure.
+//! decodes the answer. A 0.3 interface gets its bodies in the 0.3 ProtoJSON form and its answers
+//! read back into the JSON-RPC 0.3 shape (`app::a2a::rest03_wire`, `/work/notes/rest03-wire.md`).
+//! Pure.
 
+use app::a2a::rest03_wire;
 use app::a2a::{HttpMethod, Operation, ProtocolVersion, RouteParams};
 use serde_json::{Map, Value};
 use url::Url;
@@ -22,6 +25,9 @@ pub(crate) struct RestRequest {
     pub query: Option<String>,
     /// The JSON body of a POST (the params left after the path params are taken out).
     pub body: Option<Value>,
+    /// A second body to try once when the agent refuses `body` as invalid params: the 0.3
+    /// push-config create, whose body a2a-sdk and @a2a-js/sdk parse differently.
+    pub alt_body: Option<Value>,
 }
 
 /// Builds the request for `operation` on `endpoint` from the shaped `params`.
@@ -70,7 +76,23 @@ pub(crate) fn build(
         endpoint.url.path().trim_end_matches('/'),
         route.path
     ));
+    let mut alt_body = None;
     let (query, body) = match route.method {
+        HttpMethod::Post if endpoint.version == ProtocolVersion::V0_3 => {
+            let params = Value::Object(params);
+            let body = match operation {
+                Operation::SendMessage | Operation::SendStreamingMessage => {
+                    rest03_wire::send_request_body(&params)
+                }
+                Operation::CreateTaskPushNotificationConfig => {
+                    let (python, js) = rest03_wire::push_create_bodies(&task_id, &params);
+                    alt_body = Some(js);
+                    python
+                }
+                _ => params,
+            };
+            (None, Some(body))
+        }
         HttpMethod::Post => (None, Some(Value::Object(params))),
         HttpMethod::Get | HttpMethod::Delete if params.is_empty() => (None, None),
         HttpMethod::Get | HttpMethod::Delete => {
@@ -86,6 +108,7 @@ pub(crate) fn build(
         url,
         query,
         body,
+        alt_body,
     })
 }
 
@@ -146,6 +169,14 @@ fn append_query(query: &mut url::form_urlencoded::Serializer<'_, String>, key: &
                 append_query(query, &format!("{key}.{sub}"), item);
             }
         }
+    }
+}
+
+/// A 2xx answer of a 0.3 interface in the JSON-RPC 0.3 shape; 1.0 answers as they are.
+pub(crate) fn answer_in(version: ProtocolVersion, operation: Operation, value: Value) -> Value {
+    match version {
+        ProtocolVersion::V0_3 => rest03_wire::answer_in(operation, value),
+        ProtocolVersion::V1_0 => value,
     }
 }
 

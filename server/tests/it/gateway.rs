@@ -23,28 +23,28 @@ use url::Url;
 
 /// One request as the fake agent saw it.
 #[derive(Clone, Debug)]
-struct Hit {
-    method: String,
-    path: String,
-    query: Option<String>,
-    headers: HeaderMap,
-    body: Value,
+pub(crate) struct Hit {
+    pub(crate) method: String,
+    pub(crate) path: String,
+    pub(crate) query: Option<String>,
+    pub(crate) headers: HeaderMap,
+    pub(crate) body: Value,
 }
 
 impl Hit {
-    fn header(&self, name: &str) -> Option<&str> {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
         self.headers.get(name).and_then(|v| v.to_str().ok())
     }
 }
 
 /// A fake agent: every request is recorded, then answered by `respond`.
-struct FakeAgent {
+pub(crate) struct FakeAgent {
     addr: SocketAddr,
     hits: Arc<Mutex<Vec<Hit>>>,
 }
 
 impl FakeAgent {
-    async fn start<F>(respond: F) -> FakeAgent
+    pub(crate) async fn start<F>(respond: F) -> FakeAgent
     where
         F: Fn(&Hit) -> Response + Clone + Send + Sync + 'static,
     {
@@ -77,7 +77,7 @@ impl FakeAgent {
         format!("http://{}{path}", self.addr)
     }
 
-    fn endpoint(&self, path: &str, transport: Transport, version: ProtocolVersion) -> Endpoint {
+    pub(crate) fn endpoint(&self, path: &str, transport: Transport, version: ProtocolVersion) -> Endpoint {
         Endpoint {
             url: Url::parse(&self.url(path)).unwrap(),
             transport,
@@ -86,7 +86,7 @@ impl FakeAgent {
         }
     }
 
-    fn hits(&self) -> Vec<Hit> {
+    pub(crate) fn hits(&self) -> Vec<Hit> {
         self.hits.lock().unwrap().clone()
     }
 
@@ -103,11 +103,11 @@ fn gateway(allow_private_networks: bool, allowed_origins: &[String]) -> Gateway 
     .unwrap()
 }
 
-fn local_gateway() -> Gateway {
+pub(crate) fn local_gateway() -> Gateway {
     gateway(true, &[])
 }
 
-fn json_response(value: Value) -> Response {
+pub(crate) fn json_response(value: Value) -> Response {
     ([(header::CONTENT_TYPE, "application/json")], value.to_string()).into_response()
 }
 
@@ -116,7 +116,7 @@ fn rpc_result(hit: &Hit, result: Value) -> Response {
     json_response(json!({"jsonrpc": "2.0", "id": hit.body["id"], "result": result}))
 }
 
-fn sse_response(chunks: Vec<String>) -> Response {
+pub(crate) fn sse_response(chunks: Vec<String>) -> Response {
     let body = Body::from_stream(futures::stream::iter(
         chunks.into_iter().map(|c| Ok::<_, Infallible>(Bytes::from(c))),
     ));

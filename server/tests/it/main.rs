@@ -17,6 +17,7 @@ mod fn_idempotency;
 mod follow_rules;
 mod gateway;
 mod gateway_demo;
+mod gateway_rest03;
 mod guard;
 mod health;
 mod history;
