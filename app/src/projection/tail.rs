@@ -5,8 +5,9 @@
 //! adds the tail the console missed, when what it holds is a strict prefix of the snapshot.
 //! A snapshot that disagrees with what the streams delivered is not taken: some agents report
 //! appended chunks twice in their own store after a resubscription (a2a-sdk 0.3.26), while the
-//! streams themselves were right. (Only text tells them apart: a doubled *last* chunk reads as
-//! a missing tail and is taken.)
+//! streams themselves were right. A tail that only repeats the end of the held text is taken
+//! for such a doubling too (a chunk the streams missed that repeats the one before it is the
+//! price).
 
 use super::append_parts;
 use crate::a2a::{Part, PartContent};
@@ -33,7 +34,25 @@ pub fn missing_tail(held: &[Part], snapshot: &[Part]) -> Option<Vec<Part>> {
         }
     }
     tail.extend(snapshot[held.len()..].iter().cloned());
-    (!tail.is_empty()).then_some(tail)
+    if tail.is_empty() || repeats_the_end(&held, &tail) {
+        return None;
+    }
+    Some(tail)
+}
+
+/// A text tail that only repeats what the held text ends with: the shape of a store that
+/// applied the last chunks twice (a2a-sdk 0.3.26), not of a chunk the streams missed.
+fn repeats_the_end(held: &[Part], tail: &[Part]) -> bool {
+    let text = |parts: &[Part]| -> Option<String> {
+        parts
+            .iter()
+            .map(|p| match &p.content {
+                PartContent::Text(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect()
+    };
+    matches!((text(held), text(tail)), (Some(held), Some(tail)) if held.ends_with(&tail))
 }
 
 fn joined(parts: &[Part]) -> Vec<Part> {
@@ -97,6 +116,12 @@ mod tests {
         let doubled = texts(&["part-1 ", "part-2 ", "part-2 ", "part-3 ", "part-3 "]);
         assert_eq!(missing_tail(&held, &doubled), None);
         assert_eq!(missing_tail(&held, &texts(&["part-1 "])), None, "shorter");
+        let last_doubled = texts(&["part-1 ", "part-2 ", "part-3 ", "part-3 "]);
+        assert_eq!(
+            missing_tail(&held, &last_doubled),
+            None,
+            "only the last chunk doubled"
+        );
     }
 
     #[test]

@@ -17,8 +17,6 @@ use server::AppState;
 use server::db::entity::{agent, task_command};
 use server::services::commands::CommandBody;
 use server::store::tasks as task_store;
-use tokio_util::sync::CancellationToken;
-use tokio_util::task::TaskTracker;
 
 use crate::ledger::eventually;
 use crate::support;
@@ -35,8 +33,7 @@ const INPUT_REQUIRED: &str = "TASK_STATE_INPUT_REQUIRED";
 struct Console {
     state: AppState,
     _db: support::TestDb,
-    tracker: TaskTracker,
-    stop: CancellationToken,
+    workers: support::Workers,
 }
 
 impl Console {
@@ -48,20 +45,15 @@ impl Console {
         let state = AppState::new(support::leptos_options(), config, db).unwrap();
         let mut deps = state.worker_deps();
         deps.tuning.get_task_interval = GET_TASK_INTERVAL;
-        let (tracker, stop) = (TaskTracker::new(), CancellationToken::new());
-        server::workers::start(deps, &tracker, stop.clone());
         Console {
             state,
             _db: test_db,
-            tracker,
-            stop,
+            workers: support::Workers::with(deps),
         }
     }
 
     async fn stop(self) {
-        self.stop.cancel();
-        self.tracker.close();
-        self.tracker.wait().await;
+        self.workers.stop().await;
     }
 
     /// Accepts a command for `agent` and waits until it settled; returns the settled command.
@@ -303,10 +295,18 @@ async fn dropped_stream(spec: Spec) {
         "the console connected again after the cut"
     );
     let expected: String = (1..=8).map(|n| format!("part-{n} ")).collect();
+    let ledger = task_store::ledger(&console.state.db.read, &task_id)
+        .await
+        .unwrap();
+    let ledger: Vec<String> = ledger
+        .iter()
+        .map(|e| format!("{} {} {}", e.source, e.event_kind, e.payload_json))
+        .collect();
     assert_eq!(
         artifact_texts(&console.view(&org, &task_id).await),
         vec![(Some("story".to_owned()), expected)],
-        "{spec:?}"
+        "{spec:?}; ledger:\n{}",
+        ledger.join("\n")
     );
     console.stop().await;
 }

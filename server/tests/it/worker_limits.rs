@@ -21,34 +21,12 @@ use server::AppState;
 use server::db::entity::{task_command, task_subscription};
 use server::services::commands::CommandBody;
 use server::store::tasks as task_store;
-use server::workers::WorkerDeps;
-use tokio_util::sync::CancellationToken;
-use tokio_util::task::TaskTracker;
 
 use crate::ledger::eventually;
-use crate::support;
+use crate::support::{self, Workers};
 use crate::workers::register;
 
 /// A worker set over `deps`, as one process runs it.
-struct WorkerSet {
-    tracker: TaskTracker,
-    stop: CancellationToken,
-}
-
-impl WorkerSet {
-    fn start(deps: WorkerDeps) -> WorkerSet {
-        let (tracker, stop) = (TaskTracker::new(), CancellationToken::new());
-        server::workers::start(deps, &tracker, stop.clone());
-        WorkerSet { tracker, stop }
-    }
-
-    async fn stop(self) {
-        self.stop.cancel();
-        self.tracker.close();
-        self.tracker.wait().await;
-    }
-}
-
 /// One application ("process") over the database of `test_db`, allowed to call loopback agents.
 async fn process(test_db: &support::TestDb) -> AppState {
     let db = test_db.connect().await;
@@ -172,12 +150,12 @@ async fn two_worker_sets_racing_for_a_command_send_it_exactly_once() {
         test_db.migrated().await;
         let (one, two) = (process(&test_db).await, process(&test_db).await);
         let (org, agent) = register(&one, &format!("{origin}/card.json")).await;
-        let sets: Vec<WorkerSet> = [&one, &two]
+        let sets: Vec<Workers> = [&one, &two]
             .into_iter()
             .map(|state| {
                 let mut deps = state.worker_deps();
                 deps.tuning.dispatch_lease = LEASE;
-                WorkerSet::start(deps)
+                Workers::with(deps)
             })
             .collect();
         for round in 0..ROUNDS {
@@ -344,7 +322,7 @@ async fn the_stream_cap_counts_send_streams_and_the_rest_are_polled_to_the_end()
         "A2A_MAX_AGENT_STREAMS reaches the workers"
     );
     deps.tuning.get_task_interval = Duration::from_millis(1000);
-    let workers = WorkerSet::start(deps);
+    let workers = Workers::with(deps);
     let mut ids = Vec::new();
     for n in 0..SENDS {
         ids.push(send_text(&state, &org, &agent, &format!("report {n}")).await);
@@ -387,7 +365,7 @@ async fn a_stream_that_closes_cleanly_is_reconnected_with_backoff() {
     let (origin, calls) = counting_agent(true, Duration::ZERO).await;
     let (state, _db) = support::app_with(&[("A2A_ALLOW_PRIVATE_NETWORKS", "true")]).await;
     let (org, agent) = register(&state, &format!("{origin}/card.json")).await;
-    let workers = WorkerSet::start(state.worker_deps());
+    let workers = Workers::with(state.worker_deps());
     let id = send_text(&state, &org, &agent, "close at once").await;
     assert_eq!(
         settled(&state, &id, Duration::from_secs(20)).await.status,
@@ -422,7 +400,7 @@ async fn a_task_that_is_not_streamed_is_polled_at_the_reference_interval() {
     let (origin, calls) = counting_agent(false, Duration::ZERO).await;
     let (state, _db) = support::app_with(&[("A2A_ALLOW_PRIVATE_NETWORKS", "true")]).await;
     let (org, agent) = register(&state, &format!("{origin}/card.json")).await;
-    let workers = WorkerSet::start(state.worker_deps());
+    let workers = Workers::with(state.worker_deps());
     let id = send_text(&state, &org, &agent, "poll me").await;
     assert_eq!(
         settled(&state, &id, Duration::from_secs(20)).await.status,

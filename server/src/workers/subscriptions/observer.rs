@@ -28,6 +28,10 @@ use crate::ingest::archive::digest;
 use crate::ingest::{Fence, IngestError, Observation, Source, canonical};
 use crate::workers::WorkerDeps;
 
+/// Attempts at the read after a task finished through a resubscription (an agent may answer
+/// an error for a moment right after it finished).
+const FINAL_READS: u32 = 3;
+
 pub(super) struct Observer<'a> {
     pub deps: &'a WorkerDeps,
     pub sub: &'a task_subscription::Model,
@@ -68,8 +72,14 @@ impl Observer<'_> {
             Outcome::Stopped => {
                 // Finished through a stream that followed a gap: the final snapshot may hold a
                 // tail the streams missed.
-                if let Err(Outcome::Again(reason)) = self.reconcile().await {
-                    tracing::info!(task = %self.target.task.id, %reason, "final reconciliation failed");
+                for attempt in 1..=FINAL_READS {
+                    match self.reconcile().await {
+                        Err(Outcome::Again(reason)) => {
+                            tracing::info!(task = %self.target.task.id, %reason, attempt, "final reconciliation failed");
+                            tokio::time::sleep(super::BACKOFF_START).await;
+                        }
+                        _ => break,
+                    }
                 }
                 Outcome::Stopped
             }
