@@ -1,5 +1,5 @@
 //! The A2A 0.3 HTTP+JSON (REST) wire: ProtoJSON of the 0.3 proto (package `a2a.v1`), which is
-//! not the JSON-RPC 0.3 object shape (`/work/notes/rest03-wire.md`; read from a2a-sdk 0.3.26
+//! not the JSON-RPC 0.3 object shape (`docs/reference/a2a-0.3-http-json.md`; read from a2a-sdk 0.3.26
 //! `rest_handler.py` / `proto_utils.py` / the `a2a_pb2` descriptor, and @a2a-js/sdk 1.3.0
 //! `compat/v0_3/server/express`). Both SDK servers refuse the JSON-RPC shape on `/v1/…`.
 //!

@@ -1,7 +1,7 @@
 //! Error bodies of the HTTP+JSON binding: 1.0 `google.rpc.Status`
 //! (`{"error":{"code","status","message","details":[ErrorInfo…]}}`), the problem+json
 //! bodies of 0.3 drafts (`{"type","title","status","detail"}`), spec A.9, and the two 0.3 SDK
-//! bodies (`/work/notes/rest03-wire.md`): @a2a-js/sdk's `{"code":<JSON-RPC code>,"message"}`
+//! bodies (`docs/reference/a2a-0.3-http-json.md`): @a2a-js/sdk's `{"code":<JSON-RPC code>,"message"}`
 //! and a2a-sdk (Python) 0.3's bare `{"message"}`.
 
 use serde::{Deserialize, Serialize};

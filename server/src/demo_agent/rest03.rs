@@ -1,5 +1,5 @@
 //! The `legacy` variant's A2A 0.3 HTTP+JSON binding under `/legacy/rest/v1/…`, speaking the wire
-//! the official servers speak (`/work/notes/rest03-wire.md`): bodies are ProtoJSON of the 0.3
+//! the official servers speak (`docs/reference/a2a-0.3-http-json.md`): bodies are ProtoJSON of the 0.3
 //! proto (`role: "ROLE_USER"`, message parts under `content`, parts `{"text"}` /
 //! `{"file":{"fileWithUri"|"fileWithBytes","mimeType","name"}}` / `{"data":{"data":{…}}}`,
 //! `TASK_STATE_*` with `TASK_STATE_CANCELLED`), answers `{"task":…}` and stream events

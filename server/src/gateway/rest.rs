@@ -2,7 +2,7 @@
 //! operation's params into its route from the wire model's table (path params taken out of the
 //! params, the 1.0 tenant prefix), a query string for GET/DELETE and a JSON body for POST, and
 //! decodes the answer. A 0.3 interface gets its bodies in the 0.3 ProtoJSON form and its answers
-//! read back into the JSON-RPC 0.3 shape (`app::a2a::rest03_wire`, `/work/notes/rest03-wire.md`).
+//! read back into the JSON-RPC 0.3 shape (`app::a2a::rest03_wire`, `docs/reference/a2a-0.3-http-json.md`).
 //! Pure.
 
 use app::a2a::rest03_wire;

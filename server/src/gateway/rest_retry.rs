@@ -1,4 +1,4 @@
-//! The retries of the HTTP+JSON binding (`/work/notes/rest03-wire.md`): `:subscribe` with GET
+//! The retries of the HTTP+JSON binding (`docs/reference/a2a-0.3-http-json.md`): `:subscribe` with GET
 //! after a 405 to POST, the 0.3 push-config create with the second SDK's body, and an SSE
 //! `event: error` read as the agent's error. Nothing here is remembered between calls.
 

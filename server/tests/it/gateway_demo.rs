@@ -355,7 +355,7 @@ async fn legacy_speaks_0_3_method_names_over_json_rpc() {
     legacy_speaks_0_3(Binding::JsonRpc, Transport::JsonRpc).await;
 }
 
-/// The 0.3 HTTP+JSON wire (`/work/notes/rest03-wire.md`): ProtoJSON bodies the demo agent
+/// The 0.3 HTTP+JSON wire (`docs/reference/a2a-0.3-http-json.md`): ProtoJSON bodies the demo agent
 /// refuses in the JSON-RPC shape, `:subscribe` served with GET only (the gateway retries after
 /// the 405), errors as `{"code","message"}` bodies.
 #[tokio::test]

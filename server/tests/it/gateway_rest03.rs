@@ -1,5 +1,5 @@
 //! The A2A 0.3 HTTP+JSON wire through the gateway against fake agents on 127.0.0.1 that answer
-//! what the SDK servers answer (`/work/notes/rest03-wire.md`: a2a-sdk 0.3.26 and @a2a-js/sdk
+//! what the SDK servers answer (`docs/reference/a2a-0.3-http-json.md`: a2a-sdk 0.3.26 and @a2a-js/sdk
 //! 1.3.0's 0.3 layer): ProtoJSON bodies out and in, `:subscribe` retried with GET after a 405,
 //! the 0.3 error bodies classified.
 
