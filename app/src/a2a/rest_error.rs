@@ -84,10 +84,13 @@ impl RestError {
     /// refused the request (4xx, or 501 which a2a-sdk 0.3 uses for unsupported operations):
     /// 400 InvalidRequest, 409 TaskNotCancelable, 415 ContentTypeNotSupported, 422
     /// InvalidParams (a2a-sdk 0.3 `A2AErrorToHttpStatus`), 501 UnsupportedOperation, any other
-    /// such status [`ErrorCode::Other`]. A 5xx without a code says nothing about the outcome.
+    /// such status [`ErrorCode::Other`]. A 5xx without a code, or whose code is only an internal
+    /// error or an invalid agent response, says nothing about the outcome.
     pub fn kind_for_status(&self, status: u16) -> Option<ErrorCode> {
         if let Some(kind) = self.kind() {
-            return Some(kind);
+            // A server error that only says it failed inside may have acted first.
+            let internal = matches!(kind, ErrorCode::InternalError | ErrorCode::InvalidAgentResponse);
+            return (!(internal && status >= 500)).then_some(kind);
         }
         Some(match status {
             400 => ErrorCode::InvalidRequest,
@@ -106,6 +109,15 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn a_server_error_that_only_says_internal_says_nothing_about_the_outcome() {
+        let internal = RestError::decode(&json!({"code": -32603, "message": "boom"})).unwrap();
+        assert_eq!(internal.kind_for_status(500), None);
+        assert_eq!(internal.kind_for_status(400), Some(ErrorCode::InternalError));
+        let missing = RestError::decode(&json!({"code": -32001, "message": "no task"})).unwrap();
+        assert_eq!(missing.kind_for_status(404), Some(ErrorCode::TaskNotFound));
+    }
 
     #[test]
     fn google_rpc_status() {

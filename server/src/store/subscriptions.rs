@@ -1,6 +1,7 @@
 //! Stream subscriptions: the intent that a worker follows a task live.
 
 use chrono::Utc;
+use sea_orm::sea_query::Expr;
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
 };
@@ -10,16 +11,18 @@ use crate::db::Db;
 use crate::db::entity::{task, task_subscription};
 
 /// Records that `task` should be followed: a task seen for the first time gets a pending
-/// subscription; a stopped one comes back, and a waiting one is made due now, only when
-/// `restart` says so (a new command made the task active again, or the operator pressed
-/// Subscribe). One being followed (held under a lease) is left alone.
-/// Runs on whatever connection it is given, so ingestion calls it inside its transaction.
+/// subscription; with `restart` (a new command made the task active again, or the operator
+/// pressed Subscribe) a stopped or waiting one is made due now. One held under a lease is left
+/// alone: its worker reads the task again at once when it lets go, if a command came meanwhile
+/// ([`wake_if_turned`]). Every change is conditional on the status read, so a claim that lands
+/// in between is never undone. Runs on whatever connection it is given, so ingestion calls it
+/// inside its transaction.
 pub async fn arm<C: ConnectionTrait>(db: &C, task: &task::Model, restart: bool) -> Result<(), DbErr> {
-    let now = Utc::now();
     let existing = task_subscription::Entity::find()
         .filter(task_subscription::Column::TaskId.eq(&task.id))
         .one(db)
         .await?;
+    let now = Utc::now();
     match existing {
         None => {
             task_subscription::Entity::insert(task_subscription::ActiveModel {
@@ -37,31 +40,44 @@ pub async fn arm<C: ConnectionTrait>(db: &C, task: &task::Model, restart: bool) 
             .exec_without_returning(db)
             .await?;
         }
-        // Held by a worker: due again as soon as it lets go (see `woken`); the holder's
-        // lease is not touched.
-        Some(sub) if restart && sub.status == "streaming" => {
-            let mut sub: task_subscription::ActiveModel = sub.into();
-            sub.available_at = Set(now);
-            task_subscription::Entity::update(sub).exec(db).await?;
-        }
-        Some(sub) if restart => {
-            let mut sub: task_subscription::ActiveModel = sub.into();
-            sub.status = Set("pending".into());
-            sub.attempts = Set(0);
-            sub.available_at = Set(now);
-            sub.last_error = Set(None);
-            sub.updated_at = Set(now);
-            task_subscription::Entity::update(sub).exec(db).await?;
+        Some(sub) if restart && sub.status != "streaming" => {
+            task_subscription::Entity::update_many()
+                .col_expr(task_subscription::Column::Status, Expr::value("pending"))
+                .col_expr(task_subscription::Column::Attempts, Expr::value(0))
+                .col_expr(task_subscription::Column::AvailableAt, Expr::value(now))
+                .col_expr(
+                    task_subscription::Column::LastError,
+                    Expr::value(Option::<String>::None),
+                )
+                .col_expr(task_subscription::Column::UpdatedAt, Expr::value(now))
+                .filter(task_subscription::Column::Id.eq(&sub.id))
+                .filter(task_subscription::Column::Status.eq(&sub.status))
+                .exec(db)
+                .await?;
         }
         Some(_) => {}
     }
     Ok(())
 }
 
-/// Whether the held row `current` was asked to restart while held: [`arm`] moved its
-/// `available_at` past the claim (stamped in `updated_at`, which a renewal leaves alone).
-pub fn woken(current: &task_subscription::Model) -> bool {
-    current.available_at > current.updated_at
+/// After a worker released the subscription of `task_id` as pending (a `GetTask` read), makes
+/// it due now if a command's answer was stored since the worker read the task at turn `turn`:
+/// that answer's [`arm`] found the row held and left it. Checked after the release is
+/// written, so a command is either seen here or finds the row released.
+pub async fn wake_if_turned<C: ConnectionTrait>(db: &C, task_id: &str, turn: i64) -> Result<(), DbErr> {
+    let turned = task::Entity::find_by_id(task_id.to_owned())
+        .one(db)
+        .await?
+        .is_some_and(|t| t.turn > turn);
+    if turned {
+        task_subscription::Entity::update_many()
+            .col_expr(task_subscription::Column::AvailableAt, Expr::value(Utc::now()))
+            .filter(task_subscription::Column::TaskId.eq(task_id))
+            .filter(task_subscription::Column::Status.eq("pending"))
+            .exec(db)
+            .await?;
+    }
+    Ok(())
 }
 
 /// Asks the workers to follow `task` again now (the task page's Subscribe button).

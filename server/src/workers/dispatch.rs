@@ -33,6 +33,7 @@ use app::a2a::{
     decode_stream_event, encode_message, encode_send_params, encode_task_id,
 };
 use app::ext::{negotiation, skill_routing};
+use app::projection::TaskKind;
 use chrono::Utc;
 use futures::StreamExt;
 use sea_orm::{ColumnTrait, DbErr, EntityTrait, QueryFilter, QueryOrder, TransactionTrait, Value as DbValue};
@@ -635,14 +636,13 @@ async fn complete(
     let claimed = match ingested.last() {
         // Kept unless the answer finished the task: a reply's stream may open with an artifact
         // or a stale input-required snapshot before the agent's work (issue #27).
-        Some(answered) if keep_stream && !TaskState::parse(&answered.state).is_terminal() => {
-            Some(
-                match subscriptions::claim_for_task(&tx, &answered.task_id).await? {
-                    Some((sub, owner)) => Handover::Claimed(sub, owner),
-                    // A waiting task's poll holds the row for the length of one GetTask.
-                    None => Handover::Busy(answered.task_id.clone()),
-                },
-            )
+        // A direct message reply has no task to follow.
+        Some(answered)
+            if keep_stream
+                && answered.kind == TaskKind::Task
+                && !TaskState::parse(&answered.state).is_terminal() =>
+        {
+            subscriptions::claim_for_task(&tx, &answered.task_id).await?
         }
         _ => None,
     };

@@ -14,7 +14,7 @@
 //!   gets a stream as soon as a slot frees. A task is read at once when it is armed (a send
 //!   answered), then every 15 s (reference: "`GetTask` runs every 15 s for each known
 //!   unfinished task", security-and-durability §3.6). A command accepted while a read is in
-//!   flight makes the next read immediate ([`crate::store::subscriptions::woken`]).
+//!   flight makes the next read immediate ([`crate::store::subscriptions::wake_if_turned`]).
 //!   A task whose send went out as `SendStreamingMessage` is first followed over that same
 //!   stream, handed over by the dispatch worker under a lease claimed here
 //!   ([`follow_open_stream`]); `SubscribeToTask` only takes over if it closes early.
@@ -119,12 +119,12 @@ async fn claim<C: ConnectionTrait>(db: &C, id: &str, owner: &str) -> Result<bool
 
 /// Claims the subscription of the local task `task_id` for a fresh owner, inside the dispatch
 /// transaction that stored the send's first stream event (and armed the row), so the open send
-/// stream is followed instead of dropped. `None` when the task has no subscription or someone
-/// else follows it already (that follower sees the same events).
+/// stream is followed instead of dropped. `None` when the task has no subscription, or one no
+/// worker holds that cannot be claimed now (stopped); [`Handover::Busy`] when a worker holds it.
 pub(super) async fn claim_for_task<C: ConnectionTrait>(
     db: &C,
     task_id: &str,
-) -> Result<Option<(task_subscription::Model, String)>, DbErr> {
+) -> Result<Option<Handover>, DbErr> {
     let Some(sub) = task_subscription::Entity::find()
         .filter(task_subscription::Column::TaskId.eq(task_id))
         .one(db)
@@ -133,7 +133,11 @@ pub(super) async fn claim_for_task<C: ConnectionTrait>(
         return Ok(None);
     };
     let owner = owner_id();
-    Ok(claim(db, &sub.id, &owner).await?.then_some((sub, owner)))
+    Ok(if claim(db, &sub.id, &owner).await? {
+        Some(Handover::Claimed(sub, owner))
+    } else {
+        (sub.status == SUBSCRIPTIONS_HELD).then(|| Handover::Busy(task_id.to_owned()))
+    })
 }
 
 /// Who follows a send stream kept by the dispatch worker.
@@ -145,12 +149,15 @@ pub(super) enum Handover {
     Busy(String),
 }
 
+/// The status of a subscription a worker holds.
+const SUBSCRIPTIONS_HELD: &str = "streaming";
+
 /// How long a send stream waits for a `GetTask` read of its task to release the row.
 const HANDOVER_WAIT: Duration = Duration::from_secs(5);
 
 /// Claims the subscription of `task_id` once the worker reading it releases the row (a poll
 /// of a waiting task holds it for one `GetTask`); `None` if it is still held after
-/// [`HANDOVER_WAIT`], or stopped: that follower (or the next) sees what the stream would have.
+/// [`HANDOVER_WAIT`], or gone: that follower (or the next) sees what the stream would have.
 pub(super) async fn claim_when_free(
     deps: &WorkerDeps,
     task_id: &str,
@@ -158,8 +165,9 @@ pub(super) async fn claim_when_free(
     let deadline = tokio::time::Instant::now() + HANDOVER_WAIT;
     while tokio::time::Instant::now() < deadline {
         match claim_for_task(&deps.db.write, task_id).await {
-            Ok(Some(claimed)) => return Some(claimed),
-            Ok(None) => tokio::time::sleep(POLL / 5).await,
+            Ok(Some(Handover::Claimed(sub, owner))) => return Some((sub, owner)),
+            Ok(Some(Handover::Busy(_))) => tokio::time::sleep(POLL / 5).await,
+            Ok(None) => return None,
             Err(error) => {
                 tracing::warn!(%error, task = %task_id, "send stream handover failed");
                 return None;
@@ -204,8 +212,9 @@ enum Outcome {
     /// The stream closed while the task was still active: follow again after a backoff
     /// (from the start when the stream was `healthy`).
     Closed { healthy: bool },
-    /// Read while still active: read (or stream) again after the `GetTask` interval.
-    PollLater,
+    /// Read while still active: read (or stream) again after the `GetTask` interval. `turn` is
+    /// the task's turn when it was read (a command since makes the next read immediate).
+    PollLater { turn: i64 },
     /// The lease was lost or the process is shutting down: leave the row to its next owner.
     Abandoned,
 }
@@ -276,7 +285,7 @@ async fn observe_open(
         owner,
         target: &target,
     }
-    .consume(events)
+    .consume(events, TaskState::parse(&target.task.state))
     .await
 }
 
@@ -375,12 +384,14 @@ async fn release(
         tracing::info!(task = %sub.task_id, ?reason, ?delay, "following the task again later");
         ("pending", now + delay, attempts, reason)
     };
+    let turn = match &outcome {
+        Outcome::PollLater { turn } => Some(*turn),
+        _ => None,
+    };
     let (status, available_at, attempts, error) = match outcome {
         Outcome::Abandoned => return Ok(()),
         Outcome::Stopped => ("stopped", now, 0, None),
-        // A new command meanwhile: read again at once, from the start of the ramp.
-        Outcome::PollLater if store::woken(&current) => ("pending", now, 0, None),
-        Outcome::PollLater => ("pending", now + deps.tuning.get_task_interval, 0, None),
+        Outcome::PollLater { .. } => ("pending", now + deps.tuning.get_task_interval, 0, None),
         Outcome::Closed { healthy: true } => again(1, None),
         Outcome::Closed { healthy: false } => again(current.attempts + 1, None),
         Outcome::Again(reason) => again(current.attempts + 1, Some(reason)),
@@ -390,8 +401,11 @@ async fn release(
         ("attempts", DbValue::from(attempts)),
         ("last_error", DbValue::from(error)),
     ];
-    SUBSCRIPTIONS
+    let released = SUBSCRIPTIONS
         .release(&deps.db.write, &sub.id, owner, status, values)
         .await?;
+    if let (true, Some(turn)) = (released, turn) {
+        store::wake_if_turned(&deps.db.write, &sub.task_id, turn).await?;
+    }
     Ok(())
 }

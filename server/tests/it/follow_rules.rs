@@ -29,6 +29,9 @@ enum Script {
     Ask,
     /// Asks a question and, without any reply, finishes on the second GetTask.
     FinishesAlone,
+    /// Asks a question (status stamped `…:00Z`); a reply is answered with a new question,
+    /// still INPUT_REQUIRED, stamped `…:01Z`.
+    AsksAgain,
     /// Streams `part-1`, `part-2` and closes the stream with the task working; emits `part-3`
     /// while nothing is subscribed (only the first GetTask shows it); `SubscribeToTask` sends
     /// `part-4`, `part-5` and COMPLETED with no snapshot first (a2a-sdk 0.3); later GetTasks
@@ -144,9 +147,20 @@ async fn call(script: Script, agent: &Shared, body: Value) -> Response {
             ];
             sse(id, &events)
         }
+        (_, Script::AsksAgain, true) => {
+            let mut again = task("TASK_STATE_INPUT_REQUIRED", &[]);
+            again["status"]["timestamp"] = json!("2026-12-03T10:00:01Z");
+            again["status"]["message"]["messageId"] = json!("second-question");
+            agent.task = Some(again.clone());
+            answer(id, json!({"task": again}))
+        }
         (_, _, false) => {
-            agent.task = Some(task("TASK_STATE_INPUT_REQUIRED", &[]));
-            let asked = json!({"task": task("TASK_STATE_INPUT_REQUIRED", &[])});
+            let mut asked = task("TASK_STATE_INPUT_REQUIRED", &[]);
+            if script == Script::AsksAgain {
+                asked["status"]["timestamp"] = json!("2026-12-03T10:00:00Z");
+            }
+            agent.task = Some(asked.clone());
+            let asked = json!({"task": asked});
             if method == "SendStreamingMessage" {
                 sse(id, &[asked])
             } else {
@@ -365,6 +379,45 @@ async fn the_stream_route_of_a_reply_ends_after_the_task_moved_on_not_at_its_sta
     assert_eq!(
         last_snapshot.map(|s| s["state"].clone()),
         Some(json!("TASK_STATE_COMPLETED")),
+        "{names:?}"
+    );
+    workers.stop().await;
+}
+
+/// A reply answered with a new question (same state, a newer status) ends the stream of the
+/// reply at once, not after the stream's 50 s lifetime.
+#[tokio::test]
+async fn the_stream_route_of_a_reply_ends_at_a_new_question() {
+    let test_db = support::sqlite();
+    let (origin, _calls) = scripted_agent(Script::AsksAgain, false).await;
+    let (state, workers) = app_on(&test_db).await;
+    let (org, agent) = register(&state, &format!("{origin}/card.json")).await;
+    let local = say(&state, &org, &agent, "hi", None).await;
+    reaches(&state, &org, &local, "TASK_STATE_INPUT_REQUIRED").await;
+    let started = std::time::Instant::now();
+    let reply = crate::client::post(
+        &state,
+        &format!("/api/agents/{}/stream", agent.id),
+        json!({"text": "Ada", "taskId": TASK, "contextId": "ctx-1"}),
+        &[("idempotency-key", "reply-again")],
+    )
+    .await;
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        started.elapsed()
+    );
+    let frames = reply.frames();
+    let names: Vec<&str> = frames.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names.last(), Some(&"end"), "{names:?}");
+    let last = frames
+        .iter()
+        .rev()
+        .find(|(n, _)| n == "snapshot")
+        .map(|(_, d)| d.clone());
+    assert_eq!(
+        last.map(|s| (s["state"].clone(), s["stateTimestamp"].clone())),
+        Some((json!("TASK_STATE_INPUT_REQUIRED"), json!("2026-12-03T10:00:01Z"))),
         "{names:?}"
     );
     workers.stop().await;

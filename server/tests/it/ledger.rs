@@ -473,51 +473,51 @@ async fn a_followed_task_is_armed_once_and_still_restarts_on_a_new_command() {
     }
 }
 
-/// Issue #27: a task waiting for input stays followed (it is polled), and a new command's answer
+/// Issue #27: a task waiting for input stays followed (it is polled). A new command's answer
 /// that lands while a worker holds the row (one GetTask in flight) leaves the holder's lease
-/// alone but marks the row `woken`, so its release makes it due at once instead of in 15 s.
+/// alone; once that worker released the row for its next read in 15 s, the turn it read is
+/// behind and the row is made due at once.
 #[tokio::test]
-async fn a_waiting_task_stays_followed_and_a_command_during_a_read_wakes_it() {
+async fn a_waiting_task_stays_followed_and_a_command_during_a_read_makes_it_due_at_once() {
+    use sea_orm::EntityTrait;
+    use sea_orm::sea_query::Expr;
+    use server::db::entity::task_subscription;
     use server::store::leases::SUBSCRIPTIONS;
-    use server::store::subscriptions::{of_task, woken};
+    use server::store::subscriptions::{of_task, wake_if_turned};
 
     for test_db in support::backends().await {
         let (db, ingestor, org, agent, _dir) = setup(&test_db).await;
         let (first, sub) = followed_task(&ingestor, &db, &org, &agent).await;
-        let reply = |key: &str, state: &str| {
+        let reply = |key: &str| {
             let mut o = observation(
                 &org,
                 &agent,
                 Source::CommandResponse,
                 Some(key),
-                status(state, None, Some(key)),
+                status("TASK_STATE_INPUT_REQUIRED", None, Some(key)),
             );
             o.local_task_id = Some(first.task_id.clone());
             o.rearm = true;
             o
         };
-        let asked = ingestor
-            .ingest(&reply("ask", "TASK_STATE_INPUT_REQUIRED"))
-            .await
-            .unwrap();
+        let asked = ingestor.ingest(&reply("ask")).await.unwrap();
         assert!(
             asked.subscribed,
             "{}: a waiting task is still followed",
             test_db.name
         );
+        let read_at = task_store::find(&db.read, &org, &first.task_id)
+            .await
+            .unwrap()
+            .turn;
+        let fifteen = std::time::Duration::from_secs(15);
         assert!(
             SUBSCRIPTIONS
-                .claim(&db.write, &sub.id, "reader", std::time::Duration::from_secs(15))
+                .claim(&db.write, &sub.id, "reader", fifteen)
                 .await
                 .unwrap()
         );
-        let held = of_task(&db, &first.task_id).await.unwrap().unwrap();
-        assert!(!woken(&held), "{}: a fresh claim is not woken", test_db.name);
-        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
-        ingestor
-            .ingest(&reply("answer", "TASK_STATE_INPUT_REQUIRED"))
-            .await
-            .unwrap();
+        ingestor.ingest(&reply("answer")).await.unwrap();
         let held = of_task(&db, &first.task_id).await.unwrap().unwrap();
         assert_eq!(
             (held.status.as_str(), held.lease_owner.as_deref()),
@@ -525,9 +525,85 @@ async fn a_waiting_task_stays_followed_and_a_command_during_a_read_wakes_it() {
             "{}: the holder keeps its lease",
             test_db.name
         );
+        let later = chrono::Utc::now() + chrono::Duration::seconds(15);
+        let values = vec![("available_at", sea_orm::Value::from(later))];
         assert!(
-            woken(&held),
-            "{}: the row is marked for an immediate read",
+            SUBSCRIPTIONS
+                .release(&db.write, &sub.id, "reader", "pending", values)
+                .await
+                .unwrap()
+        );
+        wake_if_turned(&db.write, &first.task_id, read_at).await.unwrap();
+        let due = of_task(&db, &first.task_id).await.unwrap().unwrap();
+        assert!(
+            due.available_at <= chrono::Utc::now(),
+            "{}: due at once",
+            test_db.name
+        );
+        // Without a command since the read, the next read stays 15 s away.
+        let now_turn = task_store::find(&db.read, &org, &first.task_id)
+            .await
+            .unwrap()
+            .turn;
+        task_subscription::Entity::update_many()
+            .col_expr(task_subscription::Column::AvailableAt, Expr::value(later))
+            .exec(&db.write)
+            .await
+            .unwrap();
+        wake_if_turned(&db.write, &first.task_id, now_turn).await.unwrap();
+        let waiting = of_task(&db, &first.task_id).await.unwrap().unwrap();
+        assert!(
+            waiting.available_at > chrono::Utc::now(),
+            "{}: not woken",
+            test_db.name
+        );
+        test_db.cleanup().await;
+    }
+}
+
+/// Issue #27: the subscriptions of tasks already waiting when the console is upgraded were
+/// stopped by the old rule; the migration makes them due, and leaves finished tasks alone.
+#[tokio::test]
+async fn the_upgrade_resumes_following_tasks_that_were_waiting() {
+    use sea_orm::{ActiveModelTrait, ActiveValue::Set, ConnectionTrait};
+    use server::db::entity::task_subscription;
+    use server::db::migration::m20261203_000006_follow_waiting_tasks::RESUME;
+    use server::store::subscriptions::of_task;
+
+    for test_db in support::backends().await {
+        let (db, ingestor, org, agent, _dir) = setup(&test_db).await;
+        let mut stopped = Vec::new();
+        for (key, state) in [("w", "TASK_STATE_INPUT_REQUIRED"), ("d", "TASK_STATE_COMPLETED")] {
+            let mut o = observation(
+                &org,
+                &agent,
+                Source::CommandResponse,
+                Some(key),
+                json!({"task": {"id": format!("remote-{key}"), "status": {"state": "TASK_STATE_WORKING"}}}),
+            );
+            let task = ingestor.ingest(&o).await.unwrap().task_id;
+            o.local_task_id = Some(task.clone());
+            o.source_key = Some(format!("{key}-2"));
+            o.payload = json!({"task": {"id": format!("remote-{key}"), "status": {"state": state}}});
+            ingestor.ingest(&o).await.unwrap();
+            let sub = of_task(&db, &task).await.unwrap().unwrap();
+            let mut sub: task_subscription::ActiveModel = sub.into();
+            sub.status = Set("stopped".into());
+            sub.update(&db.write).await.unwrap();
+            stopped.push(task);
+        }
+        db.write.execute_unprepared(RESUME).await.unwrap();
+        let waiting = of_task(&db, &stopped[0]).await.unwrap().unwrap();
+        assert_eq!(
+            waiting.status, "pending",
+            "{}: the waiting task is followed again",
+            test_db.name
+        );
+        assert!(waiting.available_at <= chrono::Utc::now(), "{}", test_db.name);
+        let done = of_task(&db, &stopped[1]).await.unwrap().unwrap();
+        assert_eq!(
+            done.status, "stopped",
+            "{}: a finished task stays stopped",
             test_db.name
         );
         test_db.cleanup().await;

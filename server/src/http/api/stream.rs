@@ -85,10 +85,25 @@ struct Follow {
     after: i64,
     /// The task version of the last snapshot sent.
     version: Option<i64>,
-    /// A send on a task that was waiting for input: its state then. The stream does not end on
-    /// that same paused state (the agent's first answer may be a stale snapshot), only once the
-    /// task moved to another state (issue #27).
-    waiting_from: Option<TaskState>,
+    /// A send on a task that was waiting for input: its status then. The stream does not end on
+    /// that same status (the agent's first answer may be a stale snapshot), only once the task
+    /// moved to another state or a newer status (a new question) (issue #27).
+    waiting_from: Option<Status>,
+}
+
+/// A task state with the agent's timestamp of it, if it sent one.
+#[derive(Clone, Debug, PartialEq)]
+struct Status {
+    state: TaskState,
+    timestamp: Option<String>,
+}
+
+impl Status {
+    /// Whether `other` is a move away from this status: another state, or the same with a
+    /// different timestamp (an agent that asks again stamps its new question).
+    fn left_by(&self, other: &Status) -> bool {
+        other.state != self.state || (other.timestamp.is_some() && other.timestamp != self.timestamp)
+    }
 }
 
 enum Next {
@@ -138,8 +153,11 @@ pub async fn stream(
     };
     let after = before.as_ref().map_or(0, |t| t.last_sequence);
     let waiting_from = before
-        .map(|t| TaskState::parse(&t.state))
-        .filter(TaskState::is_paused);
+        .map(|t| Status {
+            state: TaskState::parse(&t.state),
+            timestamp: t.state_timestamp,
+        })
+        .filter(|s| s.state.is_paused());
     let follow = Follow {
         organization_id: principal.organization_id,
         command_id: Some(command.id.clone()),
@@ -191,13 +209,17 @@ async fn resubscribe(
     Ok(spawn(state, follow, None, permit))
 }
 
-/// The task state a stored event reports, if it reports one (a snapshot or a status update).
-fn status_of(payload: &Value) -> Option<TaskState> {
-    match app::a2a::decode_stream_event(payload).ok()?.event {
-        app::a2a::StreamEvent::Task(task) => Some(task.status.state),
-        app::a2a::StreamEvent::StatusUpdate(update) => Some(update.status.state),
-        _ => None,
-    }
+/// The task status a stored event reports, if it reports one (a snapshot or a status update).
+fn status_of(payload: &Value) -> Option<Status> {
+    let status = match app::a2a::decode_stream_event(payload).ok()?.event {
+        app::a2a::StreamEvent::Task(task) => task.status,
+        app::a2a::StreamEvent::StatusUpdate(update) => update.status,
+        _ => return None,
+    };
+    Some(Status {
+        state: status.state,
+        timestamp: status.timestamp,
+    })
 }
 
 /// The sideband events of a stored event, decoded under the URIs negotiated when it was
@@ -315,7 +337,7 @@ async fn cycle(state: &AppState, follow: &mut Follow, tx: &mpsc::Sender<Event>) 
     for event in events {
         follow.after = event.sequence;
         if let Some(from) = &follow.waiting_from
-            && status_of(&event.payload).is_some_and(|state| state != *from)
+            && status_of(&event.payload).is_some_and(|status| from.left_by(&status))
         {
             follow.waiting_from = None;
         }
@@ -335,7 +357,15 @@ async fn cycle(state: &AppState, follow: &mut Follow, tx: &mpsc::Sender<Event>) 
         }
     }
     let now = TaskState::parse(&row.state);
-    if follow.waiting_from.as_ref().is_some_and(|from| *from != now) {
+    let current = Status {
+        state: now.clone(),
+        timestamp: row.state_timestamp.clone(),
+    };
+    if follow
+        .waiting_from
+        .as_ref()
+        .is_some_and(|from| from.left_by(&current))
+    {
         follow.waiting_from = None;
     }
     let finished = TaskKind::parse(&row.kind) == TaskKind::Message

@@ -44,9 +44,10 @@ impl Observer<'_> {
     /// stream.
     pub async fn stream(&self) -> Outcome {
         // What the agent emitted while nothing was subscribed.
+        let mut state = TaskState::parse(&self.target.task.state);
         match self.reconcile().await {
-            Ok(Some(state)) if state.is_terminal() => return Outcome::Stopped,
-            Ok(_) => {}
+            Ok(Some(now)) if now.is_terminal() => return Outcome::Stopped,
+            Ok(now) => state = now.unwrap_or(state),
             Err(Outcome::Again(reason)) => {
                 tracing::info!(task = %self.target.task.id, %reason, "gap reconciliation failed; subscribing");
             }
@@ -68,7 +69,7 @@ impl Observer<'_> {
             Err(GatewayError::JsonRpc(_) | GatewayError::Http { .. }) => return self.read_once().await,
             Err(error) => return Outcome::Again(error.to_string()),
         };
-        match self.consume(events).await {
+        match self.consume(events, state).await {
             Outcome::Stopped => {
                 // Finished through a stream that followed a gap: the final snapshot may hold a
                 // tail the streams missed.
@@ -87,15 +88,16 @@ impl Observer<'_> {
         }
     }
 
-    /// Ingests every event of an open stream under the lease, each keyed by its fingerprint and
-    /// occurrence in this stream. `Stopped` at a terminal state; when the stream closes,
-    /// `PollLater` if the task is waiting for input (it is polled from then on), else `Closed`.
+    /// Ingests every event of an open stream under the lease (the task was in `state` when it
+    /// opened), each keyed by its fingerprint and occurrence in this stream. `Stopped` at a
+    /// terminal state; when the stream closes, `PollLater` if the task is waiting for input (it
+    /// is polled from then on), else `Closed`.
     ///
     /// Events that have already arrived when one is taken are ingested with it in one
     /// transaction (group commit, at most [`GROUP_LIMIT`]): a stream that outpaces the
     /// database is stored in fewer, larger transactions instead of queueing (issue #6). No
     /// event waits for another.
-    pub async fn consume(&self, events: EventStream) -> Outcome {
+    pub async fn consume(&self, events: EventStream, mut state: TaskState) -> Outcome {
         // Fused: draining may find the stream's end, and the loop asks once more.
         let mut events = events.fuse();
         let opened = std::time::Instant::now();
@@ -106,7 +108,6 @@ impl Observer<'_> {
             *occurrence += 1;
             format!("{fingerprint}:{occurrence}")
         };
-        let mut state = TaskState::parse(&self.target.task.state);
         while let Some(first) = events.next().await {
             let mut group = Vec::new();
             let mut failed = None;
@@ -134,7 +135,7 @@ impl Observer<'_> {
             }
         }
         if state.is_paused() {
-            return Outcome::PollLater;
+            return self.poll_later();
         }
         Outcome::Closed {
             healthy: opened.elapsed() >= HEALTHY_STREAM,
@@ -171,8 +172,14 @@ impl Observer<'_> {
     pub async fn read_once(&self) -> Outcome {
         match self.reconcile().await {
             Ok(Some(state)) if state.is_terminal() => Outcome::Stopped,
-            Ok(_) => Outcome::PollLater,
+            Ok(_) => self.poll_later(),
             Err(outcome) => outcome,
+        }
+    }
+
+    fn poll_later(&self) -> Outcome {
+        Outcome::PollLater {
+            turn: self.target.task.turn,
         }
     }
 
