@@ -39,7 +39,7 @@ pub const OUTBOX: Lease = Lease {
 /// Task subscriptions (`task_subscriptions`), held while `streaming`.
 pub const SUBSCRIPTIONS: Lease = Lease {
     table: "task_subscriptions",
-    held: "streaming",
+    held: super::subscriptions::SubscriptionStatus::Streaming.as_str(),
     counts_attempts: false,
     touched: Some("updated_at"),
 };

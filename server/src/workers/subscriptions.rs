@@ -51,7 +51,7 @@ use crate::gateway::{Endpoint, EventStream};
 use crate::services::agents as agent_services;
 use crate::store::card_snapshots;
 use crate::store::leases::SUBSCRIPTIONS;
-use crate::store::subscriptions as store;
+use crate::store::subscriptions::{self as store, SubscriptionStatus};
 
 pub const POLL: Duration = Duration::from_millis(250);
 /// Tasks read with `GetTask` at once per process, beyond the stream cap.
@@ -136,7 +136,8 @@ pub(super) async fn claim_for_task<C: ConnectionTrait>(
     Ok(if claim(db, &sub.id, &owner).await? {
         Some(Handover::Claimed(sub, owner))
     } else {
-        (sub.status == SUBSCRIPTIONS_HELD).then(|| Handover::Busy(task_id.to_owned()))
+        (SubscriptionStatus::parse(&sub.status) == Some(SubscriptionStatus::Streaming))
+            .then(|| Handover::Busy(task_id.to_owned()))
     })
 }
 
@@ -148,9 +149,6 @@ pub(super) enum Handover {
     /// by [`claim_when_free`] once that read is done.
     Busy(String),
 }
-
-/// The status of a subscription a worker holds.
-const SUBSCRIPTIONS_HELD: &str = "streaming";
 
 /// How long a send stream waits for a `GetTask` read of its task to release the row.
 const HANDOVER_WAIT: Duration = Duration::from_secs(5);
@@ -382,7 +380,7 @@ async fn release(
     let again = |attempts: i32, reason: Option<String>| {
         let delay = backoff(attempts);
         tracing::info!(task = %sub.task_id, ?reason, ?delay, "following the task again later");
-        ("pending", now + delay, attempts, reason)
+        (SubscriptionStatus::Pending, now + delay, attempts, reason)
     };
     let turn = match &outcome {
         Outcome::PollLater { turn } => Some(*turn),
@@ -390,8 +388,13 @@ async fn release(
     };
     let (status, available_at, attempts, error) = match outcome {
         Outcome::Abandoned => return Ok(()),
-        Outcome::Stopped => ("stopped", now, 0, None),
-        Outcome::PollLater { .. } => ("pending", now + deps.tuning.get_task_interval, 0, None),
+        Outcome::Stopped => (SubscriptionStatus::Stopped, now, 0, None),
+        Outcome::PollLater { .. } => (
+            SubscriptionStatus::Pending,
+            now + deps.tuning.get_task_interval,
+            0,
+            None,
+        ),
         Outcome::Closed { healthy: true } => again(1, None),
         Outcome::Closed { healthy: false } => again(current.attempts + 1, None),
         Outcome::Again(reason) => again(current.attempts + 1, Some(reason)),
@@ -402,7 +405,7 @@ async fn release(
         ("last_error", DbValue::from(error)),
     ];
     let released = SUBSCRIPTIONS
-        .release(&deps.db.write, &sub.id, owner, status, values)
+        .release(&deps.db.write, &sub.id, owner, status.as_str(), values)
         .await?;
     if let (true, Some(turn)) = (released, turn) {
         store::wake_if_turned(&deps.db.write, &sub.task_id, turn).await?;
