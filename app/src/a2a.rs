@@ -62,7 +62,9 @@ pub use push::{PushAuth, PushConfig, decode_push_config_list};
 pub use rest_error::RestError;
 /// The A2A 0.3 HTTP+JSON wire (ProtoJSON of the 0.3 proto) and its conversions.
 pub mod rest03_wire {
-    pub use super::rest03::{answer_in, push_create_bodies, send_request_body, stream_response_in};
+    pub use super::rest03::{
+        answer_in, message_out, part_out, push_create_bodies, send_request_body, stream_response_in,
+    };
 }
 pub use security::{
     OAuthFlow, OAuthFlows, SecurityRequirement, SecurityScheme, decode_security_requirement,

@@ -251,44 +251,47 @@ fn insert_opt(obj: &mut Map<String, Value>, key: &str, value: Option<&str>) {
     }
 }
 
+/// A user message with one part of each kind, context, task and extension set: the fixture
+/// of the encoders' tests (1.0, 0.3 JSON-RPC and 0.3 ProtoJSON).
+#[cfg(test)]
+pub(crate) fn sample_message() -> Message {
+    let mut m = Message::user(
+        "m-1",
+        vec![
+            Part {
+                media_type: Some("text/plain".into()),
+                ..Part::text("Hello")
+            },
+            Part::data(json!({"a": 1}), Some("application/json".into())),
+            Part {
+                content: PartContent::Url("https://f/x.pdf".into()),
+                media_type: Some("application/pdf".into()),
+                filename: Some("x.pdf".into()),
+                metadata: None,
+            },
+            Part {
+                content: PartContent::Raw("AAE=".into()),
+                media_type: None,
+                filename: None,
+                metadata: None,
+            },
+        ],
+    );
+    m.context_id = Some("ctx".into());
+    m.task_id = Some("task".into());
+    m.extensions = vec!["urn:ext".into()];
+    m
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::a2a::push::PushAuth;
 
-    fn outgoing() -> Message {
-        let mut m = Message::user(
-            "m-1",
-            vec![
-                Part {
-                    media_type: Some("text/plain".into()),
-                    ..Part::text("Hello")
-                },
-                Part::data(json!({"a": 1}), Some("application/json".into())),
-                Part {
-                    content: PartContent::Url("https://f/x.pdf".into()),
-                    media_type: Some("application/pdf".into()),
-                    filename: Some("x.pdf".into()),
-                    metadata: None,
-                },
-                Part {
-                    content: PartContent::Raw("AAE=".into()),
-                    media_type: None,
-                    filename: None,
-                    metadata: None,
-                },
-            ],
-        );
-        m.context_id = Some("ctx".into());
-        m.task_id = Some("task".into());
-        m.extensions = vec!["urn:ext".into()];
-        m
-    }
-
     fn params() -> SendParams {
         SendParams {
             tenant: Some("acme".into()),
-            message: outgoing(),
+            message: sample_message(),
             configuration: Some(SendConfiguration {
                 accepted_output_modes: vec!["text/plain".into()],
                 history_length: Some(0),
@@ -361,13 +364,13 @@ mod tests {
     #[test]
     fn encoded_messages_decode_back() {
         for version in [ProtocolVersion::V1_0, ProtocolVersion::V0_3] {
-            let back = Message::decode(&encode_message(&outgoing(), version)).expect("decodes");
-            assert_eq!(back.parts[2], outgoing().parts[2], "{version}");
-            assert_eq!(back.role, outgoing().role);
-            assert_eq!(back.context_id, outgoing().context_id);
+            let back = Message::decode(&encode_message(&sample_message(), version)).expect("decodes");
+            assert_eq!(back.parts[2], sample_message().parts[2], "{version}");
+            assert_eq!(back.role, sample_message().role);
+            assert_eq!(back.context_id, sample_message().context_id);
         }
-        let v1 = Message::decode(&encode_message(&outgoing(), ProtocolVersion::V1_0)).expect("decodes");
-        assert_eq!(v1, outgoing());
+        let v1 = Message::decode(&encode_message(&sample_message(), ProtocolVersion::V1_0)).expect("decodes");
+        assert_eq!(v1, sample_message());
     }
 
     #[test]

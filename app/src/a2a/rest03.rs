@@ -153,7 +153,7 @@ pub fn stream_response_in(value: Value) -> Value {
 }
 
 /// A JSON-RPC 0.3 message → ProtoJSON.
-fn message_out(message: &Value) -> Value {
+pub fn message_out(message: &Value) -> Value {
     let Some(obj) = message.as_object() else {
         return message.clone();
     };
@@ -178,7 +178,7 @@ fn message_out(message: &Value) -> Value {
 }
 
 /// A JSON-RPC 0.3 part (`kind` text/file/data) → ProtoJSON.
-fn part_out(part: &Value) -> Value {
+pub fn part_out(part: &Value) -> Value {
     let Some(obj) = part.as_object() else {
         return part.clone();
     };

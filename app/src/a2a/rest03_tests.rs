@@ -7,34 +7,12 @@ use serde_json::json;
 use super::*;
 use crate::a2a::encode::{SendConfiguration, SendParams, encode_send_params};
 use crate::a2a::event::{StreamEvent, decode_stream_event};
-use crate::a2a::message::Message;
-use crate::a2a::part::{Part, PartContent};
+use crate::a2a::part::PartContent;
 use crate::a2a::push::{PushAuth, PushConfig};
 use crate::a2a::version::ProtocolVersion;
 
 fn outgoing() -> SendParams {
-    let mut message = Message::user(
-        "m-1",
-        vec![
-            Part::text("Hello"),
-            Part::data(json!({"a": 1}), Some("application/json".into())),
-            Part {
-                content: PartContent::Url("https://f/x.pdf".into()),
-                media_type: Some("application/pdf".into()),
-                filename: Some("x.pdf".into()),
-                metadata: None,
-            },
-            Part {
-                content: PartContent::Raw("AAE=".into()),
-                media_type: None,
-                filename: None,
-                metadata: None,
-            },
-        ],
-    );
-    message.context_id = Some("ctx".into());
-    message.task_id = Some("task".into());
-    message.extensions = vec!["urn:ext".into()];
+    let mut message = crate::a2a::encode::sample_message();
     message.reference_task_ids = vec!["old".into()];
     SendParams {
         tenant: None,

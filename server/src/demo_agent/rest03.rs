@@ -8,8 +8,10 @@
 //! `{"code": <JSON-RPC code>, "message"}` with the HTTP status of its legacy table, and refuses
 //! a JSON-RPC-shaped message (`kind`, `parts`, lower-case role) as invalid params.
 //!
-//! The conversions are written here from the SDK wire, independently of the console's
-//! `app::a2a::rest03`, so the end-to-end tests check one against the other.
+//! Messages and parts go out through the console's own 0.3 conversions (`app::a2a::rest03_wire`);
+//! what only a server writes (tasks, statuses, events) and the strict reading of requests are
+//! here. The official SDK servers, not this agent, are the tests' independent check of the wire
+//! (`server/tests/it/sdk_agents.rs`).
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -20,6 +22,8 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt as _;
 use serde_json::{Map, Value, json};
+
+use app::a2a::rest03_wire;
 
 use super::error::A2aError;
 use super::legacy;
@@ -165,55 +169,11 @@ fn part_in(part: &Value) -> Result<Value, A2aError> {
     Ok(out)
 }
 
-/// A 0.3 JSON-RPC part → ProtoJSON.
-fn part_out(part: &Value) -> Value {
-    let mut out = match part.get("kind").and_then(Value::as_str) {
-        Some("file") => {
-            let file = &part["file"];
-            let mut f = Map::new();
-            if let Some(uri) = file.get("uri") {
-                f.insert("fileWithUri".into(), uri.clone());
-            } else if let Some(bytes) = file.get("bytes") {
-                f.insert("fileWithBytes".into(), bytes.clone());
-            }
-            for key in ["mimeType", "name"] {
-                if let Some(v) = file.get(key) {
-                    f.insert(key.into(), v.clone());
-                }
-            }
-            json!({ "file": f })
-        }
-        Some("data") => json!({"data": {"data": part["data"]}}),
-        _ => json!({"text": part["text"]}),
-    };
-    if let Some(metadata) = part.get("metadata") {
-        out["metadata"] = metadata.clone();
-    }
-    out
-}
-
 fn parts_out(parts: Option<&Value>) -> Value {
     parts
         .and_then(Value::as_array)
-        .map(|p| p.iter().map(part_out).collect())
+        .map(|p| p.iter().map(rest03_wire::part_out).collect())
         .unwrap_or_else(|| json!([]))
-}
-
-/// A 0.3 JSON-RPC message → ProtoJSON (`content`, `ROLE_*`, no `kind`).
-fn message_out(message: &Value) -> Value {
-    let mut out = message.clone();
-    if let Some(obj) = out.as_object_mut() {
-        obj.remove("kind");
-        let parts = obj.remove("parts");
-        obj.insert("content".into(), parts_out(parts.as_ref()));
-        let role = if message["role"] == "user" {
-            "ROLE_USER"
-        } else {
-            "ROLE_AGENT"
-        };
-        obj.insert("role".into(), json!(role));
-    }
-    out
 }
 
 /// A 0.3 state (`input-required`) → the 0.3 proto enum name (`TASK_STATE_INPUT_REQUIRED`;
@@ -230,7 +190,7 @@ fn state_out(state: &Value) -> Value {
 fn status_out(status: &Value) -> Value {
     let mut out = json!({"state": state_out(&status["state"])});
     if let Some(message) = status.get("message") {
-        out["message"] = message_out(message);
+        out["message"] = rest03_wire::message_out(message);
     }
     if let Some(timestamp) = status.get("timestamp") {
         out["timestamp"] = timestamp.clone();
@@ -255,7 +215,7 @@ pub(crate) fn task_out(task: &Value) -> Value {
         out["artifacts"] = artifacts.iter().map(artifact_out).collect();
     }
     if let Some(history) = task.get("history").and_then(Value::as_array) {
-        out["history"] = history.iter().map(message_out).collect();
+        out["history"] = history.iter().map(rest03_wire::message_out).collect();
     }
     out
 }
@@ -268,7 +228,7 @@ fn event_out(event: &Value) -> Value {
     }
     match event.get("kind").and_then(Value::as_str) {
         Some("task") => json!({ "task": task_out(event) }),
-        Some("message") => json!({ "message": message_out(event) }),
+        Some("message") => json!({ "message": rest03_wire::message_out(event) }),
         Some("status-update") => {
             inner["status"] = status_out(&event["status"]);
             json!({ "statusUpdate": inner })
