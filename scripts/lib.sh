@@ -79,46 +79,74 @@ ensure_chromium() {
   note "$(/usr/bin/chromium --version 2>/dev/null | tail -n1)"
 }
 
-# build_site: the hydrate wasm (release profile wasm-release) split at its lazily loaded
-# routes (ADR 0010), its JS glue, CSS and assets into $LEPTOS_SITE_ROOT.
+# build_site: the hydrate wasm (release profile wasm-release), its JS glue, CSS and assets into
+# $LEPTOS_SITE_ROOT, the app's files named by their contents (served `immutable`, server/src/http/
+# site.rs) and listed in Leptos' hash file. Work is skipped when its input did not change: the
+# wasm-bindgen and wasm-opt steps when the linked wasm is the one last built, the compression of a
+# file whose copies are newer than it. So a second run with nothing changed takes seconds.
 build_site() {
   local pkg="$LEPTOS_SITE_ROOT/pkg"
   local linked="$CARGO_TARGET_DIR/wasm32-unknown-unknown/wasm-release/frontend.wasm"
-  local main="$CARGO_TARGET_DIR/wasm32-unknown-unknown/wasm-release/frontend_split.wasm"
-  step "Building the browser app (wasm, profile wasm-release) and its splitter"
+  local work="$CARGO_TARGET_DIR/site-work"
+  step "Building the browser app (wasm, profile wasm-release)"
   cargo build -p frontend --lib --target wasm32-unknown-unknown --profile wasm-release
-  cargo build -p wasm-split --release --quiet
-  # Old chunks must not linger: their names are numbered.
-  rm -rf "$pkg" && mkdir -p "$pkg"
-  step "Splitting the wasm at its lazy routes"
-  "$CARGO_TARGET_DIR/release/wasm-split" "$linked" "$pkg" "$main" "/pkg/$OUTPUT_NAME.js"
-  # The chunks link against the main module's exports by name: wasm-bindgen keeps them.
-  wasm-bindgen --target web --no-typescript --keep-lld-exports --no-demangle \
-    --out-dir "$pkg" --out-name "$OUTPUT_NAME" "$main"
-  mv -f "$pkg/${OUTPUT_NAME}_bg.wasm" "$pkg/$OUTPUT_NAME.wasm"
-  step "Optimising the wasm files with wasm-opt -Oz"
-  # The splitter writes a name subsection binaryen does not know; it says so for every file.
-  find "$pkg" -name '*.wasm' -print0 \
-    | xargs -0 -P "$(nproc)" -I{} wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int {} -o {} \
-    2> >(grep -v "unknown name subsection" >&2)
-  step "Packing each screen's wasm files into one (ADR 0019)"
-  "$CARGO_TARGET_DIR/release/wasm-split" pack "$pkg"
+  mkdir -p "$pkg" "$work"
+  local input
+  input="$(sha256sum "$linked" | cut -d' ' -f1) $(wasm_bindgen_version) $(wasm-opt --version)"
+  if [ "$(cat "$work/input" 2>/dev/null)" != "$input" ] || [ ! -f "$work/$OUTPUT_NAME.js" ]; then
+    step "wasm-bindgen and wasm-opt -Oz"
+    rm -f "$work/input"
+    wasm-bindgen --target web --no-typescript --out-dir "$work" --out-name "$OUTPUT_NAME" "$linked"
+    wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int \
+      "$work/${OUTPUT_NAME}_bg.wasm" -o "$work/$OUTPUT_NAME.wasm"
+    rm -f "$work/${OUTPUT_NAME}_bg.wasm"
+    echo "$input" >"$work/input"
+  else
+    note "the wasm is unchanged since the last build: wasm-bindgen and wasm-opt skipped"
+  fi
   # main.css first (design tokens), then each screen's sheet in name order, as one file.
-  cat "$ROOT/style/main.css" $(ls "$ROOT"/style/*.css | grep -v "/main.css$" | sort) >"$pkg/$OUTPUT_NAME.css"
-  cp -R "$ROOT/public/." "$LEPTOS_SITE_ROOT/"
-  step "Precompressing the site's files (gzip and brotli, served to browsers that accept them)"
+  cat "$ROOT/style/main.css" $(ls "$ROOT"/style/*.css | grep -v "/main.css$" | sort) >"$work/$OUTPUT_NAME.css"
+  # Each file under its content's name; a name in use is left alone (its compressed copies stay).
+  local hashes="" ext hash name
+  for ext in js wasm css; do
+    hash="$(sha256sum "$work/$OUTPUT_NAME.$ext" | cut -c1-16)"
+    name="$OUTPUT_NAME.$hash.$ext"
+    [ -f "$pkg/$name" ] || cp "$work/$OUTPUT_NAME.$ext" "$pkg/$name"
+    hashes="$hashes$ext: $hash"$'\n'
+  done
+  # Files of older builds go (their names are not referenced any more).
+  find "$pkg" -maxdepth 1 -type f ! -name "$OUTPUT_NAME.$(sed -n 's/^js: //p' <<<"$hashes").js*" \
+    ! -name "$OUTPUT_NAME.$(sed -n 's/^wasm: //p' <<<"$hashes").wasm*" \
+    ! -name "$OUTPUT_NAME.$(sed -n 's/^css: //p' <<<"$hashes").css*" -delete
+  printf '%s' "$hashes" >"$LEPTOS_SITE_ROOT/hash.txt"
+  cp -Rp "$ROOT/public/." "$LEPTOS_SITE_ROOT/"
+  step "Precompressing the site's files (gzip and brotli, for browsers that accept them)"
   node "$ROOT/scripts/precompress.mjs" "$LEPTOS_SITE_ROOT"
-  local modules
-  modules="$(ls "$pkg"/*.wasm | grep -v '/pack_')"
-  note "main wasm $(du -h "$pkg/$OUTPUT_NAME.wasm" | cut -f1) ($(gzip -9c "$pkg/$OUTPUT_NAME.wasm" | wc -c) bytes gzip), $(echo "$modules" | wc -l) wasm modules in all ($(cat $modules | wc -c) bytes) and $(ls "$pkg"/pack_*.wasm 2>/dev/null | wc -l) packs, JS $(du -h "$pkg/$OUTPUT_NAME.js" | cut -f1)"
+  note "wasm $(du -h "$work/$OUTPUT_NAME.wasm" | cut -f1) ($(stat -c %s "$pkg/$OUTPUT_NAME".*.wasm.br) bytes brotli), JS $(du -h "$work/$OUTPUT_NAME.js" | cut -f1), CSS $(du -h "$work/$OUTPUT_NAME.css" | cut -f1)"
+}
+
+# Leptos reads the hash file beside the binary that serves the site (`HydrationScripts`).
+install_hash_file() {
+  cp "$LEPTOS_SITE_ROOT/hash.txt" "$(dirname "$1")/hash.txt"
 }
 
 build_server() {
   step "Building the agent-taskbay server (release)"
   cargo build -p server --release --bin agent-taskbay
+  install_hash_file "$(SERVER_BIN)"
 }
 
 SERVER_BIN() { echo "$CARGO_TARGET_DIR/release/agent-taskbay"; }
+
+# The browser tests run the server of the Rust tests' profile (dev): `scripts/test` has built it
+# already, so the test command compiles the server once, not twice.
+build_test_server() {
+  step "Building the agent-taskbay server (dev profile, as the Rust tests build it)"
+  cargo build -p server --bin agent-taskbay
+  install_hash_file "$(TEST_SERVER_BIN)"
+}
+
+TEST_SERVER_BIN() { echo "$CARGO_TARGET_DIR/debug/agent-taskbay"; }
 
 # The real A2A agents of the SDK compatibility tests (server/tests/sdk_agents, docs/reference/
 # compatibility.md): a venv per pinned Python SDK under $A2A_TEST_SDK_AGENTS, re-created when its

@@ -1,6 +1,8 @@
 // Writes a gzip (-9) and a brotli (quality 11) copy beside each text or wasm file of the built
 // site, which the server sends to browsers that accept them (the router's tower-http ServeDir,
-// precompressed gzip and brotli). A copy that is not smaller is not written. Usage: node scripts/precompress.mjs <site root>
+// precompressed gzip and brotli). A copy that is not smaller is not written; a file whose copies
+// are newer than it is skipped (a second build compresses only what changed).
+// Usage: node scripts/precompress.mjs <site root>
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
@@ -15,8 +17,14 @@ const walk = (dir) =>
     const path = join(dir, name);
     return statSync(path).isDirectory() ? walk(path) : [path];
   });
-let files = 0, raw = 0, br = 0;
+const mtime = (path) => { try { return statSync(path).mtimeMs; } catch { return -1; } };
+let files = 0, raw = 0, br = 0, skipped = 0;
 for (const path of walk(root).filter((p) => /\.(wasm|js|css|svg|html)$/.test(p))) {
+  const changed = mtime(path);
+  if (["gz", "br"].every((ext) => mtime(`${path}.${ext}`) >= changed)) {
+    skipped += 1;
+    continue;
+  }
   const bytes = readFileSync(path);
   const copies = {
     gz: gzipSync(bytes, { level: 9 }),
@@ -33,4 +41,4 @@ for (const path of walk(root).filter((p) => /\.(wasm|js|css|svg|html)$/.test(p))
   raw += bytes.length;
   br += Math.min(copies.br.length, bytes.length);
 }
-console.log(`    precompressed ${files} files: ${(raw / 1024).toFixed(0)} KiB raw, ${(br / 1024).toFixed(0)} KiB as brotli`);
+console.log(`    precompressed ${files} files: ${(raw / 1024).toFixed(0)} KiB raw, ${(br / 1024).toFixed(0)} KiB as brotli; ${skipped} unchanged`);

@@ -91,35 +91,6 @@ pub fn mark_hydrated() {
 #[cfg(not(feature = "hydrate"))]
 pub fn mark_hydrated() {}
 
-/// Runs `f` once the document is completely parsed: at once when it is, else on
-/// `DOMContentLoaded`. The boot script starts the wasm while the page is still parsing
-/// (`crate::boot`), and hydration must see the whole server-rendered page.
-#[cfg(feature = "hydrate")]
-pub fn when_parsed(f: impl FnOnce() + 'static) {
-    use wasm_bindgen::JsCast;
-    use wasm_bindgen::closure::Closure;
-    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
-        return f();
-    };
-    if document.ready_state() != "loading" {
-        return f();
-    }
-    let listener = Closure::once_into_js(f);
-    let options = web_sys::AddEventListenerOptions::new();
-    options.set_once(true);
-    if document
-        .add_event_listener_with_callback_and_add_event_listener_options(
-            "DOMContentLoaded",
-            listener.unchecked_ref(),
-            &options,
-        )
-        .is_err()
-    {
-        // Not expected; the page then stays server-rendered, as with no wasm at all.
-        leptos::logging::error!("could not wait for the document to be parsed");
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

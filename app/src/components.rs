@@ -3,7 +3,6 @@
 pub mod a2ui_surface;
 pub mod artifact;
 pub mod cancel_task;
-pub mod deferred;
 pub mod error_alert;
 pub mod icon;
 pub mod nav;

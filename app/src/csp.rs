@@ -1,7 +1,6 @@
 //! The Content-Security-Policy: one policy for every response, with a per-response nonce on
 //! pages (issue #26). Leptos (through `leptos_axum`) makes a nonce for each server render and
-//! puts it on the inline scripts it writes; the boot script carries it too
-//! ([`crate::boot::BootScripts`]). So scripts run only from the console's own files or with
+//! puts it on the inline scripts it writes, the hydration script included. So scripts run only from the console's own files or with
 //! this response's nonce: no `'unsafe-inline'`, and markup an agent smuggles into a page cannot
 //! run a script even if a renderer let it through.
 

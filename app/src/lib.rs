@@ -20,7 +20,6 @@
 
 pub mod a2a;
 pub mod api;
-pub mod boot;
 pub mod browser;
 pub mod components;
 pub mod content;

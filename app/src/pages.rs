@@ -6,7 +6,6 @@ pub mod approvals;
 pub mod chat;
 pub mod flows;
 pub mod inbox;
-pub mod lazy;
 pub mod not_found;
 pub mod notifications;
 pub mod route;

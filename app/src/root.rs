@@ -1,17 +1,15 @@
 //! The HTML shell rendered by the server and the [`App`] component with the console's routes.
 
 use leptos::prelude::*;
-use leptos_meta::{Link, Meta, MetaTags, Stylesheet, Title, provide_meta_context};
+use leptos_meta::{HashedStylesheet, Link, Meta, MetaTags, Title, provide_meta_context};
 use leptos_router::{
-    Lazy, SsrMode,
+    SsrMode,
     components::{Route, Router, Routes},
     path,
 };
 
-use crate::boot::BootScripts;
 use crate::components::nav::{BottomNav, Sidebar, TopBar};
 use crate::pages;
-use crate::pages::lazy;
 use crate::theme::{Theme, provide_theme};
 
 /// Product name, used in titles.
@@ -31,7 +29,8 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta name="viewport" content="width=device-width, initial-scale=1"/>
                 <meta name="color-scheme" content="light dark"/>
                 <AutoReload options=options.clone()/>
-                <BootScripts options/>
+                <HashedStylesheet options=options.clone() id="leptos"/>
+                <HydrationScripts options/>
                 // Fetched with the stylesheet, not after it: the first layout uses the font
                 // instead of laying the page out again when it arrives.
                 <link rel="preload" href="/fonts/inter-latin-wght-normal.woff2" r#as="font" r#type="font/woff2" crossorigin="anonymous"/>
@@ -51,7 +50,6 @@ pub fn App() -> impl IntoView {
     provide_theme();
 
     view! {
-        <Stylesheet id="leptos" href="/pkg/agent-taskbay.css"/>
         <Link rel="icon" type_="image/svg+xml" href="/favicon.svg"/>
         <Meta name="description" content="A console for operating A2A agents."/>
         <Title formatter=|title: String| {
@@ -67,18 +65,18 @@ pub fn App() -> impl IntoView {
                     // section as streamed yet render it in place when the data won the race,
                     // which fails hydration.
                     <Routes fallback=pages::not_found::NotFound>
-                        <Route path=path!("/agents") view={Lazy::<lazy::Agents>::new()}/>
-                        <Route path=path!("/agents/:id") view={Lazy::<lazy::AgentDetail>::new()} ssr=SsrMode::Async/>
-                        <Route path=path!("/chat") view={Lazy::<lazy::ChatLanding>::new()}/>
-                        <Route path=path!("/chat/:id") view={Lazy::<lazy::Conversation>::new()} ssr=SsrMode::Async/>
-                        <Route path=path!("/inbox") view={Lazy::<lazy::Inbox>::new()}/>
-                        <Route path=path!("/approvals") view={Lazy::<lazy::Approvals>::new()}/>
-                        <Route path=path!("/approvals/:id") view={Lazy::<lazy::ApprovalReview>::new()} ssr=SsrMode::Async/>
-                        <Route path=path!("/tasks") view={Lazy::<lazy::Tasks>::new()}/>
-                        <Route path=path!("/tasks/:id") view={Lazy::<lazy::TaskDetail>::new()} ssr=SsrMode::Async/>
-                        <Route path=path!("/flows") view={Lazy::<lazy::Flows>::new()}/>
-                        <Route path=path!("/notifications") view={Lazy::<lazy::Notifications>::new()}/>
-                        <Route path=path!("/settings") view={Lazy::<lazy::Settings>::new()}/>
+                        <Route path=path!("/agents") view=pages::agents::AgentsPage/>
+                        <Route path=path!("/agents/:id") view=pages::agent_detail::AgentDetailPage ssr=SsrMode::Async/>
+                        <Route path=path!("/chat") view=pages::chat::ChatPage/>
+                        <Route path=path!("/chat/:id") view=pages::chat::ConversationPage ssr=SsrMode::Async/>
+                        <Route path=path!("/inbox") view=pages::inbox::InboxPage/>
+                        <Route path=path!("/approvals") view=pages::approvals::ApprovalsPage/>
+                        <Route path=path!("/approvals/:id") view=pages::approvals::review::ApprovalReviewPage ssr=SsrMode::Async/>
+                        <Route path=path!("/tasks") view=pages::tasks::TasksPage/>
+                        <Route path=path!("/tasks/:id") view=pages::task_detail::TaskDetailPage ssr=SsrMode::Async/>
+                        <Route path=path!("/flows") view=pages::flows::FlowsPage/>
+                        <Route path=path!("/notifications") view=pages::notifications::NotificationsPage/>
+                        <Route path=path!("/settings") view=pages::settings::SettingsPage/>
                     </Routes>
                 </main>
                 <BottomNav/>

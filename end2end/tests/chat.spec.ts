@@ -1,4 +1,3 @@
-import type { Route } from "@playwright/test";
 import { test, expect, openHydrated } from "./fixtures";
 import { addAgent, startChat } from "./helpers";
 
@@ -100,7 +99,7 @@ test("every files part renders: markdown, JSON, CSV, an archived image, a PDF an
   expect((await response.body()).length).toBe(256);
 });
 
-test("a message's parts show before their code loads, and come alive once it has (ADR 0015)", async ({ page }) => {
+test("a message's parts are rendered by the server and live once the page has hydrated", async ({ page }) => {
   test.setTimeout(60_000);
   await addAgent(page, "files", "Demo agent (files)");
   await startChat(page, "Demo agent (files)", "send me the files");
@@ -108,27 +107,10 @@ test("a message's parts show before their code loads, and come alive once it has
     timeout: 20_000,
   });
   const chat = new URL(page.url()).pathname;
-  // Hold the viewers' code (Markdown, JSON, CSV, media): the page hydrates without it.
-  const held: Route[] = [];
-  const viewers = /\/pkg\/split_parts_split_\d+\.wasm$/;
-  await page.route(viewers, (route) => {
-    held.push(route);
-  });
+  // Before any script runs, the parts are there: the server rendered them.
+  const html = await (await page.request.get(chat)).text();
+  expect(html).toContain('class="content-part');
   await openHydrated(page, chat);
-  // The server's copies stay on screen, inert until the live views replace them. (A view the
-  // page renders again after hydration, for a newer event, waits for the code instead.)
-  const parts = page.locator('[data-deferred="parts"]');
-  const serverCopies = page.locator('[data-deferred="parts"][inert]');
-  await expect(serverCopies.first()).toBeVisible();
-  await expect(serverCopies.first().locator(".content-part")).not.toHaveCount(0);
-  await expect(page.locator('[data-deferred="parts"][data-ready]')).toHaveCount(0);
-  await expect.poll(() => held.length).toBeGreaterThan(0);
-
-  for (const route of held) await route.continue();
-  await page.unroute(viewers);
-  await expect(page.locator('[data-deferred="parts"]:not([data-ready])')).toHaveCount(0);
-  await expect(page.locator("[data-deferred][inert]")).toHaveCount(0);
-  expect(await parts.count()).toBeGreaterThan(6);
   const markdown = page.getByTestId("artifact").first();
   await expect(markdown.locator("h1, h2, h3").first()).toBeVisible();
   // Live now: the Raw toggle shows the part as sent.
@@ -153,48 +135,28 @@ test("a form prompt needs input; a reply from the composer completes the task", 
   await expect(page.getByTestId("message-bubble").last()).toContainText("Deploying 3 replica(s) to staging.");
 });
 
-test("quick replies answer a prompt in one click; after a reload they come alive once their code has loaded", async ({
+test("quick replies answer a prompt in one click, after a reload too", async ({
   page,
 }) => {
   await startChat(page, "Form fixture (form)", "choose an environment");
   const card = page.getByTestId("task-card").first();
   await expect(card).toHaveAttribute("data-state", "TASK_STATE_INPUT_REQUIRED", { timeout: 20_000 });
   await expect(page.getByTestId("quick-reply")).toHaveText(["staging", "production"]);
-  // Rendered by the server in place; the buttons work once their file has loaded (ADR 0015).
+  // Rendered by the server; the buttons work once the page has hydrated.
   await openHydrated(page, new URL(page.url()).pathname);
-  await expect(page.locator('[data-deferred="quick-replies"][data-ready]')).toHaveCount(1);
   await page.getByTestId("quick-reply").filter({ hasText: "production" }).click();
   await expect(card).toHaveAttribute("data-state", "TASK_STATE_COMPLETED", { timeout: 20_000 });
   await expect(page.getByTestId("message-bubble").last()).toContainText("Deploying to production.");
   await expect(page.getByTestId("quick-reply")).toHaveCount(0);
 });
 
-test("after a reload the composer is on screen at once and takes a message once its code has loaded (ADR 0017)", async ({
-  page,
-}) => {
+test("after a reload the composer takes a message as soon as the page has hydrated", async ({ page }) => {
   await addAgent(page, "form", "Form fixture (form)");
   await startChat(page, "Form fixture (form)", "choose an environment");
   const card = page.getByTestId("task-card").first();
   await expect(card).toHaveAttribute("data-state", "TASK_STATE_INPUT_REQUIRED", { timeout: 20_000 });
-  // Hold the composer's code: the page hydrates without it, the server's composer on screen.
-  const held: Route[] = [];
-  const composerCode = /\/pkg\/split_composer_split_\d+\.wasm$/;
-  await page.route(composerCode, (route) => {
-    held.push(route);
-  });
   await openHydrated(page, new URL(page.url()).pathname);
-  const composer = page.locator('[data-deferred="composer"]');
-  await expect(composer).toHaveAttribute("inert", "");
-  await expect(page.getByTestId("composer-input")).toBeVisible();
   await expect(page.getByTestId("send-to").first()).toContainText(/Reply/);
-  await expect(page.getByTestId("send-button")).toBeDisabled();
-  await expect.poll(() => held.length).toBeGreaterThan(0);
-  await expect(composer).not.toHaveAttribute("data-ready");
-
-  for (const route of held) await route.continue();
-  await page.unroute(composerCode);
-  await expect(composer).toHaveAttribute("data-ready", "");
-  await expect(composer).not.toHaveAttribute("inert");
   const input = page.getByTestId("composer-input");
   await input.fill("staging");
   await input.press("Enter");

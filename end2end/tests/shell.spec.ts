@@ -46,34 +46,8 @@ function wasmRequests(page: Page): string[] {
   return fetched;
 }
 
-test("a screen fetches the main module and its files as one pack, and the next screen's files on the way", async ({ page }) => {
-  // ADR 0014: a split point per screen, the shared chunks merged to a handful of files;
-  // ADR 0019: a page preloads its screen's files as one pack.
-  const fetched = wasmRequests(page);
-  await openHydrated(page, "/tasks");
-  expect(fetched).toContain("agent-taskbay.wasm");
-  expect(fetched.filter((f) => f.startsWith("pack_"))).toEqual([expect.stringMatching(/^pack_tasks_\d+\.wasm$/)]);
-  // The screen's own file and its chunks came in the pack: none of them is fetched again.
-  expect(fetched.filter((f) => f.startsWith("split_tasks_"))).toEqual([]);
-  expect(new Set(fetched).size).toBe(fetched.length);
-
-  const before = fetched.length;
-  const nav = page.getByRole("navigation", { name: "Primary", exact: true });
-  await nav.getByRole("link", { name: "Agents" }).click();
-  await expect(page.getByRole("heading", { level: 1, name: "Agents" })).toBeVisible();
-  // After hydration a screen's code arrives as files, only those the page does not have yet.
-  const next = fetched.slice(before);
-  expect(next.filter((f) => f.startsWith("split_agents_"))).toHaveLength(1);
-  expect(next.filter((f) => f.startsWith("pack_"))).toEqual([]);
-});
-
-/** Every file the splitter's manifest lists for `screen`: what its pack holds. */
-async function screenFiles(page: Page, screen: string): Promise<string[]> {
-  const manifest: Record<string, string[]> = await (await page.request.get("/pkg/__wasm_split_manifest.json")).json();
-  const [, stems] = Object.entries(manifest).find(([split]) => new RegExp(`^_*${screen}_\\d+$`).test(split)) ?? [];
-  expect(stems?.length, `${screen} in the manifest`).toBeGreaterThan(1);
-  return (stems ?? []).map((stem) => `${stem}.wasm`);
-}
+/** The app's files are named by their contents (ADR 0026): `/pkg/agent-taskbay.<16 hex>.<ext>`. */
+const hashed = (ext: string) => new RegExp(`^/pkg/agent-taskbay\\.[0-9a-f]{16}\\.${ext}$`);
 
 /** A task and its conversation on the demo agent's `form` variant (registered by scripts/e2e). */
 async function aTask(request: APIRequestContext): Promise<{ agentId: string; taskId: string; conversationId: string }> {
@@ -87,96 +61,69 @@ async function aTask(request: APIRequestContext): Promise<{ agentId: string; tas
   return { agentId: form.id, taskId: localId, conversationId: task.conversationId };
 }
 
-test("every screen, detail pages included, preloads its pack and the split loader on every load (ADR 0021)", async ({
-  request,
-}) => {
+test("every page, detail pages included, loads the same content-hashed app files (ADR 0026)", async ({ request }) => {
   const { agentId, taskId, conversationId } = await aTask(request);
-  // All twelve screens of `pages::lazy::Screen`.
   const pages = [
-    ["/agents", "agents"],
-    [`/agents/${agentId}`, "agent_detail"],
-    ["/chat", "chat"],
-    [`/chat/${conversationId}`, "conversation"],
-    ["/tasks", "tasks"],
-    [`/tasks/${taskId}`, "task_detail"],
-    ["/inbox", "inbox"],
-    ["/approvals", "approvals"],
-    // No approval has this id: its screen is still what the page renders (saying so), by its path.
-    ["/approvals/01a22b40-f888-750b-bbe2-336deb230560", "approval_review"],
-    ["/flows", "flows"],
-    ["/notifications", "notifications"],
-    ["/settings", "settings"],
+    "/agents",
+    `/agents/${agentId}`,
+    "/chat",
+    `/chat/${conversationId}`,
+    "/tasks",
+    `/tasks/${taskId}`,
+    "/inbox",
+    "/approvals",
+    // No approval has this id: the page says so, with the same files.
+    "/approvals/01a22b40-f888-750b-bbe2-336deb230560",
+    "/flows",
+    "/notifications",
+    "/settings",
+    "/nowhere",
   ];
-  for (const [path, split] of pages) {
-    // The detail pages render asynchronously (`SsrMode::Async`); Leptos' own preloads came with
-    // about half of their loads.
-    for (let load = 0; load < 6; load++) {
-      const html = await (await request.get(path)).text();
-      const wasm = [...html.matchAll(/<link rel="preload" href="([^"]+\.wasm)"/g)].map((m) => m[1]);
-      expect(wasm, `${path}, load ${load}`).toEqual([
-        "/pkg/agent-taskbay.wasm",
-        expect.stringMatching(new RegExp(`^/pkg/pack_${split}_\\d+\\.wasm$`)),
-      ]);
-      expect(html, path).toContain('<link rel="modulepreload" href="/pkg/__wasm_split.______________________.js"');
-    }
+  const seen = new Set<string>();
+  for (const path of pages) {
+    const html = await (await request.get(path)).text();
+    const wasm = [...html.matchAll(/<link rel="preload" href="([^"]+\.wasm)"/g)].map((m) => m[1]);
+    const js = [...html.matchAll(/<link rel="modulepreload" href="([^"]+\.js)"/g)].map((m) => m[1]);
+    const css = [...html.matchAll(/<link rel="stylesheet" id="leptos" href="([^"]+\.css)"/g)].map((m) => m[1]);
+    expect(wasm, path).toEqual([expect.stringMatching(hashed("wasm"))]);
+    expect(js, path).toEqual([expect.stringMatching(hashed("js"))]);
+    expect(css, path).toEqual([expect.stringMatching(hashed("css"))]);
+    seen.add([...wasm, ...js, ...css].join(" "));
   }
-  // Not a screen: nothing but the main module.
-  const missing = await (await request.get("/nowhere")).text();
-  expect([...missing.matchAll(/<link rel="preload" href="([^"]+\.wasm)"/g)].map((m) => m[1])).toEqual([
-    "/pkg/agent-taskbay.wasm",
-  ]);
+  expect(seen.size).toBe(1);
+  // Named by their contents, they never change: a browser keeps them without asking again.
+  for (const file of [...seen][0].split(" ")) {
+    const response = await request.get(file);
+    expect(response.status(), file).toBe(200);
+    expect(response.headers()["cache-control"], file).toBe("public, max-age=31536000, immutable");
+  }
+  // Any other file is revalidated.
+  expect((await request.get("/favicon.svg")).headers()["cache-control"]).toBeUndefined();
 });
 
-test("a task's page hydrates from its preloaded pack, never fetching its screen's files one by one (ADR 0021)", async ({
-  page,
-}) => {
-  const { taskId } = await aTask(page.request);
-  const files = await screenFiles(page, "task_detail");
-  for (let load = 0; load < 3; load++) {
-    const fetched = wasmRequests(page);
-    await openHydrated(page, `/tasks/${taskId}`);
-    expect(fetched.filter((f) => f.startsWith("pack_"))).toEqual([expect.stringMatching(/^pack_task_detail_\d+\.wasm$/)]);
-    // Views loaded after hydration fetch their own files; the screen's came in the pack, and
-    // none of them is fetched on its own (without the pack's preload the loader fetched each).
-    expect(fetched.filter((f) => files.includes(f))).toEqual([]);
-    page.removeAllListeners("request");
-  }
-});
-
-test("a page whose pack does not arrive hydrates from its screen's own files (ADR 0019)", async ({ page, problems }) => {
-  await page.route(/\/pkg\/pack_[^/]*\.wasm$/, (route) => route.abort());
+test("a page fetches the app's one wasm file once; other screens and a repeat visit fetch none", async ({ page, context }) => {
   const fetched = wasmRequests(page);
   await openHydrated(page, "/tasks");
-  expect(fetched).toEqual(expect.arrayContaining(await screenFiles(page, "tasks")));
-  await expect(page.getByRole("heading", { level: 1, name: "Tasks" })).toBeVisible();
-  await page.getByRole("navigation", { name: "Primary", exact: true }).getByRole("link", { name: "Agents" }).click();
+  expect(fetched).toEqual([expect.stringMatching(/^agent-taskbay\.[0-9a-f]{16}\.wasm$/)]);
+  const nav = page.getByRole("navigation", { name: "Primary", exact: true });
+  await nav.getByRole("link", { name: "Agents" }).click();
   await expect(page.getByRole("heading", { level: 1, name: "Agents" })).toBeVisible();
-  // The browser reports the aborted preload itself; nothing else may have gone wrong.
-  expect(problems.every((p) => /Failed to load resource/.test(p)), problems.join("\n")).toBe(true);
-  problems.length = 0;
-});
+  expect(fetched).toHaveLength(1);
 
-for (const [what, spoil] of [
-  ["cut short", (pack: Buffer) => pack.subarray(0, Math.floor(pack.length / 2))],
-  ["not a pack", (pack: Buffer) => Buffer.concat([Buffer.from("PK\x03\x04"), pack.subarray(4)])],
-  ["a section length past its end", (pack: Buffer) => Buffer.concat([pack.subarray(0, 9), Buffer.from([0xff, 0xff, 0xff, 0xff, 0x0f])])],
-  // The rest of the pack is intact after the bad section: it must be refused whole.
-  ["a file name that is not UTF-8", (pack: Buffer) => Buffer.concat([pack.subarray(0, 8), Buffer.from([0, 3, 1, 0xff, 0]), pack.subarray(8)])],
-  ["a section that is not a file", (pack: Buffer) => Buffer.concat([pack.subarray(0, 8), Buffer.from([1, 1, 0]), pack.subarray(8)])],
-] as const) {
-  test(`a pack that is ${what} is not used: the page hydrates from its files`, async ({ page }) => {
-    await page.route(/\/pkg\/pack_[^/]*\.wasm$/, async (route) => {
-      const response = await route.fetch();
-      await route.fulfill({ status: 200, contentType: "application/wasm", body: spoil(await response.body()) });
-    });
-    const fetched = wasmRequests(page);
-    await openHydrated(page, "/agents");
-    // Every file the pack held is fetched on its own: none was taken from the spoilt pack.
-    expect(fetched).toEqual(expect.arrayContaining(await screenFiles(page, "agents")));
-    await page.getByRole("navigation", { name: "Primary", exact: true }).getByRole("link", { name: "Tasks" }).click();
-    await expect(page.getByRole("heading", { level: 1, name: "Tasks" })).toBeVisible();
-  });
-}
+  // A repeat visit, in a new tab: the wasm, its glue and the stylesheet come from the cache.
+  const again = await context.newPage();
+  await openHydrated(again, "/agents");
+  const transferred = await again.evaluate(() =>
+    performance
+      .getEntriesByType("resource")
+      .filter((r) => /\/pkg\//.test(r.name))
+      .map((r) => ({ name: r.name, bytes: (r as PerformanceResourceTiming).transferSize })),
+  );
+  const names = transferred.map((r) => new URL(r.name).pathname);
+  expect(names.map((name) => name.split(".").pop()).sort()).toEqual(["css", "js", "wasm"]);
+  for (const name of names) expect(name).toMatch(/^\/pkg\/agent-taskbay\.[0-9a-f]{16}\.(css|js|wasm)$/);
+  for (const file of transferred) expect(file.bytes, file.name).toBe(0);
+});
 
 test("the root redirects to chat", async ({ page }) => {
   await page.goto("/");
@@ -249,7 +196,7 @@ test("the app's wasm, scripts and styles arrive compressed and still hydrate", a
         return { name: timing.name, encoded: timing.encodedBodySize, decoded: timing.decodedBodySize };
       }),
   );
-  expect(sizes.map((s) => new URL(s.name).pathname)).toContain("/pkg/agent-taskbay.wasm");
+  expect(sizes.map((s) => new URL(s.name).pathname)).toContainEqual(expect.stringMatching(hashed("wasm")));
   for (const file of sizes) {
     // Brotli shrinks these files to between a third and a fifth.
     expect(file.encoded, file.name).toBeGreaterThan(0);

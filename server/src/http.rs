@@ -6,3 +6,4 @@ pub mod health;
 pub mod live;
 pub mod metrics;
 pub mod router;
+pub mod site;

@@ -14,12 +14,17 @@ use crate::state::AppState;
 use crate::store::{agents, organizations};
 
 /// Leptos options for a server bound at `addr`, from the `LEPTOS_*` environment (site root
-/// `target/site` by default) and production mode unless `LEPTOS_ENV` says otherwise.
+/// `target/site` by default) and production mode unless `LEPTOS_ENV` says otherwise. The site's
+/// files are named by their hashes when the build wrote the hash file beside the binary (and
+/// `LEPTOS_HASH_FILES` does not say otherwise).
 pub fn leptos_options(addr: SocketAddr) -> anyhow::Result<LeptosOptions> {
     let mut options = leptos::config::get_configuration(None)
         .context("reading LEPTOS_* settings")?
         .leptos_options;
     options.site_addr = addr;
+    if std::env::var_os("LEPTOS_HASH_FILES").is_none() {
+        options.hash_files = crate::http::site::hash_file_beside_binary(&options.hash_file);
+    }
     if std::env::var_os("LEPTOS_ENV").is_none() {
         options.env = leptos::config::Env::PROD;
     }

@@ -8,7 +8,6 @@ use leptos::prelude::*;
 
 use crate::api::idempotency::DraftKey;
 use crate::api::tasks::{CommandView, cancel_task};
-use crate::components::deferred::deferred;
 
 /// The button, its confirm step, and the outcome of the request.
 #[component]
@@ -20,11 +19,6 @@ pub fn CancelTaskControl(
     #[prop(optional)]
     on_sent: Option<Callback<CommandView>>,
 ) -> impl IntoView {
-    deferred("cancel", move || cancel_split(task_id, on_sent))
-}
-
-#[lazy]
-fn cancel_split(task_id: String, on_sent: Option<Callback<CommandView>>) -> AnyView {
     let task_id = StoredValue::new(task_id);
     let (confirming, set_confirming) = signal(false);
     let (busy, set_busy) = signal(false);

@@ -62,13 +62,9 @@ fn cell_text(value: &Value) -> String {
 /// show one outside a message part; its code is loaded after hydration (ADR 0015).
 #[component]
 pub fn JsonView(value: Value) -> impl IntoView {
-    crate::components::deferred::deferred("json", move || json_split(value))
+    view! { <JsonTree value/> }
 }
 
-#[lazy]
-fn json_split(value: Value) -> AnyView {
-    view! { <JsonTree value/> }.into_any()
-}
 
 /// A JSON value as a table or tree, with a Raw toggle to pretty-printed text; used by the
 /// part view for JSON and data parts.

@@ -16,7 +16,6 @@ use super::long_text::{LongKind, LongText};
 pub use super::long_text::{MAX_TEXT_CHARS, TEXT_CHUNK_CHARS};
 use super::media::{DownloadCard, MediaView, file_card};
 use crate::a2a::{Part, PartContent};
-use crate::components::deferred::deferred;
 
 /// One message or artifact part, rendered by media type; used wherever parts are shown.
 #[component]
@@ -55,13 +54,9 @@ pub fn PartView(part: Part) -> impl IntoView {
 /// loaded after hydration (ADR 0015).
 #[component]
 pub fn PartsView(parts: Vec<Part>) -> impl IntoView {
-    deferred("parts", move || parts_split(parts))
+    view! { <PartsList parts/> }
 }
 
-#[lazy]
-fn parts_split(parts: Vec<Part>) -> AnyView {
-    view! { <PartsList parts/> }.into_any()
-}
 
 /// Parts of one message or artifact, in order.
 #[component]

@@ -13,7 +13,6 @@ use crate::api::agents::{
     AgentPreview, AgentSummary, PreviewAgent, list_agents, register_agent, remove_agent,
 };
 use crate::api::{Load, resource};
-use crate::components::deferred::deferred;
 use crate::error::AppError;
 
 /// What the forms that write tell the page: the list changed (it is fetched again), or the last
@@ -171,14 +170,13 @@ fn RemoveControl(id: StoredValue<String>, changes: Changes) -> impl IntoView {
                 <button type="button" class="button subtle" on:click=move |_| confirming.set(true)>"Remove"</button>
             }
         >
-            {deferred("remove_agent", move || remove_agent_split(id, confirming, changes))}
+            {remove_agent_confirm(id, confirming, changes)}
         </Show>
     }
     .into_any()
 }
 
-#[lazy]
-fn remove_agent_split(id: StoredValue<String>, confirming: RwSignal<bool>, changes: Changes) -> AnyView {
+fn remove_agent_confirm(id: StoredValue<String>, confirming: RwSignal<bool>, changes: Changes) -> AnyView {
     let busy = RwSignal::new(false);
     let remove = move |_| {
         busy.set(true);
@@ -216,15 +214,14 @@ fn AddAgent(changes: Changes) -> impl IntoView {
         </button>
         <Show when=move || open.get()>
             <section class="panel" aria-label="Add agent">
-                {deferred("add_agent", move || add_agent_split(open, changes))}
+                {add_agent_panel(open, changes)}
             </section>
         </Show>
     }
 }
 
 /// The panel's flow: card URL → preview with the compliance report → connect.
-#[lazy]
-fn add_agent_split(open: RwSignal<bool>, changes: Changes) -> AnyView {
+fn add_agent_panel(open: RwSignal<bool>, changes: Changes) -> AnyView {
     let preview = ServerAction::<PreviewAgent>::new();
     let card_url = RwSignal::new(String::new());
     let input = NodeRef::<leptos::html::Input>::new();

@@ -4,7 +4,7 @@ use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::handler::Handler;
 use axum::http::{HeaderName, HeaderValue, header};
-use axum::middleware::from_fn_with_state;
+use axum::middleware::{from_fn, from_fn_with_state};
 use axum::response::Redirect;
 use axum::routing::get;
 use leptos_axum::{LeptosRoutes, generate_route_list};
@@ -13,7 +13,7 @@ use tower_http::services::ServeDir;
 use tower_http::set_header::SetResponseHeaderLayer;
 
 use super::guard::{self, SERVER_FN_BODY_LIMIT};
-use super::{api, health, live, metrics};
+use super::{api, health, live, metrics, site};
 use crate::state::AppState;
 
 /// Security headers sent with every response (`shared/spec/security-and-durability.md` §6.7).
@@ -75,10 +75,11 @@ pub fn build_router(state: AppState) -> Router {
         // each file, which `ServeDir` sends to a browser that accepts them (a cache between the
         // two must keep the copies apart: `Vary`), and a browser revalidating its copy gets 304.
         // (leptos_axum's own file handler passes on only `Accept-Encoding`, so it never answered
-        // 304; it still renders the 404 page here.)
+        // 304; it still renders the 404 page here.) Content-hashed files are immutable (`site`).
         .fallback_service(
             ServiceBuilder::new()
                 .layer(from_fn_with_state(state.clone(), metrics::record))
+                .layer(from_fn(site::cache_control))
                 .layer(SetResponseHeaderLayer::if_not_present(
                     header::VARY,
                     HeaderValue::from_static("accept-encoding"),

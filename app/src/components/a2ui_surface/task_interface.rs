@@ -9,7 +9,6 @@ use super::{A2uiSurfaces, has_a2ui_parts};
 use crate::api::extensions::get_agent_extensions;
 use crate::api::idempotency::DraftKey;
 use crate::api::tasks::{SendInput, SendMessage};
-use crate::components::deferred::deferred;
 use crate::projection::TaskView;
 
 /// The "Interface" section of the task page (nothing when the task has no A2UI part). The server
@@ -20,15 +19,11 @@ use crate::projection::TaskView;
 pub fn TaskInterface(#[prop(into)] task: Signal<TaskView>) -> impl IntoView {
     view! {
         <Show when=move || task.with(has_a2ui_parts)>
-            {deferred("interface", move || interface_split(task))}
+            <Interface task/>
         </Show>
     }
 }
 
-#[lazy]
-fn interface_split(task: Signal<TaskView>) -> AnyView {
-    view! { <Interface task/> }.into_any()
-}
 
 /// The section: surfaces once the agent's card is known to advertise A2UI, and the outcome of
 /// the last action sent.

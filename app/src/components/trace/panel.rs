@@ -6,7 +6,6 @@ use super::{
     LEVEL_CHOICES, TraceFeed, TraceHistory, TraceItem, decode_history, group_visible, hidden_count,
     level_label, merge, parse_level, sideband_part_to_part,
 };
-use crate::components::deferred::deferred;
 use crate::components::when::When;
 use crate::content::PartsView;
 use crate::ext::sideband::Level;
@@ -44,11 +43,6 @@ pub fn TracePanel(
     history: TraceHistory,
     #[prop(into)] titles: Signal<Vec<(String, String)>>,
 ) -> impl IntoView {
-    deferred("trace", move || trace_split(feed, history, titles))
-}
-
-#[lazy]
-fn trace_split(feed: TraceFeed, history: TraceHistory, titles: Signal<Vec<(String, String)>>) -> AnyView {
     let items = RwSignal::new(Vec::<TraceItem>::new());
     Effect::new(move |_| {
         let events = feed.take();

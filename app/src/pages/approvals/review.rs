@@ -12,7 +12,6 @@ use crate::api::approvals::{
     ApprovalDetail, ApprovalRevision, DecisionInput, decide_approval, get_approval, is_open,
 };
 use crate::api::{Load, resource};
-use crate::components::deferred::deferred;
 use crate::components::structured_form::StructuredForm;
 use crate::components::when::When;
 use crate::content::json::JsonView;
@@ -267,17 +266,12 @@ fn DecisionForm(
             {move || editing.get().then(|| {
                 let action = action.clone();
                 let on_edit = Callback::new(move |edit| send("edit", Some(edit)));
-                deferred("edit-proposal", move || edit_split(action, on_edit))
+                view! { <EditProposal action on_edit/> }
             })}
         </section>
     }
 }
 
-/// The Edit form; its code is loaded when it is first opened (ADR 0015).
-#[lazy]
-fn edit_split(action: Value, on_edit: Callback<Value>) -> AnyView {
-    view! { <EditProposal action on_edit/> }.into_any()
-}
 
 /// Edit then approve: the text of a `send_message`, or the values of a `send_data` form.
 #[component]

@@ -7,7 +7,6 @@ use leptos::prelude::*;
 use super::state::ChatState;
 use crate::a2a::{PartContent, Role};
 use crate::api::approvals::{ApprovalSummary, is_open, list_approvals};
-use crate::components::deferred::deferred;
 use crate::ext::uri::APPROVAL_MEDIA_TYPE;
 use crate::pages::approvals::status_label;
 use crate::projection::TaskView;
@@ -31,11 +30,10 @@ pub fn ApprovalCards(state: ChatState, task: Memo<TaskView>) -> impl IntoView {
     let shown = move || {
         state.extensions.with(|e| e.as_ref().is_some_and(|e| e.approvals)) && task.with(asks_for_approval)
     };
-    view! { <Show when=shown>{deferred("approvals", move || cards_split(task))}</Show> }
+    view! { <Show when=shown>{approval_cards(task)}</Show> }
 }
 
-#[lazy]
-fn cards_split(task: Memo<TaskView>) -> AnyView {
+fn approval_cards(task: Memo<TaskView>) -> AnyView {
     view! { <Cards task/> }.into_any()
 }
 

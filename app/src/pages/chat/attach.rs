@@ -6,7 +6,6 @@ use leptos::prelude::*;
 
 use super::compose::{accepts, data_part, part_media_type, url_part};
 use super::composer::Draft;
-use crate::components::deferred::deferred;
 
 /// The inline forms of the attach tools.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,7 +67,7 @@ pub fn AttachTools(draft: Draft) -> impl IntoView {
             </button>
         </div>
         {move || match open.get() {
-            Some(tool) => deferred("attach-form", move || tool_split(tool, draft, close)).into_any(),
+            Some(tool) => tool_form(tool, draft, close).into_any(),
             None => ().into_any(),
         }}
     }
@@ -76,8 +75,7 @@ pub fn AttachTools(draft: Draft) -> impl IntoView {
 }
 
 /// The URL or JSON form; its code is loaded when one is first opened (ADR 0015).
-#[lazy]
-fn tool_split(tool: Tool, draft: Draft, close: Callback<()>) -> AnyView {
+fn tool_form(tool: Tool, draft: Draft, close: Callback<()>) -> AnyView {
     match tool {
         Tool::Url => view! { <UrlForm draft close/> }.into_any(),
         Tool::Json => view! { <JsonForm draft close/> }.into_any(),
@@ -152,13 +150,12 @@ fn JsonForm(draft: Draft, close: Callback<()>) -> impl IntoView {
 pub fn AttachmentChips(draft: Draft, modes: Signal<Vec<String>>) -> impl IntoView {
     view! {
         <Show when=move || draft.attachments.with(|a| !a.is_empty())>
-            {deferred("attachments", move || chips_split(draft, modes))}
+            {attachment_chips(draft, modes)}
         </Show>
     }
 }
 
-#[lazy]
-fn chips_split(draft: Draft, modes: Signal<Vec<String>>) -> AnyView {
+fn attachment_chips(draft: Draft, modes: Signal<Vec<String>>) -> AnyView {
     view! { <Chips draft modes/> }.into_any()
 }
 

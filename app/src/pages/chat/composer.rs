@@ -11,11 +11,10 @@ use super::extensions::{ExtensionsSummary, SkillPicker};
 use super::options::OptionsPanel;
 use super::state::ChatState;
 use super::targets::{SendTarget, effective_target, send_to_choices};
-use crate::api::agents::{ChatAgent, get_chat_agent};
+use crate::api::agents::get_chat_agent;
 use crate::api::extensions::get_agent_extensions;
 use crate::api::idempotency::DraftKey;
 use crate::api::tasks::{SendInput, SendOptions};
-use crate::components::deferred::deferred;
 
 /// The composer's unsent state; `Copy`, shared by its parts.
 #[derive(Clone, Copy)]
@@ -114,13 +113,9 @@ impl Draft {
 /// views of ADR 0015: a page is read before it is written to (ADR 0017).
 #[component]
 pub fn Composer(state: ChatState) -> impl IntoView {
-    deferred("composer", move || composer_split(state))
+    view! { <ComposerBody state/> }
 }
 
-#[lazy]
-fn composer_split(state: ChatState) -> AnyView {
-    view! { <ComposerBody state/> }.into_any()
-}
 
 /// The composer's controls.
 #[component]
@@ -243,7 +238,7 @@ fn ComposerBody(state: ChatState) -> impl IntoView {
                 </button>
             </div>
             <Show when=move || draft.options_open.get()>
-                {deferred("options", move || options_split(draft, agent))}
+                <OptionsPanel draft agent/>
             </Show>
             <ExtensionsSummary state/>
             {move || draft.error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
@@ -253,11 +248,6 @@ fn ComposerBody(state: ChatState) -> impl IntoView {
     .into_any()
 }
 
-/// The Options panel; its code is loaded when it is first opened (ADR 0015).
-#[lazy]
-fn options_split(draft: Draft, agent: Signal<Option<ChatAgent>>) -> AnyView {
-    view! { <OptionsPanel draft agent/> }.into_any()
-}
 
 /// Text / Markdown; ★ marks the format the card names first, amber when the card does not
 /// accept the chosen one.

@@ -11,7 +11,6 @@ use super::timeline::Timeline;
 use super::wire::WirePanel;
 use crate::api::tasks::{ConversationView, get_conversation, get_new_conversation};
 use crate::api::{Load, resource};
-use crate::components::deferred::deferred;
 use crate::components::state_chip::StateChip;
 use crate::components::trace::{TraceHistory, TracePanel};
 use crate::error::AppError;
@@ -107,7 +106,7 @@ fn ChatView(initial: ConversationView) -> impl IntoView {
             </div>
             <Show when=move || wire_open.get()>
                 <aside class="chat-rail" aria-label="Wire inspector">
-                    {deferred("wire", move || wire_split(state, history_loaded))}
+                    {wire_rail(state, history_loaded)}
                 </aside>
             </Show>
             <Show when=move || trace_open.get()>
@@ -122,8 +121,7 @@ fn ChatView(initial: ConversationView) -> impl IntoView {
 
 /// The Wire rail; its code is loaded when it is first opened (ADR 0015). The first opening
 /// also loads the conversation's stored exchange.
-#[lazy]
-fn wire_split(state: ChatState, history_loaded: StoredValue<bool>) -> AnyView {
+fn wire_rail(state: ChatState, history_loaded: StoredValue<bool>) -> AnyView {
     if !history_loaded.get_value() {
         history_loaded.set_value(true);
         let id = state.conversation_id();

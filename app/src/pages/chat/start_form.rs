@@ -9,7 +9,6 @@ use serde_json::{Map, Value};
 use super::prompt_form::reply_part_list;
 use super::state::ChatState;
 use crate::api::tasks::SendInput;
-use crate::components::deferred::deferred;
 use crate::components::structured_form::StructuredForm;
 use crate::ext::form::parse_form;
 
@@ -24,13 +23,12 @@ pub fn StartForm(state: ChatState) -> impl IntoView {
     };
     view! {
         <Show when=offered>
-            {deferred("start-form", move || start_form_split(state))}
+            {start_form(state)}
         </Show>
     }
 }
 
-#[lazy]
-fn start_form_split(state: ChatState) -> AnyView {
+fn start_form(state: ChatState) -> AnyView {
     // The server sends only a definition that parses.
     let form = Memo::new(move |_| {
         state.extensions.with(|e| {

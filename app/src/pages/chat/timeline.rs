@@ -13,10 +13,8 @@ use crate::api::tasks::{CommandView, SendInput};
 use crate::components::a2ui_surface::{A2uiSurfaces, has_a2ui_parts};
 use crate::components::artifact::ArtifactCard;
 use crate::components::cancel_task::CancelTaskControl;
-use crate::components::deferred::deferred;
 use crate::components::state_chip::StateChip;
 use crate::content::PartsView;
-use crate::ext::form::FormDefinition;
 use crate::pages::task_detail::display_title;
 use crate::projection::{MessageView, TaskKind, TaskView};
 
@@ -84,7 +82,7 @@ fn TaskBlock(state: ChatState, id: String) -> impl IntoView {
                 children=move |item| view! { <TimelineEntry state task item/> }
             />
             <Show when=move || a2ui() && task.with(has_a2ui_parts)>
-                {deferred("a2ui", move || surfaces_split(state, task))}
+                {a2ui_surfaces(state, task)}
             </Show>
             <ApprovalCards state task/>
             <For
@@ -104,8 +102,7 @@ fn TaskBlock(state: ChatState, id: String) -> impl IntoView {
 
 /// The task's A2UI surfaces; an action is sent on the same task. Their code, and the send's,
 /// load after hydration (ADR 0015).
-#[lazy]
-fn surfaces_split(state: ChatState, task: Memo<TaskView>) -> AnyView {
+fn a2ui_surfaces(state: ChatState, task: Memo<TaskView>) -> AnyView {
     let version = Signal::derive(move || state.extensions.with(|e| e.as_ref().and_then(|e| e.a2ui)));
     let key = crate::api::idempotency::DraftKey::new();
     let on_action = Callback::new(move |parts: Vec<serde_json::Value>| {
@@ -123,15 +120,10 @@ fn TimelineEntry(state: ChatState, task: Memo<TaskView>, item: TimelineMessage) 
     let TimelineMessage { message, form, .. } = item;
     view! {
         {bubble.then(|| view! { <Bubble message/> })}
-        {form.map(|form| deferred("prompt-form", move || prompt_form_split(state, task, form)))}
+        {form.map(|form| view! { <PromptForm state task form/> })}
     }
 }
 
-/// An agent prompt's form; its code is loaded after hydration (ADR 0015).
-#[lazy]
-fn prompt_form_split(state: ChatState, task: Memo<TaskView>, form: FormDefinition) -> AnyView {
-    view! { <PromptForm state task form/> }.into_any()
-}
 
 /// A message bubble; agent prompts that pause the task are marked.
 #[component]
@@ -167,13 +159,12 @@ fn Bubble(message: MessageView) -> impl IntoView {
 fn QuickReplies(state: ChatState, task: Memo<TaskView>) -> impl IntoView {
     view! {
         <Show when=move || task.with(|t| !prompt_quick_replies(t).is_empty())>
-            {deferred("quick-replies", move || replies_split(state, task))}
+            {quick_replies(state, task)}
         </Show>
     }
 }
 
-#[lazy]
-fn replies_split(state: ChatState, task: Memo<TaskView>) -> AnyView {
+fn quick_replies(state: ChatState, task: Memo<TaskView>) -> AnyView {
     let replies = move || task.with(prompt_quick_replies);
     let key = crate::api::idempotency::DraftKey::new();
     let reply = move |text: String| {
