@@ -511,21 +511,10 @@ fn outcome(row: &task::Model, sequence: Option<i64>, new_task: bool) -> Ingested
     }
 }
 
-/// JSON with object keys sorted, for payload digests.
-pub fn canonical(value: &Value) -> String {
-    fn sort(value: &Value) -> Value {
-        match value {
-            Value::Object(map) => {
-                let mut entries: Vec<_> = map.iter().collect();
-                entries.sort_by(|a, b| a.0.cmp(b.0));
-                Value::Object(entries.into_iter().map(|(k, v)| (k.clone(), sort(v))).collect())
-            }
-            Value::Array(items) => Value::Array(items.iter().map(sort).collect()),
-            other => other.clone(),
-        }
-    }
-    sort(value).to_string()
-}
+/// The ledger form of canonical JSON, over which payload digests are computed; one writer for
+/// the whole workspace lives in [`app::ext::canonical`], whose docs say why the ledger keeps its own
+/// key order and number text.
+pub use app::ext::canonical::ledger_json as canonical;
 
 fn event_kind(event: &StreamEvent) -> &'static str {
     match event {
