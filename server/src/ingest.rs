@@ -118,6 +118,19 @@ pub enum IngestError {
     Db(#[from] DbErr),
 }
 
+/// Work a layer above ingestion does in ingestion's transaction after an event changed a task:
+/// the approval detector opens a decision request in the same transaction as the prompt that
+/// carries it. Ingestion calls it without knowing what it does, so `ingest` depends on no layer
+/// above it; [`AppState`](crate::AppState) installs the services' hook.
+pub trait TaskChanged: Send + Sync + std::fmt::Debug {
+    /// Runs inside `tx`, after the change is folded into `row` and before it commits.
+    fn task_changed<'a>(
+        &'a self,
+        tx: &'a DatabaseTransaction,
+        row: &'a task::Model,
+    ) -> futures::future::BoxFuture<'a, Result<(), DbErr>>;
+}
+
 /// The ingestion service: the database, the artifact store and the bus.
 #[derive(Clone, Debug)]
 pub struct Ingestor {
@@ -127,6 +140,8 @@ pub struct Ingestor {
     pub subscribed: Subscribed,
     /// What this process stored, for `/metrics`.
     pub counters: std::sync::Arc<IngestCounters>,
+    /// Run after an event changed a task; none in an ingestor built without one (tests, tools).
+    pub on_change: Option<std::sync::Arc<dyn TaskChanged>>,
 }
 
 /// Counts of what ingestion committed in this process (`GET /metrics`).
@@ -191,7 +206,14 @@ impl Ingestor {
             bus,
             subscribed: Subscribed::default(),
             counters: Default::default(),
+            on_change: None,
         }
+    }
+
+    /// The same ingestor, running `hook` after every event that changes a task.
+    pub fn with_task_hook(mut self, hook: std::sync::Arc<dyn TaskChanged>) -> Ingestor {
+        self.on_change = Some(hook);
+        self
     }
 
     /// Ingests one observation in its own transaction and publishes it.
@@ -430,8 +452,8 @@ impl Ingestor {
         open.dirty = true;
         let row = &open.row;
         // An approval request opens in the same transaction as the prompt that carries it.
-        if changed {
-            crate::services::approvals::detect(tx, row).await?;
+        if changed && let Some(hook) = &self.on_change {
+            hook.task_changed(tx, row).await?;
         }
         let mut ingested = outcome(row, Some(sequence), new_task);
         // Every unfinished task is followed, a waiting one included: an agent may move on from

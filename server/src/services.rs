@@ -5,4 +5,5 @@
 
 pub mod agents;
 pub mod approvals;
+pub mod approvals_hook;
 pub mod commands;
