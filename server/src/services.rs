@@ -7,3 +7,4 @@ pub mod agents;
 pub mod approvals;
 pub mod approvals_hook;
 pub mod commands;
+pub mod tasks;
