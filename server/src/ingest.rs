@@ -224,7 +224,8 @@ impl Ingestor {
 
     /// Decodes the payload and archives its inline bytes. Called before the transaction, so no
     /// file is written while the database is locked; a file whose event is not stored has no
-    /// `artifact_access` row and is never served.
+    /// `artifact_access` row and is never served. It blocks on file I/O: async callers use
+    /// [`Ingestor::prepare_all`].
     pub fn prepare(&self, observation: &Observation) -> Result<Prepared, IngestError> {
         let DecodedEvent { event, .. } =
             decode_stream_event(&observation.payload).map_err(|e| IngestError::Invalid(e.to_string()))?;
@@ -268,6 +269,25 @@ impl Ingestor {
             digest,
             archived,
         })
+    }
+
+    /// [`Ingestor::prepare`] of each observation, on the blocking pool: decoding, digests and
+    /// the archive's file writes stay off the async executor.
+    pub async fn prepare_all(&self, observations: &[Observation]) -> Result<Vec<Prepared>, IngestError> {
+        let ingestor = self.clone();
+        let observations = observations.to_vec();
+        let prepared = tokio::task::spawn_blocking(move || {
+            observations
+                .iter()
+                .map(|observation| ingestor.prepare(observation))
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .await;
+        match prepared {
+            Ok(prepared) => prepared,
+            Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+            Err(error) => Err(IngestError::Archive(std::io::Error::other(error))),
+        }
     }
 
     /// Publishes what a committed [`Ingestor::apply`] did, and remembers that its task has a
@@ -319,10 +339,7 @@ impl Ingestor {
         if observations.is_empty() {
             return Ok(Vec::new());
         }
-        let prepared = observations
-            .iter()
-            .map(|observation| self.prepare(observation))
-            .collect::<Result<Vec<_>, _>>()?;
+        let prepared = self.prepare_all(observations).await?;
         let tx = self.db.write.begin().await?;
         let mut checked: Option<&Fence> = None;
         let mut open: Option<Open> = None;
