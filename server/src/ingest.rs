@@ -11,6 +11,7 @@
 
 pub mod archive;
 pub mod bus;
+pub mod committed;
 mod fold;
 pub mod gc;
 pub mod verify;

@@ -1,6 +1,7 @@
 //! `POST /api/agents/{agentId}/stream` (operate; `shared/spec/reference.md` §4.6,
 //! `shared/spec/security-and-durability.md` §3.4 "Compatibility routes"): SSE built only from
-//! **committed** state, read every 250 ms for up to 50 s.
+//! **committed** state for up to 50 s, read again when the bus reports a commit of the task or a
+//! status change of the command, and every 250 ms at the latest.
 //!
 //! The body is a command body (§4.4), or `{"resubscribe": true, "taskId": "<remote>",
 //! "tenant": ""}` to follow a known task again (`taskId is required to resubscribe.`; anything
@@ -46,9 +47,11 @@ use super::principal::{Permission, Principal};
 use super::tasks::TASK_NOT_FOUND;
 use crate::http::live::LivePermit;
 use crate::services::commands;
+use crate::services::tasks as task_services;
 use crate::state::AppState;
-use crate::store::tasks::{self as task_store, EVENTS_PER_READ, EventScope};
-use crate::store::{StoreError, new_id, subscriptions};
+use crate::ingest::committed::CommittedEvents;
+use crate::store::tasks::{self as task_store, EventScope};
+use crate::store::{StoreError, new_id};
 
 /// How often the stream re-reads committed state.
 pub const POLL: Duration = Duration::from_millis(250);
@@ -81,8 +84,8 @@ struct Follow {
     session: String,
     /// The local task, once known.
     task: Option<String>,
-    /// The last ledger sequence sent.
-    after: i64,
+    /// The task's committed events after the last one sent; wakes the reader on the bus.
+    events: CommittedEvents,
     /// The task version of the last snapshot sent.
     version: Option<i64>,
     /// A send on a task that was waiting for input: its status then. The stream does not end on
@@ -158,12 +161,14 @@ pub async fn stream(
             timestamp: t.state_timestamp,
         })
         .filter(|s| s.state.is_paused());
+    let events = committed(&state, &principal.organization_id, command.task_id.clone(), after)
+        .with_command(Some(command.id.clone()));
     let follow = Follow {
         organization_id: principal.organization_id,
         command_id: Some(command.id.clone()),
         session: command.id.clone(),
         task: command.task_id.clone(),
-        after,
+        events,
         version: None,
         waiting_from,
     };
@@ -185,28 +190,33 @@ async fn resubscribe(
         .ok_or_else(|| ApiError::bad_request(RESUBSCRIBE_NEEDS_TASK))?;
     let agent = find_agent(&state, &principal, agent_id).await?;
     let tenant = body.tenant.unwrap_or_default();
-    let found = crate::store::tasks::find_remote(
-        &state.db.read,
-        &principal.organization_id,
-        &agent.id,
-        &tenant,
-        &remote,
-    )
-    .await
-    .map_err(|e| ApiError::from_store(e, TASK_NOT_FOUND))?;
-    if !TaskState::parse(&found.state).is_terminal() {
-        subscriptions::rearm(&state.db, &found).await?;
-    }
+    let found = task_services::resubscribe(&state.db, &principal.organization_id, &agent.id, &tenant, &remote)
+        .await
+        .map_err(|e| ApiError::from_store(e, TASK_NOT_FOUND))?;
+    let events = committed(&state, &principal.organization_id, Some(found.id.clone()), found.last_sequence);
     let follow = Follow {
         organization_id: principal.organization_id,
         command_id: None,
         session: new_id(),
         task: Some(found.id),
-        after: found.last_sequence,
+        events,
         version: None,
         waiting_from: None,
     };
     Ok(spawn(state, follow, None, permit))
+}
+
+/// The committed events of `task` (once known) after `after`, re-read every [`POLL`] at the
+/// latest.
+fn committed(state: &AppState, organization_id: &str, task: Option<String>, after: i64) -> CommittedEvents {
+    CommittedEvents::new(
+        &state.bus,
+        state.db.clone(),
+        organization_id.to_owned(),
+        task.map(EventScope::Task),
+        after,
+        POLL,
+    )
 }
 
 /// The task status a stored event reports, if it reports one (a snapshot or a status update).
@@ -275,7 +285,7 @@ fn spawn(state: AppState, mut follow: Follow, first: Option<Event>, permit: Live
                 break;
             }
             tokio::select! {
-                () = tokio::time::sleep(POLL) => {}
+                changed = follow.events.changed() => if !changed { break },
                 () = state.shutdown.cancelled() => break,
                 () = tx.closed() => return,
             }
@@ -331,11 +341,12 @@ async fn cycle(state: &AppState, follow: &mut Follow, tx: &mpsc::Sender<Event>) 
             return Ok(Next::Gone);
         }
     }
-    let events =
-        task_store::events_after(&state.db.read, &org, &EventScope::Task(local), follow.after).await?;
-    let full = events.len() as u64 >= EVENTS_PER_READ;
-    for event in events {
-        follow.after = event.sequence;
+    if !follow.events.has_scope() {
+        follow.events.set_scope(EventScope::Task(local));
+    }
+    let batch = follow.events.read().await?;
+    let full = batch.full;
+    for event in batch.events {
         if let Some(from) = &follow.waiting_from
             && status_of(&event.payload).is_some_and(|status| from.left_by(&status))
         {
