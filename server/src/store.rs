@@ -9,6 +9,7 @@ pub mod dispatch;
 pub mod leases;
 pub mod ledger;
 pub mod organizations;
+pub mod projections;
 pub mod subscriptions;
 pub mod task_rows;
 pub mod tasks;
