@@ -100,4 +100,3 @@ impl Ingestor {
 /// the whole workspace lives in [`app::ext::canonical`], whose docs say why the ledger keeps its own
 /// key order and number text.
 pub use app::ext::canonical::ledger_json as canonical;
-

@@ -167,8 +167,14 @@ fn ledger_digest_of_a_stored_event_is_pinned() {
         text,
         r#"{"task":{"contextId":"c1","id":"r1","status":{"state":"TASK_STATE_WORKING"}}}"#
     );
-    let hex: String = Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
-    assert_eq!(hex, "145a2807519ae5a8c8fd4258b1e17514d6cb23237d1b078ed06f0c5bf06576da");
+    let hex: String = Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(
+        hex,
+        "145a2807519ae5a8c8fd4258b1e17514d6cb23237d1b078ed06f0c5bf06576da"
+    );
 }
 
 #[test]

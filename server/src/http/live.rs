@@ -212,7 +212,9 @@ fn ledger_stream(
                     Wake::Closed => return,
                     Wake::Notice(notice) => {
                         if conversation
-                            && conversation_frame(&state, &organization_id, &notice, &tx).await.is_err()
+                            && conversation_frame(&state, &organization_id, &notice, &tx)
+                                .await
+                                .is_err()
                         {
                             return;
                         }
@@ -249,7 +251,12 @@ async fn conversation_frame(
         Notice::Command { command_id, .. } => commands::find(&state.db, organization_id, command_id)
             .await
             .ok()
-            .and_then(|command| Event::default().event("command").json_data(commands::view(&command)).ok()),
+            .and_then(|command| {
+                Event::default()
+                    .event("command")
+                    .json_data(commands::view(&command))
+                    .ok()
+            }),
         _ => None,
     };
     match frame {

@@ -260,7 +260,6 @@ fn remote_timestamp(event: &StreamEvent) -> Option<String> {
     }
 }
 
-
 async fn check_fence(tx: &DatabaseTransaction, fence: &Fence) -> Result<(), IngestError> {
     match fence {
         Fence::Subscription { id, owner } => {

@@ -102,7 +102,8 @@ impl CommittedEvents {
         let Some(scope) = &self.scope else {
             return Ok(Batch::default());
         };
-        let events = task_store::events_after(&self.db.read, &self.organization_id, scope, self.after).await?;
+        let events =
+            task_store::events_after(&self.db.read, &self.organization_id, scope, self.after).await?;
         if let Some(last) = events.last() {
             self.after = last.sequence;
         }
@@ -138,7 +139,9 @@ impl CommittedEvents {
             match self.wait().await {
                 Wake::Reread => return true,
                 Wake::Closed => return false,
-                Wake::Notice(notice) if self.advances(&notice) || matches!(notice, Notice::Command { .. }) => {
+                Wake::Notice(notice)
+                    if self.advances(&notice) || matches!(notice, Notice::Command { .. }) =>
+                {
                     return true;
                 }
                 Wake::Notice(_) => {}

@@ -6,7 +6,7 @@
 mod query;
 mod send;
 
-pub use query::{conversation, conversation_events, conversations, list, view, RECENT_CONVERSATIONS};
+pub use query::{RECENT_CONVERSATIONS, conversation, conversation_events, conversations, list, view};
 pub use send::{cancel, follow, resubscribe, send};
 
 use crate::services::commands::CommandError;

@@ -55,7 +55,12 @@ pub async fn lease_held(tx: &DatabaseTransaction, subscription_id: &str, owner: 
 }
 
 /// Whether the task already has the event `(source, source_key)` (de-duplication).
-pub async fn has_event(tx: &DatabaseTransaction, task_id: &str, source: &str, source_key: &str) -> Result<bool, DbErr> {
+pub async fn has_event(
+    tx: &DatabaseTransaction,
+    task_id: &str,
+    source: &str,
+    source_key: &str,
+) -> Result<bool, DbErr> {
     Ok(task_event::Entity::find()
         .filter(task_event::Column::TaskId.eq(task_id))
         .filter(task_event::Column::Source.eq(source))

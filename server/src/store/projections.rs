@@ -71,7 +71,11 @@ pub async fn find_artifact(
 }
 
 /// Writes an artifact row whole: an update when it `exists`, else an insert.
-pub async fn save_artifact(tx: &DatabaseTransaction, artifact: task_artifact::Model, exists: bool) -> Result<(), DbErr> {
+pub async fn save_artifact(
+    tx: &DatabaseTransaction,
+    artifact: task_artifact::Model,
+    exists: bool,
+) -> Result<(), DbErr> {
     let row = task_artifact::ActiveModel {
         id: Set(artifact.id),
         task_id: Set(artifact.task_id),
@@ -86,9 +90,13 @@ pub async fn save_artifact(tx: &DatabaseTransaction, artifact: task_artifact::Mo
         position: Set(artifact.position),
     };
     if exists {
-        task_artifact::Entity::update(row).exec_without_returning(tx).await?;
+        task_artifact::Entity::update(row)
+            .exec_without_returning(tx)
+            .await?;
     } else {
-        task_artifact::Entity::insert(row).exec_without_returning(tx).await?;
+        task_artifact::Entity::insert(row)
+            .exec_without_returning(tx)
+            .await?;
     }
     Ok(())
 }
@@ -158,6 +166,8 @@ pub async fn update_after_chunk(
     row.streaming = Set(streaming);
     row.chunks = Set(chunks);
     row.sequence = Set(sequence);
-    task_artifact::Entity::update(row).exec_without_returning(tx).await?;
+    task_artifact::Entity::update(row)
+        .exec_without_returning(tx)
+        .await?;
     Ok(())
 }

@@ -20,7 +20,9 @@ fn locked(tx: &DatabaseTransaction, select: Select<task::Entity>) -> Select<task
 
 /// The task by its local id, locked.
 pub async fn lock(tx: &DatabaseTransaction, task_id: &str) -> Result<Option<task::Model>, DbErr> {
-    locked(tx, task::Entity::find_by_id(task_id.to_owned())).one(tx).await
+    locked(tx, task::Entity::find_by_id(task_id.to_owned()))
+        .one(tx)
+        .await
 }
 
 /// The agent's task by its remote identity, locked.

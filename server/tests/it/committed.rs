@@ -77,7 +77,9 @@ async fn reads_in_order_and_wakes_on_the_bus_for_its_task_only() {
             .await
             .unwrap();
         assert!(
-            tokio::time::timeout(Duration::from_millis(300), events.wait()).await.is_err(),
+            tokio::time::timeout(Duration::from_millis(300), events.wait())
+                .await
+                .is_err(),
             "{}: woken by another task",
             test_db.name
         );

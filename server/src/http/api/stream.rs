@@ -29,6 +29,7 @@
 use std::time::{Duration, Instant};
 
 use app::a2a::TaskState;
+use app::api::tasks::LedgerEvent;
 use app::ext::sideband;
 use app::projection::TaskKind;
 use axum::extract::{Path, State};
@@ -45,11 +46,12 @@ use super::commands::{default_key, header_key, submit};
 use super::error::ApiError;
 use super::principal::{Permission, Principal};
 use super::tasks::TASK_NOT_FOUND;
+use crate::db::entity::task;
 use crate::http::live::LivePermit;
+use crate::ingest::committed::CommittedEvents;
 use crate::services::commands;
 use crate::services::tasks as task_services;
 use crate::state::AppState;
-use crate::ingest::committed::CommittedEvents;
 use crate::store::tasks::{self as task_store, EventScope};
 use crate::store::{StoreError, new_id};
 
@@ -190,10 +192,16 @@ async fn resubscribe(
         .ok_or_else(|| ApiError::bad_request(RESUBSCRIBE_NEEDS_TASK))?;
     let agent = find_agent(&state, &principal, agent_id).await?;
     let tenant = body.tenant.unwrap_or_default();
-    let found = task_services::resubscribe(&state.db, &principal.organization_id, &agent.id, &tenant, &remote)
-        .await
-        .map_err(|e| ApiError::from_store(e, TASK_NOT_FOUND))?;
-    let events = committed(&state, &principal.organization_id, Some(found.id.clone()), found.last_sequence);
+    let found =
+        task_services::resubscribe(&state.db, &principal.organization_id, &agent.id, &tenant, &remote)
+            .await
+            .map_err(|e| ApiError::from_store(e, TASK_NOT_FOUND))?;
+    let events = committed(
+        &state,
+        &principal.organization_id,
+        Some(found.id.clone()),
+        found.last_sequence,
+    );
     let follow = Follow {
         organization_id: principal.organization_id,
         command_id: None,
@@ -234,7 +242,7 @@ fn status_of(payload: &Value) -> Option<Status> {
 
 /// The sideband events of a stored event, decoded under the URIs negotiated when it was
 /// received (reference §3.5); the same decoder runs in the browser's Trace panel.
-fn sideband_of(event: &app::api::tasks::LedgerEvent, session: &str) -> Vec<sideband::SidebandEvent> {
+fn sideband_of(event: &LedgerEvent, session: &str) -> Vec<sideband::SidebandEvent> {
     sideband::decode(
         &event.payload,
         &event.extensions,
@@ -345,8 +353,19 @@ async fn cycle(state: &AppState, follow: &mut Follow, tx: &mpsc::Sender<Event>) 
         follow.events.set_scope(EventScope::Task(local));
     }
     let batch = follow.events.read().await?;
-    let full = batch.full;
-    for event in batch.events {
+    if !send_events(follow, batch.events, tx).await {
+        return Ok(Next::Gone);
+    }
+    Ok(if settled && finished(follow, &row) && !batch.full {
+        Next::End
+    } else {
+        Next::Continue
+    })
+}
+
+/// Sends each event's `meta`, `a2a` and `sideband` frames; `false` when the client went away.
+async fn send_events(follow: &mut Follow, events: Vec<LedgerEvent>, tx: &mpsc::Sender<Event>) -> bool {
+    for event in events {
         if let Some(from) = &follow.waiting_from
             && status_of(&event.payload).is_some_and(|status| from.left_by(&status))
         {
@@ -358,15 +377,23 @@ async fn cycle(state: &AppState, follow: &mut Follow, tx: &mpsc::Sender<Event>) 
             "sessionId": follow.session,
             "requestId": follow.session,
         });
-        if !send(frame("meta", &meta)).await || !send(frame("a2a", &event.payload)).await {
-            return Ok(Next::Gone);
+        if tx.send(frame("meta", &meta)).await.is_err()
+            || tx.send(frame("a2a", &event.payload)).await.is_err()
+        {
+            return false;
         }
         for sideband in sideband_of(&event, &follow.session) {
-            if !send(frame("sideband", &sideband)).await {
-                return Ok(Next::Gone);
+            if tx.send(frame("sideband", &sideband)).await.is_err() {
+                return false;
             }
         }
     }
+    true
+}
+
+/// Whether the task row (read before the events) is at a state the stream ends on: a message
+/// reply, a terminal state, or a pause that is not the one a reply was sent from.
+fn finished(follow: &mut Follow, row: &task::Model) -> bool {
     let now = TaskState::parse(&row.state);
     let current = Status {
         state: now.clone(),
@@ -379,12 +406,7 @@ async fn cycle(state: &AppState, follow: &mut Follow, tx: &mpsc::Sender<Event>) 
     {
         follow.waiting_from = None;
     }
-    let finished = TaskKind::parse(&row.kind) == TaskKind::Message
+    TaskKind::parse(&row.kind) == TaskKind::Message
         || now.is_terminal()
-        || (now.is_paused() && follow.waiting_from.is_none());
-    Ok(if settled && finished && !full {
-        Next::End
-    } else {
-        Next::Continue
-    })
+        || (now.is_paused() && follow.waiting_from.is_none())
 }

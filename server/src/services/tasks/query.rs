@@ -1,6 +1,8 @@
 //! Reads of the committed projections: task pages and views, conversations and their ledger tail.
 
-use app::api::tasks::{CommandView, ConversationSummary, ConversationView, LedgerEvent, TaskFilter, TaskPage, WIRE_HISTORY};
+use app::api::tasks::{
+    CommandView, ConversationSummary, ConversationView, LedgerEvent, TaskFilter, TaskPage, WIRE_HISTORY,
+};
 use app::projection::TaskView;
 
 use super::TaskError;

@@ -21,7 +21,12 @@ use crate::store::{card_snapshots, subscriptions};
 
 /// Stores a send of the Chat screen under the browser's idempotency key: the same key and
 /// content replay the stored command; other content is refused ([`commands::KEY_CONFLICT`]).
-pub async fn send(db: &Db, bus: &Bus, organization_id: &str, input: SendInput) -> Result<CommandView, TaskError> {
+pub async fn send(
+    db: &Db,
+    bus: &Bus,
+    organization_id: &str,
+    input: SendInput,
+) -> Result<CommandView, TaskError> {
     let key = required_key(input.idempotency_key)?;
     let conversation_id = send_conversation(organization_id, input.conversation_id, &key)?;
     let task_id = match input.task_id.filter(|t| !t.is_empty()) {
@@ -29,7 +34,8 @@ pub async fn send(db: &Db, bus: &Bus, organization_id: &str, input: SendInput) -
         None => None,
     };
     let options = input.options;
-    let (extensions, metadata) = a2ui_additions(db, &input.agent_id, options.extensions, input.metadata).await?;
+    let (extensions, metadata) =
+        a2ui_additions(db, &input.agent_id, options.extensions, input.metadata).await?;
     let config = CommandConfig {
         return_immediately: options.return_immediately,
         history_length: options.history_length,
@@ -48,7 +54,16 @@ pub async fn send(db: &Db, bus: &Bus, organization_id: &str, input: SendInput) -
         config: Some(config),
         ..CommandBody::default()
     };
-    accept(db, bus, organization_id, &input.agent_id, body, conversation_id, key).await
+    accept(
+        db,
+        bus,
+        organization_id,
+        &input.agent_id,
+        body,
+        conversation_id,
+        key,
+    )
+    .await
 }
 
 /// Stores a `cancelTask` for the task's remote id under the browser's idempotency key.
@@ -72,7 +87,16 @@ pub async fn cancel(
         tenant: Some(task.tenant.clone()).filter(|t| !t.is_empty()),
         ..CommandBody::default()
     };
-    accept(db, bus, organization_id, &task.agent_id, body, task.conversation_id, key).await
+    accept(
+        db,
+        bus,
+        organization_id,
+        &task.agent_id,
+        body,
+        task.conversation_id,
+        key,
+    )
+    .await
 }
 
 /// Starts following an unfinished task again (its subscription is re-armed).
@@ -184,7 +208,11 @@ fn required_key(key: Option<String>) -> Result<String, TaskError> {
 /// The conversation a send goes to: the chat's, or for a new chat one named after the send's
 /// key, so that every attempt of a new chat's first send (a retry, a double click racing the
 /// first) has the same content and replays the stored command.
-fn send_conversation(organization_id: &str, requested: Option<String>, key: &str) -> Result<String, TaskError> {
+fn send_conversation(
+    organization_id: &str,
+    requested: Option<String>,
+    key: &str,
+) -> Result<String, TaskError> {
     use sha2::{Digest, Sha256};
     match requested.filter(|c| !c.is_empty()) {
         Some(id) if uuid::Uuid::parse_str(&id).is_ok() => Ok(id),
@@ -214,10 +242,16 @@ mod tests {
     #[test]
     fn a_new_chat_is_named_after_the_key_and_a_bad_id_is_not_found() {
         let first = send_conversation("org", None, "k1").unwrap();
-        assert_eq!(send_conversation("org", Some(String::new()), "k1").unwrap(), first);
+        assert_eq!(
+            send_conversation("org", Some(String::new()), "k1").unwrap(),
+            first
+        );
         assert_ne!(send_conversation("org", None, "k2").unwrap(), first);
         assert_ne!(send_conversation("other", None, "k1").unwrap(), first);
-        assert_eq!(send_conversation("org", Some(first.clone()), "k9").unwrap(), first);
+        assert_eq!(
+            send_conversation("org", Some(first.clone()), "k9").unwrap(),
+            first
+        );
         assert!(matches!(
             send_conversation("org", Some("nope".into()), "k1"),
             Err(TaskError::NotFound)
@@ -230,7 +264,10 @@ mod tests {
         for missing in [None, Some("  ".into()), Some("x".repeat(256))] {
             assert!(matches!(
                 required_key(missing),
-                Err(TaskError::Invalid { field: "idempotencyKey", .. })
+                Err(TaskError::Invalid {
+                    field: "idempotencyKey",
+                    ..
+                })
             ));
         }
     }
