@@ -35,9 +35,10 @@ use super::api::error::ApiError;
 use crate::ingest::bus::Notice;
 use crate::ingest::committed::{CommittedEvents, Wake};
 use crate::services::commands;
+use crate::services::tasks as task_services;
 use crate::state::AppState;
 use crate::store::organizations;
-use crate::store::tasks::{self as task_store, EventScope};
+use crate::store::tasks::EventScope;
 
 /// How often a live stream re-reads without a wake-up on PostgreSQL (other replicas' commits).
 pub const REREAD: Duration = Duration::from_secs(1);
@@ -103,7 +104,7 @@ pub async fn task_stream(
         Err(busy) => return Ok(busy),
     };
     let organization = organizations::local(&state.db).await?;
-    let task = task_store::find(&state.db.read, &organization.id, &id).await?;
+    let task = task_services::find(&state.db, &organization.id, &id).await?;
     let after = resume_point(&headers, &query);
     Ok(ledger_stream(
         state,

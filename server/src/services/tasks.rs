@@ -6,7 +6,7 @@
 mod query;
 mod send;
 
-pub use query::{RECENT_CONVERSATIONS, conversation, conversation_events, conversations, list, view};
+pub use query::{RECENT_CONVERSATIONS, conversation, conversation_events, conversations, find, list, view};
 pub use send::{cancel, follow, resubscribe, send};
 
 use crate::services::commands::CommandError;

@@ -52,7 +52,7 @@ use crate::ingest::committed::CommittedEvents;
 use crate::services::commands;
 use crate::services::tasks as task_services;
 use crate::state::AppState;
-use crate::store::tasks::{self as task_store, EventScope};
+use crate::store::tasks::{EventScope, TASK_VIEW_ITEMS};
 use crate::store::{StoreError, new_id};
 
 /// How often the stream re-reads committed state.
@@ -151,7 +151,7 @@ pub async fn stream(
     let (command, replay) = submit(&state, &principal, &agent_id, body, key).await?;
     // A follow-up on a known task streams what happens from now on, not its whole history.
     let before = match (&command.task_id, replay) {
-        (Some(local), false) => task_store::find(&state.db.read, &principal.organization_id, local)
+        (Some(local), false) => task_services::find(&state.db, &principal.organization_id, local)
             .await
             .ok(),
         _ => None,
@@ -333,7 +333,7 @@ async fn cycle(state: &AppState, follow: &mut Follow, tx: &mpsc::Sender<Event>) 
     let Some(local) = follow.task.clone() else {
         return Ok(Next::Continue);
     };
-    let row = task_store::find(&state.db.read, &org, &local).await?;
+    let row = task_services::find(&state.db, &org, &local).await?;
     let persisted = json!({
         "localId": row.id,
         "taskId": row.remote_task_id.clone().unwrap_or_else(|| row.id.clone()),
@@ -343,7 +343,7 @@ async fn cycle(state: &AppState, follow: &mut Follow, tx: &mpsc::Sender<Event>) 
         return Ok(Next::Gone);
     }
     if follow.version != Some(row.version) {
-        let view = task_store::view(&state.db.read, &org, &local).await?;
+        let view = task_services::view(&state.db, &org, &local, TASK_VIEW_ITEMS).await?;
         follow.version = Some(row.version);
         if !send(frame("snapshot", &view)).await {
             return Ok(Next::Gone);

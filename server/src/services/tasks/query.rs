@@ -7,6 +7,7 @@ use app::projection::TaskView;
 
 use super::TaskError;
 use crate::db::Db;
+use crate::db::entity::task;
 use crate::services::commands;
 use crate::store::StoreError;
 use crate::store::agents as agent_store;
@@ -24,6 +25,11 @@ pub async fn list(
     limit: u64,
 ) -> Result<TaskPage, StoreError> {
     task_store::list(&db.read, organization_id, filter, offset, limit).await
+}
+
+/// One task row of the organization by its local id.
+pub async fn find(db: &Db, organization_id: &str, task_id: &str) -> Result<task::Model, StoreError> {
+    task_store::find(&db.read, organization_id, task_id).await
 }
 
 /// One task's view with at most `limit` of its latest messages, artifacts and transitions each.
