@@ -9,7 +9,8 @@
 //! - [`skill_routing`]: skill-bound sends (§1.3);
 //! - [`a2ui`]: A2UI v0.9 and v0.8 surfaces and actions (§1.4);
 //! - [`sideband`]: sideband events decoded from stored A2A events (§3);
-//! - [`canonical`]: canonical JSON with JavaScript's number and string formatting.
+//! - [`canonical`]: canonical JSON with JavaScript's number and string formatting (and the ledger's
+//!   form of stored digests).
 
 pub mod a2ui;
 pub mod approval;

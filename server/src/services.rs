@@ -5,4 +5,6 @@
 
 pub mod agents;
 pub mod approvals;
+pub mod approvals_hook;
 pub mod commands;
+pub mod tasks;

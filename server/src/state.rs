@@ -47,7 +47,8 @@ impl AppState {
             db.clone(),
             ArtifactStore::new(config.artifact_dir.clone()).with_quota(config.artifact_quota),
             bus.clone(),
-        );
+        )
+        .with_task_hook(Arc::new(crate::services::approvals_hook::DetectApprovals));
         let origins = ConsoleOrigins::new(leptos_options.site_addr, config.auth_origin.as_deref());
         Ok(AppState {
             origins: Arc::new(origins),

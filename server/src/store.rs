@@ -7,8 +7,11 @@ pub mod artifacts;
 pub mod card_snapshots;
 pub mod dispatch;
 pub mod leases;
+pub mod ledger;
 pub mod organizations;
+pub mod projections;
 pub mod subscriptions;
+pub mod task_rows;
 pub mod tasks;
 
 /// Errors callers act on; anything else is a database fault.

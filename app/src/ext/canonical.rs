@@ -1,6 +1,18 @@
 //! Canonical JSON (`shared/spec/reference.md` §1.2.1) and the JavaScript string/number primitives the
 //! extension rules are defined in: ECMAScript number formatting, `JSON.stringify` string escaping,
 //! UTF-16 lengths, JS `trim`. Pure functions; nothing here parses agent content or does I/O.
+//!
+//! The one canonical-JSON writer of the workspace, in two forms that differ only in key order and
+//! number text (arrays in order, no whitespace and `JSON.stringify` string escaping in both):
+//!
+//! - [`canonical_json`], the extension rules' form (§1.2.1): keys in UTF-16 code-unit order,
+//!   numbers as JavaScript prints them. The browser and the server must agree on it byte for
+//!   byte (approval digests, JSON lengths).
+//! - [`ledger_json`], the form the server's stored digests were computed over: keys in UTF-8 byte
+//!   (code point) order, numbers as `serde_json` prints them (`1.0`, `1e21`, integers exactly).
+//!   The ledger's `payload_digest`, the archive markers of ADR 0023 and the idempotency digests
+//!   of stored commands and decisions are over this form, and stored rows must keep verifying,
+//!   so it is kept as it was rather than moved to the extension form.
 
 use serde_json::{Number, Value};
 
@@ -12,16 +24,36 @@ const I64_EXACT_LIMIT: f64 = 9_223_372_036_854_775_808.0;
 /// at every level, no whitespace, strings and numbers exactly as JavaScript's `JSON.stringify`.
 pub fn canonical_json(value: &Value) -> String {
     let mut out = String::new();
-    write_canonical(value, &mut out);
+    write_canonical(value, Form::Extension, &mut out);
     out
 }
 
-fn write_canonical(value: &Value, out: &mut String) {
+/// The ledger form of `value` (see the module docs): keys sorted by UTF-8 bytes at every level,
+/// numbers as `serde_json` prints them, no whitespace. Digests stored by the server are over it.
+pub fn ledger_json(value: &Value) -> String {
+    let mut out = String::new();
+    write_canonical(value, Form::Ledger, &mut out);
+    out
+}
+
+/// Which of the two canonical forms is written.
+#[derive(Clone, Copy)]
+enum Form {
+    /// §1.2.1: UTF-16 key order, JavaScript numbers.
+    Extension,
+    /// Stored digests: UTF-8 key order, `serde_json` numbers.
+    Ledger,
+}
+
+fn write_canonical(value: &Value, form: Form, out: &mut String) {
     match value {
         Value::Null => out.push_str("null"),
         Value::Bool(true) => out.push_str("true"),
         Value::Bool(false) => out.push_str("false"),
-        Value::Number(number) => out.push_str(&js_number_string(number_f64(number))),
+        Value::Number(number) => match form {
+            Form::Extension => out.push_str(&js_number_string(number_f64(number))),
+            Form::Ledger => out.push_str(&number.to_string()),
+        },
         Value::String(text) => write_json_string(text, out),
         Value::Array(items) => {
             out.push('[');
@@ -29,13 +61,16 @@ fn write_canonical(value: &Value, out: &mut String) {
                 if index > 0 {
                     out.push(',');
                 }
-                write_canonical(item, out);
+                write_canonical(item, form, out);
             }
             out.push(']');
         }
         Value::Object(map) => {
             let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort_by(|a, b| a.encode_utf16().cmp(b.encode_utf16()));
+            match form {
+                Form::Extension => keys.sort_by(|a, b| a.encode_utf16().cmp(b.encode_utf16())),
+                Form::Ledger => keys.sort(),
+            }
             out.push('{');
             for (index, key) in keys.into_iter().enumerate() {
                 if index > 0 {
@@ -44,7 +79,7 @@ fn write_canonical(value: &Value, out: &mut String) {
                 write_json_string(key, out);
                 out.push(':');
                 if let Some(item) = map.get(key) {
-                    write_canonical(item, out);
+                    write_canonical(item, form, out);
                 }
             }
             out.push('}');

@@ -143,6 +143,41 @@ fn canonical_key_order_is_utf16_code_unit_order() {
 }
 
 #[test]
+fn ledger_key_order_is_utf8_byte_order_and_numbers_print_as_serde_json() {
+    // The ledger's stored digests were computed over this form; changing it would make stored
+    // events fail verification (ADR 0023).
+    let value = json!({"\u{e000}": 1.0, "😀": 1e21, "a": [u64::MAX, -0.5, 1.5e-7], "B": {"z": 1, "y": null}});
+    assert_eq!(
+        ledger_json(&value),
+        "{\"B\":{\"y\":null,\"z\":1},\"a\":[18446744073709551615,-0.5,1.5e-7],\"\u{e000}\":1.0,\"😀\":1e+21}"
+    );
+    assert_eq!(ledger_json(&value), ledger_oracle(&value));
+    assert_eq!(
+        canonical_json(&value),
+        "{\"B\":{\"y\":null,\"z\":1},\"a\":[18446744073709552000,-0.5,1.5e-7],\"😀\":1e+21,\"\u{e000}\":1}"
+    );
+}
+
+#[test]
+fn ledger_digest_of_a_stored_event_is_pinned() {
+    use sha2::{Digest, Sha256};
+    let event = json!({"task": {"status": {"state": "TASK_STATE_WORKING"}, "id": "r1", "contextId": "c1"}});
+    let text = ledger_json(&event);
+    assert_eq!(
+        text,
+        r#"{"task":{"contextId":"c1","id":"r1","status":{"state":"TASK_STATE_WORKING"}}}"#
+    );
+    let hex: String = Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(
+        hex,
+        "145a2807519ae5a8c8fd4258b1e17514d6cb23237d1b078ed06f0c5bf06576da"
+    );
+}
+
+#[test]
 fn strings_are_escaped_as_json_stringify_does() {
     let s = "\u{1}\u{1f}\"\\\n\t\u{8}\u{c}\r/\u{7f}\u{2028}<script>";
     let expected = "\"\\u0001\\u001f\\\"\\\\\\n\\t\\b\\f\\r/\u{7f}\u{2028}<script>\"";
@@ -212,5 +247,36 @@ fn hostile_corpus_is_formatted_without_panic() {
         let text = canonical_json(&value);
         assert!(!text.is_empty());
         assert_eq!(json_utf16_len(&value), utf16_len(&text));
+    }
+}
+
+/// The ledger form as the server first wrote it (keys sorted, then `serde_json`'s text): the
+/// oracle that keeps [`ledger_json`] byte-identical for stored digests.
+fn ledger_oracle(value: &Value) -> String {
+    fn sort(value: &Value) -> Value {
+        match value {
+            Value::Object(map) => {
+                let mut entries: Vec<_> = map.iter().collect();
+                entries.sort_by(|a, b| a.0.cmp(b.0));
+                Value::Object(entries.into_iter().map(|(k, v)| (k.clone(), sort(v))).collect())
+            }
+            Value::Array(items) => Value::Array(items.iter().map(sort).collect()),
+            other => other.clone(),
+        }
+    }
+    sort(value).to_string()
+}
+
+proptest! {
+    #[test]
+    fn ledger_json_matches_the_stored_digest_form(value in arb_json()) {
+        prop_assert_eq!(ledger_json(&value), ledger_oracle(&value));
+    }
+}
+
+#[test]
+fn ledger_json_matches_the_stored_digest_form_on_hostile_values() {
+    for value in hostile_corpus() {
+        assert_eq!(ledger_json(&value), ledger_oracle(&value));
     }
 }

@@ -33,10 +33,12 @@ use tokio::sync::{OwnedSemaphorePermit, mpsc};
 
 use super::api::error::ApiError;
 use crate::ingest::bus::Notice;
+use crate::ingest::committed::{CommittedEvents, Wake};
 use crate::services::commands;
+use crate::services::tasks as task_services;
 use crate::state::AppState;
 use crate::store::organizations;
-use crate::store::tasks::{self as task_store, EventScope};
+use crate::store::tasks::EventScope;
 
 /// How often a live stream re-reads without a wake-up on PostgreSQL (other replicas' commits).
 pub const REREAD: Duration = Duration::from_secs(1);
@@ -102,7 +104,7 @@ pub async fn task_stream(
         Err(busy) => return Ok(busy),
     };
     let organization = organizations::local(&state.db).await?;
-    let task = task_store::find(&state.db.read, &organization.id, &id).await?;
+    let task = task_services::find(&state.db, &organization.id, &id).await?;
     let after = resume_point(&headers, &query);
     Ok(ledger_stream(
         state,
@@ -169,24 +171,29 @@ fn ledger_stream(
     state: AppState,
     organization_id: String,
     scope: EventScope,
-    mut after: i64,
+    after: i64,
     permit: LivePermit,
 ) -> Response {
     let (tx, rx) = mpsc::channel::<Event>(64);
-    let reread = reread(&state);
+    let conversation = matches!(scope, EventScope::Conversation(_));
+    let mut events = CommittedEvents::new(
+        &state.bus,
+        state.db.clone(),
+        organization_id.clone(),
+        Some(scope),
+        after,
+        reread(&state),
+    );
     tokio::spawn(async move {
-        let mut notices = state.bus.subscribe();
         loop {
-            match task_store::events_after(&state.db.read, &organization_id, &scope, after).await {
-                Ok(events) => {
-                    let full = events.len() as u64 >= task_store::EVENTS_PER_READ;
-                    for event in &events {
+            match events.read().await {
+                Ok(batch) => {
+                    for event in &batch.events {
                         if tx.send(ledger_frame(event)).await.is_err() {
                             return;
                         }
-                        after = event.sequence;
                     }
-                    if full {
+                    if batch.full {
                         continue;
                     }
                 }
@@ -195,56 +202,68 @@ fn ledger_stream(
                 }
             }
             // Wait for something relevant, a re-read tick, or shutdown.
-            let deadline = tokio::time::sleep(reread);
-            tokio::pin!(deadline);
             loop {
-                tokio::select! {
+                let wake = tokio::select! {
                     () = state.shutdown.cancelled() => return,
-                    () = &mut deadline => break,
                     () = tx.closed() => return,
-                    notice = notices.recv() => match notice {
-                        Ok(Notice::Ledger { task_id, conversation_id, sequence, new_task, .. }) => {
-                            let relevant = match &scope {
-                                EventScope::Task(id) => *id == task_id,
-                                EventScope::Conversation(id) => *id == conversation_id,
-                            };
-                            if relevant {
-                                if new_task && matches!(scope, EventScope::Conversation(_)) {
-                                    let frame = Event::default().event("task")
-                                        .data(serde_json::json!({ "taskId": task_id }).to_string());
-                                    if tx.send(frame).await.is_err() {
-                                        return;
-                                    }
-                                }
-                                // Sequences commit in order, so an event at or below `after` was
-                                // already sent: a group commit's events are read at its first
-                                // notice, and the rest wake nothing (issue #6).
-                                if sequence > after {
-                                    break;
-                                }
-                            }
+                    wake = events.wait() => wake,
+                };
+                match wake {
+                    Wake::Reread => break,
+                    Wake::Closed => return,
+                    Wake::Notice(notice) => {
+                        if conversation
+                            && conversation_frame(&state, &organization_id, &notice, &tx)
+                                .await
+                                .is_err()
+                        {
+                            return;
                         }
-                        Ok(Notice::Command { command_id, conversation_id, .. }) => {
-                            if let EventScope::Conversation(id) = &scope
-                                && conversation_id.as_deref() == Some(id.as_str())
-                                && let Ok(command) = commands::find(&state.db, &organization_id, &command_id).await
-                            {
-                                let view = commands::view(&command);
-                                let frame = Event::default().event("command").json_data(&view);
-                                if let Ok(frame) = frame && tx.send(frame).await.is_err() {
-                                    return;
-                                }
-                            }
+                        if events.advances(&notice) {
+                            break;
                         }
-                        Ok(Notice::Approvals) => {}
-                        Err(RecvError::Lagged(_)) => break,
-                        Err(RecvError::Closed) => return,
-                    },
+                    }
                 }
             }
         }
     });
     sse(rx, permit)
+}
+
+/// The extra frames of a conversation stream: `task` when a task joined it, `command` when one
+/// of its sends changed status; `notice` is about that conversation. `Err` when the client went
+/// away.
+async fn conversation_frame(
+    state: &AppState,
+    organization_id: &str,
+    notice: &Notice,
+    tx: &mpsc::Sender<Event>,
+) -> Result<(), ()> {
+    let frame = match notice {
+        Notice::Ledger {
+            task_id,
+            new_task: true,
+            ..
+        } => Some(
+            Event::default()
+                .event("task")
+                .data(serde_json::json!({ "taskId": task_id }).to_string()),
+        ),
+        Notice::Command { command_id, .. } => commands::find(&state.db, organization_id, command_id)
+            .await
+            .ok()
+            .and_then(|command| {
+                Event::default()
+                    .event("command")
+                    .json_data(commands::view(&command))
+                    .ok()
+            }),
+        _ => None,
+    };
+    match frame {
+        Some(frame) => tx.send(frame).await.map_err(|_| ()),
+        None => Ok(()),
+    }
 }
 
 /// `GET /api/tasks/events`: content-free change signals for lists.

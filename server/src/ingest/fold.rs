@@ -2,18 +2,17 @@
 //! the shared ones of [`app::projection`] (the browser folds with the same code); the server
 //! only touches the rows an event changes, so the cost per event does not grow with the
 //! length of the ledger: a status update writes the task row and at most one message and one
-//! transition; an append chunk inserts one chunk row.
+//! transition; an append chunk inserts one chunk row. The rows are written through
+//! `store::projections`.
 
 use app::a2a::{Artifact, Message, Part, StreamEvent, TaskStatus};
 use app::projection::{StatusVerdict, append_parts, missing_tail, status_verdict, title_of};
-use sea_orm::sea_query::OnConflict;
-use sea_orm::{
-    ActiveValue::Set, ColumnTrait, DatabaseTransaction, DbErr, EntityTrait, QueryFilter, QueryOrder,
-};
+use sea_orm::{DatabaseTransaction, DbErr};
 use serde_json::{Value, json};
 
-use crate::db::entity::{task, task_artifact, task_artifact_chunk, task_message, task_transition};
+use crate::db::entity::{task, task_artifact, task_message};
 use crate::store::new_id;
+use crate::store::projections::{self, find_artifact, insert_chunk};
 
 /// What folding changed on the task row (written by the caller).
 pub(super) struct Folded<'t> {
@@ -102,14 +101,13 @@ async fn status(
         StatusVerdict::Apply => {
             folded.row.state = status.state.as_v1_str().to_owned();
             folded.changed = true;
-            task_transition::Entity::insert(task_transition::ActiveModel {
-                id: Set(new_id()),
-                task_id: Set(folded.row.id.clone()),
-                state: Set(folded.row.state.clone()),
-                timestamp: Set(status.timestamp.clone()),
-                sequence: Set(sequence),
-            })
-            .exec_without_returning(tx)
+            projections::insert_transition(
+                tx,
+                &folded.row.id,
+                &folded.row.state,
+                status.timestamp.clone(),
+                sequence,
+            )
             .await?;
         }
         StatusVerdict::Same => {}
@@ -139,28 +137,22 @@ async fn add_message(
         format!("id:{}", message.message_id)
     };
     let parts = serde_json::to_value(&message.parts).map_err(|e| DbErr::Custom(e.to_string()))?;
-    let inserted = task_message::Entity::insert(task_message::ActiveModel {
-        id: Set(new_id()),
-        task_id: Set(folded.row.id.clone()),
-        dedupe_key: Set(dedupe_key),
-        message_id: Set(message.message_id.clone()),
-        role: Set(message.role.as_v1_str().to_owned()),
-        parts_json: Set(parts),
-        from_status: Set(status.is_some()),
-        state: Set(status.map(|s| s.state.as_v1_str().to_owned())),
-        timestamp: Set(status.and_then(|s| s.timestamp.clone())),
-        metadata_json: Set(message.metadata.clone().map(Value::Object)),
-        extensions_json: Set(json!(message.extensions)),
-        reference_task_ids_json: Set(json!(message.reference_task_ids)),
-        sequence: Set(sequence),
-    })
-    .on_conflict(
-        OnConflict::columns([task_message::Column::TaskId, task_message::Column::DedupeKey])
-            .do_nothing()
-            .to_owned(),
-    )
-    .exec_without_returning(tx)
-    .await?;
+    let row = task_message::Model {
+        id: new_id(),
+        task_id: folded.row.id.clone(),
+        dedupe_key,
+        message_id: message.message_id.clone(),
+        role: message.role.as_v1_str().to_owned(),
+        parts_json: parts,
+        from_status: status.is_some(),
+        state: status.map(|s| s.state.as_v1_str().to_owned()),
+        timestamp: status.and_then(|s| s.timestamp.clone()),
+        metadata_json: message.metadata.clone().map(Value::Object),
+        extensions_json: json!(message.extensions),
+        reference_task_ids_json: json!(message.reference_task_ids),
+        sequence,
+    };
+    let inserted = projections::insert_message(tx, row).await?;
     if inserted > 0 {
         folded.changed = true;
         if folded.row.title.is_empty()
@@ -171,18 +163,6 @@ async fn add_message(
         }
     }
     Ok(())
-}
-
-async fn find_artifact(
-    tx: &DatabaseTransaction,
-    task_id: &str,
-    artifact_id: &str,
-) -> Result<Option<task_artifact::Model>, DbErr> {
-    task_artifact::Entity::find()
-        .filter(task_artifact::Column::TaskId.eq(task_id))
-        .filter(task_artifact::Column::ArtifactId.eq(artifact_id))
-        .one(tx)
-        .await
 }
 
 fn parts_json(artifact: &Artifact) -> Result<Value, DbErr> {
@@ -199,36 +179,21 @@ async fn replace_artifact(
 ) -> Result<(), DbErr> {
     let task_id = folded.row.id.clone();
     let existing = find_artifact(tx, &task_id, &artifact.artifact_id).await?;
-    task_artifact_chunk::Entity::delete_many()
-        .filter(task_artifact_chunk::Column::TaskId.eq(&task_id))
-        .filter(task_artifact_chunk::Column::ArtifactId.eq(&artifact.artifact_id))
-        .exec(tx)
-        .await?;
-    let row = task_artifact::ActiveModel {
-        id: Set(existing.as_ref().map_or_else(new_id, |e| e.id.clone())),
-        task_id: Set(task_id.clone()),
-        artifact_id: Set(artifact.artifact_id.clone()),
-        name: Set(artifact.name.clone()),
-        description: Set(artifact.description.clone()),
-        metadata_json: Set(artifact.metadata.clone().map(Value::Object)),
-        extensions_json: Set(json!(artifact.extensions)),
-        streaming: Set(streaming),
-        chunks: Set(1),
-        sequence: Set(sequence),
-        position: Set(existing.as_ref().map_or(sequence, |e| e.position)),
+    projections::clear_chunks(tx, &task_id, &artifact.artifact_id).await?;
+    let row = task_artifact::Model {
+        id: existing.as_ref().map_or_else(new_id, |e| e.id.clone()),
+        task_id: task_id.clone(),
+        artifact_id: artifact.artifact_id.clone(),
+        name: artifact.name.clone(),
+        description: artifact.description.clone(),
+        metadata_json: artifact.metadata.clone().map(Value::Object),
+        extensions_json: json!(artifact.extensions),
+        streaming,
+        chunks: 1,
+        sequence,
+        position: existing.as_ref().map_or(sequence, |e| e.position),
     };
-    match existing {
-        Some(_) => {
-            task_artifact::Entity::update(row)
-                .exec_without_returning(tx)
-                .await?;
-        }
-        None => {
-            task_artifact::Entity::insert(row)
-                .exec_without_returning(tx)
-                .await?;
-        }
-    }
+    projections::save_artifact(tx, row, existing.is_some()).await?;
     insert_chunk(tx, &task_id, &artifact.artifact_id, 0, parts_json(artifact)?).await?;
     folded.changed = true;
     Ok(())
@@ -244,12 +209,7 @@ async fn fill_artifact(
     let Some(existing) = find_artifact(tx, &folded.row.id, &artifact.artifact_id).await? else {
         return replace_artifact(tx, folded, sequence, artifact, false).await;
     };
-    let chunks = task_artifact_chunk::Entity::find()
-        .filter(task_artifact_chunk::Column::TaskId.eq(&existing.task_id))
-        .filter(task_artifact_chunk::Column::ArtifactId.eq(&existing.artifact_id))
-        .order_by_asc(task_artifact_chunk::Column::ChunkIndex)
-        .all(tx)
-        .await?;
+    let chunks = projections::chunks_of(tx, &existing.task_id, &existing.artifact_id).await?;
     let mut held = Vec::new();
     for chunk in chunks {
         // Read as the task view reads them.
@@ -282,38 +242,13 @@ async fn append_chunk(
         parts_json(artifact)?,
     )
     .await?;
-    let chunks = existing.chunks + 1;
-    let mut row: task_artifact::ActiveModel = existing.into();
-    if artifact.name.is_some() {
-        row.name = Set(artifact.name.clone());
-    }
-    if artifact.description.is_some() {
-        row.description = Set(artifact.description.clone());
-    }
-    row.streaming = Set(!last_chunk);
-    row.chunks = Set(chunks);
-    row.sequence = Set(sequence);
-    task_artifact::Entity::update(row)
-        .exec_without_returning(tx)
-        .await?;
-    Ok(())
-}
-
-async fn insert_chunk(
-    tx: &DatabaseTransaction,
-    task_id: &str,
-    artifact_id: &str,
-    index: i32,
-    parts: Value,
-) -> Result<(), DbErr> {
-    task_artifact_chunk::Entity::insert(task_artifact_chunk::ActiveModel {
-        id: Set(new_id()),
-        task_id: Set(task_id.to_owned()),
-        artifact_id: Set(artifact_id.to_owned()),
-        chunk_index: Set(index),
-        parts_json: Set(parts),
-    })
-    .exec_without_returning(tx)
-    .await?;
-    Ok(())
+    projections::update_after_chunk(
+        tx,
+        existing,
+        artifact.name.clone(),
+        artifact.description.clone(),
+        !last_chunk,
+        sequence,
+    )
+    .await
 }

@@ -6,13 +6,13 @@
 //! A problem is one line naming the event and the task, with no SQL or decoder detail.
 
 use app::a2a::decode_stream_event;
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 use serde_json::Value;
 
 use super::archive::{ArtifactStore, ObjectProblem, archive_notes, digest, stored_marker};
 use super::canonical;
 use crate::db::Db;
-use crate::db::entity::{task, task_event};
+use crate::db::entity::task_event;
+use crate::store::{ledger, task_rows};
 
 /// What makes a task's ledger unfit to rebuild from.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -54,15 +54,10 @@ pub enum VerifyError {
 /// Checks every stored event of `task_id`; returns how many there are.
 pub async fn verify(db: &Db, store: &ArtifactStore, task_id: &str) -> Result<usize, VerifyError> {
     let task = task_id.to_owned();
-    let row = task::Entity::find_by_id(task.clone())
-        .one(&db.read)
+    let row = task_rows::find_any(&db.read, task_id)
         .await?
         .ok_or_else(|| LedgerProblem::UnknownTask { task: task.clone() })?;
-    let events = task_event::Entity::find()
-        .filter(task_event::Column::TaskId.eq(task_id))
-        .order_by_asc(task_event::Column::Sequence)
-        .all(&db.read)
-        .await?;
+    let events = ledger::events_of(&db.read, task_id).await?;
     for event in &events {
         check_event(store, &row.organization_id, &task, event)?;
     }

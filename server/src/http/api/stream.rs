@@ -1,6 +1,7 @@
 //! `POST /api/agents/{agentId}/stream` (operate; `shared/spec/reference.md` §4.6,
 //! `shared/spec/security-and-durability.md` §3.4 "Compatibility routes"): SSE built only from
-//! **committed** state, read every 250 ms for up to 50 s.
+//! **committed** state for up to 50 s, read again when the bus reports a commit of the task or a
+//! status change of the command, and every 250 ms at the latest.
 //!
 //! The body is a command body (§4.4), or `{"resubscribe": true, "taskId": "<remote>",
 //! "tenant": ""}` to follow a known task again (`taskId is required to resubscribe.`; anything
@@ -28,6 +29,7 @@
 use std::time::{Duration, Instant};
 
 use app::a2a::TaskState;
+use app::api::tasks::LedgerEvent;
 use app::ext::sideband;
 use app::projection::TaskKind;
 use axum::extract::{Path, State};
@@ -44,11 +46,14 @@ use super::commands::{default_key, header_key, submit};
 use super::error::ApiError;
 use super::principal::{Permission, Principal};
 use super::tasks::TASK_NOT_FOUND;
+use crate::db::entity::task;
 use crate::http::live::LivePermit;
+use crate::ingest::committed::CommittedEvents;
 use crate::services::commands;
+use crate::services::tasks as task_services;
 use crate::state::AppState;
-use crate::store::tasks::{self as task_store, EVENTS_PER_READ, EventScope};
-use crate::store::{StoreError, new_id, subscriptions};
+use crate::store::tasks::{EventScope, TASK_VIEW_ITEMS};
+use crate::store::{StoreError, new_id};
 
 /// How often the stream re-reads committed state.
 pub const POLL: Duration = Duration::from_millis(250);
@@ -81,8 +86,8 @@ struct Follow {
     session: String,
     /// The local task, once known.
     task: Option<String>,
-    /// The last ledger sequence sent.
-    after: i64,
+    /// The task's committed events after the last one sent; wakes the reader on the bus.
+    events: CommittedEvents,
     /// The task version of the last snapshot sent.
     version: Option<i64>,
     /// A send on a task that was waiting for input: its status then. The stream does not end on
@@ -146,7 +151,7 @@ pub async fn stream(
     let (command, replay) = submit(&state, &principal, &agent_id, body, key).await?;
     // A follow-up on a known task streams what happens from now on, not its whole history.
     let before = match (&command.task_id, replay) {
-        (Some(local), false) => task_store::find(&state.db.read, &principal.organization_id, local)
+        (Some(local), false) => task_services::find(&state.db, &principal.organization_id, local)
             .await
             .ok(),
         _ => None,
@@ -158,12 +163,14 @@ pub async fn stream(
             timestamp: t.state_timestamp,
         })
         .filter(|s| s.state.is_paused());
+    let events = committed(&state, &principal.organization_id, command.task_id.clone(), after)
+        .with_command(Some(command.id.clone()));
     let follow = Follow {
         organization_id: principal.organization_id,
         command_id: Some(command.id.clone()),
         session: command.id.clone(),
         task: command.task_id.clone(),
-        after,
+        events,
         version: None,
         waiting_from,
     };
@@ -185,28 +192,39 @@ async fn resubscribe(
         .ok_or_else(|| ApiError::bad_request(RESUBSCRIBE_NEEDS_TASK))?;
     let agent = find_agent(&state, &principal, agent_id).await?;
     let tenant = body.tenant.unwrap_or_default();
-    let found = crate::store::tasks::find_remote(
-        &state.db.read,
+    let found =
+        task_services::resubscribe(&state.db, &principal.organization_id, &agent.id, &tenant, &remote)
+            .await
+            .map_err(|e| ApiError::from_store(e, TASK_NOT_FOUND))?;
+    let events = committed(
+        &state,
         &principal.organization_id,
-        &agent.id,
-        &tenant,
-        &remote,
-    )
-    .await
-    .map_err(|e| ApiError::from_store(e, TASK_NOT_FOUND))?;
-    if !TaskState::parse(&found.state).is_terminal() {
-        subscriptions::rearm(&state.db, &found).await?;
-    }
+        Some(found.id.clone()),
+        found.last_sequence,
+    );
     let follow = Follow {
         organization_id: principal.organization_id,
         command_id: None,
         session: new_id(),
         task: Some(found.id),
-        after: found.last_sequence,
+        events,
         version: None,
         waiting_from: None,
     };
     Ok(spawn(state, follow, None, permit))
+}
+
+/// The committed events of `task` (once known) after `after`, re-read every [`POLL`] at the
+/// latest.
+fn committed(state: &AppState, organization_id: &str, task: Option<String>, after: i64) -> CommittedEvents {
+    CommittedEvents::new(
+        &state.bus,
+        state.db.clone(),
+        organization_id.to_owned(),
+        task.map(EventScope::Task),
+        after,
+        POLL,
+    )
 }
 
 /// The task status a stored event reports, if it reports one (a snapshot or a status update).
@@ -224,7 +242,7 @@ fn status_of(payload: &Value) -> Option<Status> {
 
 /// The sideband events of a stored event, decoded under the URIs negotiated when it was
 /// received (reference §3.5); the same decoder runs in the browser's Trace panel.
-fn sideband_of(event: &app::api::tasks::LedgerEvent, session: &str) -> Vec<sideband::SidebandEvent> {
+fn sideband_of(event: &LedgerEvent, session: &str) -> Vec<sideband::SidebandEvent> {
     sideband::decode(
         &event.payload,
         &event.extensions,
@@ -275,7 +293,7 @@ fn spawn(state: AppState, mut follow: Follow, first: Option<Event>, permit: Live
                 break;
             }
             tokio::select! {
-                () = tokio::time::sleep(POLL) => {}
+                changed = follow.events.changed() => if !changed { break },
                 () = state.shutdown.cancelled() => break,
                 () = tx.closed() => return,
             }
@@ -315,7 +333,7 @@ async fn cycle(state: &AppState, follow: &mut Follow, tx: &mpsc::Sender<Event>) 
     let Some(local) = follow.task.clone() else {
         return Ok(Next::Continue);
     };
-    let row = task_store::find(&state.db.read, &org, &local).await?;
+    let row = task_services::find(&state.db, &org, &local).await?;
     let persisted = json!({
         "localId": row.id,
         "taskId": row.remote_task_id.clone().unwrap_or_else(|| row.id.clone()),
@@ -325,17 +343,29 @@ async fn cycle(state: &AppState, follow: &mut Follow, tx: &mpsc::Sender<Event>) 
         return Ok(Next::Gone);
     }
     if follow.version != Some(row.version) {
-        let view = task_store::view(&state.db.read, &org, &local).await?;
+        let view = task_services::view(&state.db, &org, &local, TASK_VIEW_ITEMS).await?;
         follow.version = Some(row.version);
         if !send(frame("snapshot", &view)).await {
             return Ok(Next::Gone);
         }
     }
-    let events =
-        task_store::events_after(&state.db.read, &org, &EventScope::Task(local), follow.after).await?;
-    let full = events.len() as u64 >= EVENTS_PER_READ;
+    if !follow.events.has_scope() {
+        follow.events.set_scope(EventScope::Task(local));
+    }
+    let batch = follow.events.read().await?;
+    if !send_events(follow, batch.events, tx).await {
+        return Ok(Next::Gone);
+    }
+    Ok(if settled && finished(follow, &row) && !batch.full {
+        Next::End
+    } else {
+        Next::Continue
+    })
+}
+
+/// Sends each event's `meta`, `a2a` and `sideband` frames; `false` when the client went away.
+async fn send_events(follow: &mut Follow, events: Vec<LedgerEvent>, tx: &mpsc::Sender<Event>) -> bool {
     for event in events {
-        follow.after = event.sequence;
         if let Some(from) = &follow.waiting_from
             && status_of(&event.payload).is_some_and(|status| from.left_by(&status))
         {
@@ -347,15 +377,23 @@ async fn cycle(state: &AppState, follow: &mut Follow, tx: &mpsc::Sender<Event>) 
             "sessionId": follow.session,
             "requestId": follow.session,
         });
-        if !send(frame("meta", &meta)).await || !send(frame("a2a", &event.payload)).await {
-            return Ok(Next::Gone);
+        if tx.send(frame("meta", &meta)).await.is_err()
+            || tx.send(frame("a2a", &event.payload)).await.is_err()
+        {
+            return false;
         }
         for sideband in sideband_of(&event, &follow.session) {
-            if !send(frame("sideband", &sideband)).await {
-                return Ok(Next::Gone);
+            if tx.send(frame("sideband", &sideband)).await.is_err() {
+                return false;
             }
         }
     }
+    true
+}
+
+/// Whether the task row (read before the events) is at a state the stream ends on: a message
+/// reply, a terminal state, or a pause that is not the one a reply was sent from.
+fn finished(follow: &mut Follow, row: &task::Model) -> bool {
     let now = TaskState::parse(&row.state);
     let current = Status {
         state: now.clone(),
@@ -368,12 +406,7 @@ async fn cycle(state: &AppState, follow: &mut Follow, tx: &mpsc::Sender<Event>) 
     {
         follow.waiting_from = None;
     }
-    let finished = TaskKind::parse(&row.kind) == TaskKind::Message
+    TaskKind::parse(&row.kind) == TaskKind::Message
         || now.is_terminal()
-        || (now.is_paused() && follow.waiting_from.is_none());
-    Ok(if settled && finished && !full {
-        Next::End
-    } else {
-        Next::Continue
-    })
+        || (now.is_paused() && follow.waiting_from.is_none())
 }

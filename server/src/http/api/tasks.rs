@@ -17,6 +17,7 @@ use serde_json::{Value, json};
 
 use super::error::ApiError;
 use super::principal::{Permission, Principal};
+use crate::services::tasks as task_services;
 use crate::state::AppState;
 use crate::store::tasks as task_store;
 
@@ -84,8 +85,8 @@ pub async fn list(
 ) -> Result<Json<Value>, ApiError> {
     principal.require(Permission::Read)?;
     let query = ListQuery::parse(&query)?;
-    let page = task_store::list(
-        &state.db.read,
+    let page = task_services::list(
+        &state.db,
         &principal.organization_id,
         query.filter,
         query.offset,
@@ -105,7 +106,7 @@ pub async fn get(
 ) -> Result<Json<Value>, ApiError> {
     principal.require(Permission::Read)?;
     let limit = view_limit(&query)?;
-    let view = task_store::view_limited(&state.db.read, &principal.organization_id, &task_id, limit)
+    let view = task_services::view(&state.db, &principal.organization_id, &task_id, limit)
         .await
         .map_err(|e| ApiError::from_store(e, TASK_NOT_FOUND))?;
     Ok(Json(json!({ "task": view })))

@@ -1,0 +1,273 @@
+//! Inside the transaction: the lease check, then for each observation the identity check,
+//! de-duplication, the ledger append and the fold into the locked task row, which is written
+//! once when its observations are done.
+
+use app::a2a::{StreamEvent, TaskState};
+use app::projection::TaskKind;
+use chrono::{DateTime, Utc};
+use sea_orm::{DatabaseTransaction, DbErr, TransactionTrait};
+use std::sync::atomic::Ordering;
+
+use super::locate::locate_task;
+use super::observation::outcome;
+use super::{Fence, IngestError, Ingested, Ingestor, Observation, Prepared, Source, fold};
+use crate::db::entity::task;
+use crate::store::ledger::{self, NewAccess, NewEvent};
+use crate::store::{subscriptions, task_rows};
+
+impl Ingestor {
+    /// The ingestion steps inside the caller's transaction (the dispatch worker commits the
+    /// command's outcome in the same one).
+    pub async fn apply(
+        &self,
+        tx: &DatabaseTransaction,
+        observation: &Observation,
+        prepared: Prepared,
+    ) -> Result<Ingested, IngestError> {
+        if let Some(fence) = &observation.fence {
+            check_fence(tx, fence).await?;
+        }
+        let (row, new_task) = locate_task(tx, observation, &prepared.event).await?;
+        let mut open = Open::new(row, new_task);
+        let ingested = self.fold_into(tx, &mut open, observation, prepared).await?;
+        open.write(tx).await?;
+        Ok(ingested)
+    }
+
+    /// Ingests observations in order in one transaction, and publishes them after it commits
+    /// (more than one is a group commit, issue #6). Ingestion stops after the first observation
+    /// that leaves its task's stream ended (the rest would only be ignored by the caller); the
+    /// result holds what was ingested, in order. All or nothing: on an error nothing commits.
+    ///
+    /// Consecutive observations of the same local task share one task-row lookup and one
+    /// write, and a lease is checked once for all the observations it fences, so a group of
+    /// events costs far fewer statements (each a round trip to the driver) than one
+    /// transaction per event.
+    pub async fn ingest_group(&self, observations: &[Observation]) -> Result<Vec<Ingested>, IngestError> {
+        if observations.is_empty() {
+            return Ok(Vec::new());
+        }
+        let prepared = self.prepare_all(observations).await?;
+        let tx = self.db.write.begin().await?;
+        let mut checked: Option<&Fence> = None;
+        let mut open: Option<Open> = None;
+        let mut done = Vec::with_capacity(observations.len());
+        for (observation, prepared) in observations.iter().zip(prepared) {
+            if let Some(fence) = &observation.fence
+                && checked != Some(fence)
+            {
+                check_fence(&tx, fence).await?;
+                checked = Some(fence);
+            }
+            // The row is reused only for the same task seen by the same agent; anything else is
+            // looked up (and checked) again.
+            let same_task = open.as_ref().is_some_and(|open| {
+                observation.local_task_id.as_deref() == Some(open.row.id.as_str())
+                    && observation.agent_id == open.row.agent_id
+            });
+            if !same_task {
+                if let Some(previous) = open.take() {
+                    previous.write(&tx).await?;
+                }
+                let (row, new_task) = locate_task(&tx, observation, &prepared.event).await?;
+                open = Some(Open::new(row, new_task));
+            }
+            let current = open.as_mut().expect("a task row is open");
+            let ingested = self.fold_into(&tx, current, observation, prepared).await?;
+            // Nothing after a terminal state can change the task; a paused one may still move
+            // on (a stale snapshot first, then the agent's work: issue #27), so the rest of
+            // the group is kept.
+            let ended = TaskState::parse(&ingested.state).is_terminal();
+            done.push(ingested);
+            if ended {
+                break;
+            }
+        }
+        if let Some(last) = open {
+            last.write(&tx).await?;
+        }
+        tx.commit().await?;
+        let stored = done.iter().filter(|ingested| ingested.sequence.is_some()).count();
+        if observations.len() > 1 && stored > 0 {
+            self.counters.group_commits.fetch_add(1, Ordering::Relaxed);
+            self.counters
+                .grouped_events
+                .fetch_add(stored as u64, Ordering::Relaxed);
+        }
+        for ingested in &done {
+            self.publish(ingested);
+        }
+        Ok(done)
+    }
+
+    /// One observation folded into the open task row: identity check, de-duplication, ledger
+    /// append, projections. The row itself is written by [`Open::write`].
+    async fn fold_into(
+        &self,
+        tx: &DatabaseTransaction,
+        open: &mut Open,
+        observation: &Observation,
+        prepared: Prepared,
+    ) -> Result<Ingested, IngestError> {
+        // Only the first observation of a row this transaction created reports it as new.
+        let new_task = std::mem::replace(&mut open.new_task, false);
+        let now = Utc::now();
+        let Some((sequence, event)) = append(tx, &open.row, observation, prepared, now).await? else {
+            return Ok(outcome(&open.row, None, new_task));
+        };
+        let row = &mut open.row;
+        let was_terminal = TaskState::parse(&row.state).is_terminal();
+        let mut folded = fold::Folded { row, changed: false };
+        fold::fold(tx, &mut folded, sequence, &event).await?;
+        let changed = folded.changed;
+        if observation.source == Source::CommandResponse {
+            row.turn += 1;
+        }
+        if changed {
+            row.version += 1;
+        }
+        row.last_sequence = sequence;
+        row.updated_at = now;
+        let state = TaskState::parse(&row.state);
+        if state.is_terminal() && !was_terminal {
+            row.terminal_at = Some(now);
+        }
+        open.dirty = true;
+        let row = &open.row;
+        // An approval request opens in the same transaction as the prompt that carries it.
+        if changed && let Some(hook) = &self.on_change {
+            hook.task_changed(tx, row).await?;
+        }
+        let mut ingested = outcome(row, Some(sequence), new_task);
+        // Every unfinished task is followed, a waiting one included: an agent may move on from
+        // input-required by itself, and a reply's first answer may be a stale snapshot (the
+        // subscription worker polls waiting tasks, security-and-durability §3.6).
+        if row.kind == TaskKind::Task.as_str() && row.remote_task_id.is_some() && !state.is_terminal() {
+            // Arming a task that has its row changes nothing, unless it restarts a stopped one.
+            if observation.rearm || !(open.armed || self.subscribed.contains(&row.id)) {
+                subscriptions::arm(tx, row, observation.rearm).await?;
+            }
+            open.armed = true;
+            ingested.subscribed = true;
+        }
+        Ok(ingested)
+    }
+}
+
+/// Checks the event's task identity, de-duplicates it on `(task, source, key)` and appends it
+/// with the next sequence, recording the archived objects it references. Gives back the
+/// sequence and the event to fold; `None` for a duplicate, which changes nothing.
+async fn append(
+    tx: &DatabaseTransaction,
+    row: &task::Model,
+    observation: &Observation,
+    prepared: Prepared,
+    now: DateTime<Utc>,
+) -> Result<Option<(i64, StreamEvent)>, IngestError> {
+    if let (Some(remote), Some(incoming)) = (&row.remote_task_id, prepared.event.task_id())
+        && remote != incoming
+    {
+        return Err(IngestError::Identity("Unexpected task identity."));
+    }
+    let source = observation.source.as_str();
+    // Identical events are told apart by the user turn they belong to.
+    let key = match &observation.source_key {
+        Some(key) if matches!(observation.source, Source::Stream | Source::Reconcile) => {
+            format!("t{}:{key}", row.turn)
+        }
+        Some(key) => key.clone(),
+        None => format!("t{}:{}", row.turn, prepared.digest),
+    };
+    if ledger::has_event(tx, &row.id, source, &key).await? {
+        return Ok(None);
+    }
+    let sequence = ledger::next_sequence(tx, &observation.organization_id).await?;
+    ledger::append(
+        tx,
+        NewEvent {
+            organization_id: &observation.organization_id,
+            task_id: &row.id,
+            sequence,
+            source,
+            event_kind: event_kind(&prepared.event),
+            source_key: key,
+            payload_digest: prepared.digest,
+            payload: prepared.payload,
+            extensions: &observation.extensions,
+            protocol_version: observation.protocol_version.clone(),
+            remote_timestamp: remote_timestamp(&prepared.event),
+            received_at: now,
+        },
+    )
+    .await?;
+    for archived in &prepared.archived {
+        let access = NewAccess {
+            organization_id: &observation.organization_id,
+            task_id: &row.id,
+            digest: &archived.digest,
+            media_type: archived.media_type.clone(),
+            filename: archived.filename.clone(),
+            size: archived.size,
+        };
+        ledger::record_access(tx, access).await?;
+    }
+    Ok(Some((sequence, prepared.event)))
+}
+
+/// The locked task row observations are folded into, written once when they are done.
+struct Open {
+    row: task::Model,
+    /// The row was created by this transaction.
+    new_task: bool,
+    /// An event changed the row since it was read.
+    dirty: bool,
+    /// Its subscription row exists in this transaction.
+    armed: bool,
+}
+
+impl Open {
+    fn new(row: task::Model, new_task: bool) -> Self {
+        Self {
+            row,
+            new_task,
+            dirty: false,
+            armed: false,
+        }
+    }
+
+    async fn write(self, tx: &DatabaseTransaction) -> Result<(), DbErr> {
+        if self.dirty {
+            task_rows::write_folded(tx, self.row).await?;
+        }
+        Ok(())
+    }
+}
+
+fn event_kind(event: &StreamEvent) -> &'static str {
+    match event {
+        StreamEvent::Task(_) => "task",
+        StreamEvent::Message(_) => "message",
+        StreamEvent::StatusUpdate(_) => "statusUpdate",
+        StreamEvent::ArtifactUpdate(_) => "artifactUpdate",
+    }
+}
+
+fn remote_timestamp(event: &StreamEvent) -> Option<String> {
+    match event {
+        StreamEvent::Task(t) => t.status.timestamp.clone(),
+        StreamEvent::StatusUpdate(u) => u.status.timestamp.clone(),
+        _ => None,
+    }
+}
+
+async fn check_fence(tx: &DatabaseTransaction, fence: &Fence) -> Result<(), IngestError> {
+    match fence {
+        Fence::Subscription { id, owner } => {
+            if ledger::lease_held(tx, id, owner).await? {
+                Ok(())
+            } else {
+                Err(IngestError::LeaseLost)
+            }
+        }
+    }
+}

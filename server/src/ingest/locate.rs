@@ -1,0 +1,86 @@
+//! Finding the task row an observation belongs to, inside the transaction: by the caller's local
+//! id, else by the agent's remote task id, else a new row (a task, or a direct message reply).
+
+use app::a2a::{StreamEvent, TaskState};
+use app::projection::TaskKind;
+use chrono::Utc;
+use sea_orm::DatabaseTransaction;
+
+use super::{IngestError, Observation};
+use crate::db::entity::task;
+use crate::store::{new_id, task_rows};
+
+/// The task row the event belongs to, locked; created on first sight. `true` when this
+/// transaction created it.
+pub(super) async fn locate_task(
+    tx: &DatabaseTransaction,
+    observation: &Observation,
+    event: &StreamEvent,
+) -> Result<(task::Model, bool), IngestError> {
+    if let Some(local) = &observation.local_task_id {
+        let row = task_rows::lock(tx, local)
+            .await?
+            .ok_or(IngestError::Identity("Unknown local task."))?;
+        if row.agent_id != observation.agent_id {
+            return Err(IngestError::Identity("Unexpected push scope."));
+        }
+        return Ok((row, false));
+    }
+    let remote = event.task_id().map(str::to_owned);
+    let (agent, tenant) = (observation.agent_id.as_str(), observation.tenant.as_str());
+    if let Some(remote) = &remote
+        && let Some(row) = task_rows::lock_remote(tx, agent, tenant, remote).await?
+    {
+        return Ok((row, false));
+    }
+    let row = first_sight(observation, remote.clone());
+    let id = row.id.clone();
+    task_rows::insert_if_absent(tx, row).await?;
+    // Another transaction may have created the remote task's row first; that row is the one.
+    let row = match &remote {
+        Some(remote) => task_rows::lock_remote(tx, agent, tenant, remote).await?,
+        None => task_rows::find(tx, &id).await?,
+    }
+    .ok_or(IngestError::Identity("Task row vanished."))?;
+    let created = row.id == id;
+    Ok((row, created))
+}
+
+/// A new task row as ingestion first creates it: a task when the event names a remote task,
+/// else a direct message reply.
+fn first_sight(observation: &Observation, remote: Option<String>) -> task::Model {
+    let now = Utc::now();
+    let kind = if remote.is_some() {
+        TaskKind::Task
+    } else {
+        TaskKind::Message
+    };
+    task::Model {
+        id: new_id(),
+        organization_id: observation.organization_id.clone(),
+        agent_id: observation.agent_id.clone(),
+        conversation_id: observation.conversation_id.clone(),
+        tenant: observation.tenant.clone(),
+        remote_task_id: remote,
+        remote_context_id: None,
+        kind: kind.as_str().to_owned(),
+        state: initial_state(kind),
+        state_timestamp: None,
+        title: String::new(),
+        skill_id: observation.skill_id.clone(),
+        turn: 0,
+        version: 0,
+        last_sequence: 0,
+        created_at: now,
+        updated_at: now,
+        terminal_at: None,
+    }
+}
+
+/// The state of a row no event has been folded into yet.
+pub(super) fn initial_state(kind: TaskKind) -> String {
+    match kind {
+        TaskKind::Task => TaskState::Submitted.as_v1_str().to_owned(),
+        TaskKind::Message => "MESSAGE".to_owned(),
+    }
+}

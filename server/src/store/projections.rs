@@ -1,0 +1,173 @@
+//! The projection rows ingestion folds events into: transitions, messages, artifacts and their
+//! chunks. Only `ingest` writes through these (inside its transaction); readers use
+//! [`tasks`](super::tasks).
+
+use sea_orm::sea_query::OnConflict;
+use sea_orm::{
+    ActiveValue::Set, ColumnTrait, DatabaseTransaction, DbErr, EntityTrait, QueryFilter, QueryOrder,
+};
+use serde_json::Value;
+
+use super::new_id;
+use crate::db::entity::{task_artifact, task_artifact_chunk, task_message, task_transition};
+
+/// Records that the task moved to `state` with the event at `sequence`.
+pub async fn insert_transition(
+    tx: &DatabaseTransaction,
+    task_id: &str,
+    state: &str,
+    timestamp: Option<String>,
+    sequence: i64,
+) -> Result<(), DbErr> {
+    task_transition::Entity::insert(task_transition::ActiveModel {
+        id: Set(new_id()),
+        task_id: Set(task_id.to_owned()),
+        state: Set(state.to_owned()),
+        timestamp: Set(timestamp),
+        sequence: Set(sequence),
+    })
+    .exec_without_returning(tx)
+    .await?;
+    Ok(())
+}
+
+/// Inserts a message unless the task has one with its `dedupe_key`; the rows inserted (0 or 1).
+pub async fn insert_message(tx: &DatabaseTransaction, message: task_message::Model) -> Result<u64, DbErr> {
+    task_message::Entity::insert(task_message::ActiveModel {
+        id: Set(message.id),
+        task_id: Set(message.task_id),
+        dedupe_key: Set(message.dedupe_key),
+        message_id: Set(message.message_id),
+        role: Set(message.role),
+        parts_json: Set(message.parts_json),
+        from_status: Set(message.from_status),
+        state: Set(message.state),
+        timestamp: Set(message.timestamp),
+        metadata_json: Set(message.metadata_json),
+        extensions_json: Set(message.extensions_json),
+        reference_task_ids_json: Set(message.reference_task_ids_json),
+        sequence: Set(message.sequence),
+    })
+    .on_conflict(
+        OnConflict::columns([task_message::Column::TaskId, task_message::Column::DedupeKey])
+            .do_nothing()
+            .to_owned(),
+    )
+    .exec_without_returning(tx)
+    .await
+}
+
+/// The task's artifact by its id.
+pub async fn find_artifact(
+    tx: &DatabaseTransaction,
+    task_id: &str,
+    artifact_id: &str,
+) -> Result<Option<task_artifact::Model>, DbErr> {
+    task_artifact::Entity::find()
+        .filter(task_artifact::Column::TaskId.eq(task_id))
+        .filter(task_artifact::Column::ArtifactId.eq(artifact_id))
+        .one(tx)
+        .await
+}
+
+/// Writes an artifact row whole: an update when it `exists`, else an insert.
+pub async fn save_artifact(
+    tx: &DatabaseTransaction,
+    artifact: task_artifact::Model,
+    exists: bool,
+) -> Result<(), DbErr> {
+    let row = task_artifact::ActiveModel {
+        id: Set(artifact.id),
+        task_id: Set(artifact.task_id),
+        artifact_id: Set(artifact.artifact_id),
+        name: Set(artifact.name),
+        description: Set(artifact.description),
+        metadata_json: Set(artifact.metadata_json),
+        extensions_json: Set(artifact.extensions_json),
+        streaming: Set(artifact.streaming),
+        chunks: Set(artifact.chunks),
+        sequence: Set(artifact.sequence),
+        position: Set(artifact.position),
+    };
+    if exists {
+        task_artifact::Entity::update(row)
+            .exec_without_returning(tx)
+            .await?;
+    } else {
+        task_artifact::Entity::insert(row)
+            .exec_without_returning(tx)
+            .await?;
+    }
+    Ok(())
+}
+
+/// Drops an artifact's chunks (a replacement starts its assembly again).
+pub async fn clear_chunks(tx: &DatabaseTransaction, task_id: &str, artifact_id: &str) -> Result<(), DbErr> {
+    task_artifact_chunk::Entity::delete_many()
+        .filter(task_artifact_chunk::Column::TaskId.eq(task_id))
+        .filter(task_artifact_chunk::Column::ArtifactId.eq(artifact_id))
+        .exec(tx)
+        .await?;
+    Ok(())
+}
+
+/// An artifact's chunks in order.
+pub async fn chunks_of(
+    tx: &DatabaseTransaction,
+    task_id: &str,
+    artifact_id: &str,
+) -> Result<Vec<task_artifact_chunk::Model>, DbErr> {
+    task_artifact_chunk::Entity::find()
+        .filter(task_artifact_chunk::Column::TaskId.eq(task_id))
+        .filter(task_artifact_chunk::Column::ArtifactId.eq(artifact_id))
+        .order_by_asc(task_artifact_chunk::Column::ChunkIndex)
+        .all(tx)
+        .await
+}
+
+/// Adds chunk `index` of an artifact.
+pub async fn insert_chunk(
+    tx: &DatabaseTransaction,
+    task_id: &str,
+    artifact_id: &str,
+    index: i32,
+    parts: Value,
+) -> Result<(), DbErr> {
+    task_artifact_chunk::Entity::insert(task_artifact_chunk::ActiveModel {
+        id: Set(new_id()),
+        task_id: Set(task_id.to_owned()),
+        artifact_id: Set(artifact_id.to_owned()),
+        chunk_index: Set(index),
+        parts_json: Set(parts),
+    })
+    .exec_without_returning(tx)
+    .await?;
+    Ok(())
+}
+
+/// Records a chunk appended to an artifact: its count and sequence, whether more follow, and a
+/// name or description the chunk brought.
+pub async fn update_after_chunk(
+    tx: &DatabaseTransaction,
+    existing: task_artifact::Model,
+    name: Option<String>,
+    description: Option<String>,
+    streaming: bool,
+    sequence: i64,
+) -> Result<(), DbErr> {
+    let chunks = existing.chunks + 1;
+    let mut row: task_artifact::ActiveModel = existing.into();
+    if name.is_some() {
+        row.name = Set(name);
+    }
+    if description.is_some() {
+        row.description = Set(description);
+    }
+    row.streaming = Set(streaming);
+    row.chunks = Set(chunks);
+    row.sequence = Set(sequence);
+    task_artifact::Entity::update(row)
+        .exec_without_returning(tx)
+        .await?;
+    Ok(())
+}
