@@ -74,7 +74,7 @@ pub fn AttachTools(draft: Draft) -> impl IntoView {
     .into_any()
 }
 
-/// The URL or JSON form; its code is loaded when one is first opened (ADR 0015).
+/// The URL or JSON form.
 fn tool_form(tool: Tool, draft: Draft, close: Callback<()>) -> AnyView {
     match tool {
         Tool::Url => view! { <UrlForm draft close/> }.into_any(),
@@ -144,8 +144,7 @@ fn JsonForm(draft: Draft, close: Callback<()>) -> impl IntoView {
     .into_any()
 }
 
-/// What is attached, each removable; amber when outside the card's input modes. The chips' code
-/// is loaded with the first attachment (ADR 0015).
+/// What is attached, each removable; amber when outside the card's input modes.
 #[component]
 pub fn AttachmentChips(draft: Draft, modes: Signal<Vec<String>>) -> impl IntoView {
     view! {

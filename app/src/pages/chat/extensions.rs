@@ -1,8 +1,8 @@
 //! The chat's extension controls: the skill picker for a new task (skill routing,
 //! `shared/spec/reference.md` §1.3) and the "Extensions" summary of what each send to this agent
 //! carries and why (seed "Negotiation rules"), both from the agent's stored card. They are
-//! parts of the composer, whose code loads after hydration (ADR 0017); the browser reads the
-//! extensions (the Settings URIs count), so the server renders the summary as not known yet.
+//! parts of the composer; the browser reads the extensions (the Settings URIs count), so the
+//! server renders the summary as not known yet.
 
 use leptos::prelude::*;
 
