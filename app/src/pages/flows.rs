@@ -2,7 +2,7 @@
 //! the source tasks and the dependent tasks that reference others through A2A
 //! `referenceTaskIds`. Re-queried on the app-wide freshness signal.
 
-mod split;
+mod graph;
 
 use leptos::Params;
 use leptos::prelude::*;
@@ -10,7 +10,7 @@ use leptos_meta::Title;
 use leptos_router::hooks::use_query;
 use leptos_router::params::Params;
 
-pub use split::{FlowReference, FlowTask, Flows, split_flows};
+pub use graph::{FlowReference, FlowTask, Flows, split_flows};
 
 use crate::api::tasks::{ConversationSummary, ConversationView, get_conversation, list_conversations};
 use crate::components::state_chip::StateChip;

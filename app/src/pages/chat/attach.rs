@@ -4,8 +4,8 @@
 
 use leptos::prelude::*;
 
-use super::compose::{accepts, data_part, part_media_type, url_part};
 use super::composer::Draft;
+use super::outgoing::{accepts, data_part, part_media_type, url_part};
 
 /// The inline forms of the attach tools.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -206,7 +206,7 @@ fn read_chosen_file(
     use wasm_bindgen::JsCast;
     use wasm_bindgen::closure::Closure;
 
-    use super::compose::{base64_of_data_url, check_file_size, file_part};
+    use super::outgoing::{base64_of_data_url, check_file_size, file_part};
 
     let Some(input) = event
         .target()

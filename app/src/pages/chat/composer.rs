@@ -6,9 +6,9 @@ use leptos::prelude::*;
 use crate::settings::Preferences;
 
 use super::attach::{AttachTools, AttachmentChips};
-use super::compose::{Attachment, TextFormat, accepts, build_options, message_content, preferred_format};
-use super::extensions::{ExtensionsSummary, SkillPicker};
+use super::extension_controls::{ExtensionsSummary, SkillPicker};
 use super::options::OptionsPanel;
+use super::outgoing::{Attachment, TextFormat, accepts, build_options, message_content, preferred_format};
 use super::state::ChatState;
 use super::targets::{SendTarget, effective_target, send_to_choices};
 use crate::api::agents::get_chat_agent;
