@@ -33,18 +33,28 @@ impl Changes {
     /// The error of the newest finished request, `None` once one succeeds: the page shows why
     /// the last change failed until the next one works.
     fn last_error(self) -> Signal<Option<String>> {
-        let newest = Memo::new(move |previous: Option<&((usize, usize), Option<String>)>| {
+        let newest = Memo::new(move |previous: Option<&((usize, usize), Option<Write>)>| {
             let now = self.version();
-            let error = match previous {
-                Some((before, _)) if now.0 != before.0 => self.register.value().with(error_of),
-                Some((before, _)) if now.1 != before.1 => self.remove.value().with(error_of),
-                Some((_, error)) => error.clone(),
+            let last = match previous {
+                Some((before, _)) if now.0 != before.0 => Some(Write::Register),
+                Some((before, _)) if now.1 != before.1 => Some(Write::Remove),
+                Some((_, last)) => *last,
                 None => None,
             };
-            (now, error)
+            (now, last)
         });
-        Signal::derive(move || newest.with(|(_, error)| error.clone()))
+        Signal::derive(move || match newest.with(|(_, last)| *last)? {
+            Write::Register => self.register.value().with(error_of),
+            Write::Remove => self.remove.value().with(error_of),
+        })
     }
+}
+
+/// Which of the page's writes finished last.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Write {
+    Register,
+    Remove,
 }
 
 /// A finished request's error, as the page shows it.
