@@ -8,41 +8,17 @@ pub mod extensions;
 pub mod idempotency;
 pub mod tasks;
 
-/// The codec of the screens' resources: JSON, as Leptos' default, but decoded in the browser
-/// from bytes, like a server function's response. A type a screen both receives with its page
-/// and fetches again then has one JSON decoder in the wasm, not one per reader (ADR 0012).
-pub struct Json;
-
-impl<T: serde::Serialize> leptos::server::codee::Encoder<T> for Json {
-    type Error = serde_json::Error;
-    type Encoded = String;
-
-    fn encode(value: &T) -> Result<String, serde_json::Error> {
-        serde_json::to_string(value)
-    }
-}
-
-impl<T: serde::de::DeserializeOwned> leptos::server::codee::Decoder<T> for Json {
-    type Error = serde_json::Error;
-    type Encoded = str;
-
-    fn decode(text: &str) -> Result<T, serde_json::Error> {
-        serde_json::from_slice(text.as_bytes())
-    }
-}
-
 /// A value only the browser loads (it needs `localStorage`, or the page should not wait for
 /// it): `None` on the server and until it has loaded, then the latest value loaded; loaded again
 /// when a signal `fetcher` reads changes. A failed load keeps what was there (every caller shows
 /// nothing, or the last value, rather than an error); of loads that overlap, the newest wins.
 ///
-/// The server never reads it. A `LocalResource` read during server rendering inside a
-/// `Suspense` or `Transition` tells Leptos that the boundary cannot resolve on the server, and
-/// Leptos then sends the boundary's fallback instead of the page, or not, depending on which
-/// of two ready futures it polls first: the conversation and task pages came as "Loading…" on
-/// about half of the loads and were then rendered in the browser. In the browser it is a plain
-/// signal set by an effect, not a `LocalResource`: per value type, that is a fraction of the
-/// code an async resource instantiates.
+/// Not a `LocalResource`: read during server rendering inside a `Suspense` or `Transition`, a
+/// `LocalResource` tells Leptos that the boundary cannot resolve on the server, and Leptos then
+/// sends the boundary's fallback instead of the page, or not, depending on which of two ready
+/// futures it polls first (the conversation and task pages came as "Loading…" on about half of
+/// the loads). Most callers read it inside a page's `Transition`, so it is a plain signal set by
+/// an effect, which no boundary waits for.
 pub fn browser_value<T, E, Fut>(fetcher: impl Fn() -> Fut + 'static) -> leptos::prelude::Signal<Option<T>>
 where
     T: Clone + Send + Sync + 'static,
@@ -54,8 +30,9 @@ where
     value.into()
 }
 
-/// [`browser_value`] into a signal the caller owns: a view whose code loads after hydration can
-/// load a value that the page's own code reads (ADR 0017). Nothing happens on the server.
+/// [`browser_value`] into a signal the caller owns, so that one part of a page loads a value
+/// that other parts read (the composer loads the agent's extensions for the timeline too).
+/// Nothing happens on the server.
 pub fn load_in_browser<T, E, Fut>(
     value: leptos::prelude::RwSignal<Option<T>>,
     fetcher: impl Fn() -> Fut + 'static,
@@ -86,31 +63,6 @@ pub fn load_in_browser<T, E, Fut>(
     {
         let _ = (value, fetcher);
     }
-}
-
-/// When the server sends a screen's resource with its page.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Load {
-    /// Streamed in when ready; the page is sent without waiting.
-    Streamed,
-    /// Waited for before the page is sent (it decides the title and the HTTP status).
-    Blocking,
-}
-
-/// A screen's resource, in the [`Json`] codec: rendered with the page, then fetched again
-/// when `source` changes.
-#[track_caller]
-pub fn resource<T, S, Fut>(
-    load: Load,
-    source: impl Fn() -> S + Send + Sync + 'static,
-    fetcher: impl Fn(S) -> Fut + Send + Sync + 'static,
-) -> leptos::prelude::Resource<T, Json>
-where
-    T: serde::Serialize + serde::de::DeserializeOwned + Send + Sync + 'static,
-    S: Send + Sync + Clone + PartialEq + 'static,
-    Fut: std::future::Future<Output = T> + Send + 'static,
-{
-    leptos::prelude::Resource::new_with_options(source, fetcher, load == Load::Blocking)
 }
 
 /// A boxed future, for the object-safe backend traits (server side only).

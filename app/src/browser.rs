@@ -28,8 +28,8 @@ fn cookie_header() -> String {
 
 /// The theme the server rendered this document with: `<html data-theme>`, which it set from the
 /// theme cookie. The browser starts from it instead of reading `document.cookie`, a synchronous
-/// call to the browser's cookie store that took several milliseconds of every hydration (ADR
-/// 0018); it is also exactly what the hydrated page must agree with.
+/// call to the browser's cookie store that takes several milliseconds; it is also exactly what
+/// the hydrated page must agree with.
 #[cfg(all(feature = "hydrate", not(feature = "ssr")))]
 pub fn request_theme() -> Theme {
     web_sys::window()

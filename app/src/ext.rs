@@ -24,7 +24,7 @@ pub mod uri;
 /// Whether `value`, lower-cased, is `lower` (an all-lower-case media type): the spec's
 /// "lower-cased media type" comparison, as JavaScript's `toLowerCase()` makes it (so a
 /// non-ASCII letter that lower-cases to an ASCII one counts), without building the lower-cased
-/// string. `str::to_lowercase` is about 4 KB of wasm code the chat's timeline no longer carries.
+/// string.
 pub fn lowercases_to(value: &str, lower: &str) -> bool {
     value.chars().flat_map(char::to_lowercase).eq(lower.chars())
 }

@@ -41,9 +41,6 @@ struct NewTaskData {
 
 /// Decodes the `data:` of an SSE event named `name`; `None` for unknown names and for data
 /// that does not decode (a frame the page cannot use is skipped, never fatal).
-///
-/// Decoded from bytes, as server-function responses are: one JSON decoder per type in the
-/// wasm (ADR 0012).
 pub fn parse_frame(name: &str, data: &str) -> Option<LiveFrame> {
     match name {
         "ledger" => serde_json::from_slice(data.as_bytes())

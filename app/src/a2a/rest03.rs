@@ -369,5 +369,4 @@ fn push_config_in(config: &Value) -> Value {
 }
 
 #[cfg(test)]
-#[path = "rest03_tests.rs"]
 mod tests;

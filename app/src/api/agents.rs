@@ -77,9 +77,8 @@ pub struct AgentDetail {
     pub pin: Option<InterfacePin>,
 }
 
-/// What the chat needs of an agent's card: its name and the modes it declares. The chat does not
-/// decode whole cards (security schemes, interfaces, signatures): that code stays out of the
-/// conversation's wasm (ADR 0015).
+/// What the chat needs of an agent's card: its name and the modes it declares, not the whole
+/// card (security schemes, interfaces, signatures).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChatAgent {
     pub id: String,

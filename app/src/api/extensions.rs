@@ -31,8 +31,7 @@ pub struct AgentExtensions {
     /// The skills a new task can be restricted to (empty unless skill routing is advertised).
     pub skills: Vec<SkillSummary>,
     /// The start-of-task form (`params.startForm`) as the card states it, when advertised and
-    /// valid. Parsed where it is shown (the chat's start form), so a screen that only reads the
-    /// other fields carries no form decoder (ADR 0015).
+    /// valid. Parsed where it is shown (the chat's start form).
     pub start_form: Option<Value>,
 }
 

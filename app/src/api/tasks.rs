@@ -65,6 +65,15 @@ impl TaskFilter {
     }
 }
 
+impl std::str::FromStr for TaskFilter {
+    type Err = ();
+
+    /// [`TaskFilter::parse`], for typed query parameters.
+    fn from_str(value: &str) -> Result<TaskFilter, ()> {
+        TaskFilter::parse(value).ok_or(())
+    }
+}
+
 /// One row of the task list.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -293,7 +302,7 @@ pub async fn get_conversation(conversation_id: String) -> Result<ConversationVie
 
 /// The empty conversation a new chat with an agent starts from: the agent's id and its card's
 /// name (the card fetched again, as for `get_agent`). A new chat and a stored one are the same
-/// type to the chat's page, so it decodes one (ADR 0017).
+/// type to the chat's page, which renders both the same way.
 #[server(prefix = "/api/fn", endpoint = "get_new_conversation")]
 pub async fn get_new_conversation(agent_id: String) -> Result<ConversationView, AppError> {
     crate::api::respond(

@@ -103,9 +103,7 @@ pub fn now_iso() -> String {
 /// rejected-update counter, and inputs that edit a local overlay. A click on an enabled button
 /// hands the action message's parts to `on_action`; buttons are off while `busy`.
 ///
-/// Callers show it inside a deferred view (ADR 0015), and only for a task with A2UI parts
-/// ([`has_a2ui_parts`]): the renderer's code, and the code that sends an action, load after
-/// hydration.
+/// Callers show it only for a task with A2UI parts ([`has_a2ui_parts`]).
 #[component]
 pub fn A2uiSurfaces(
     #[prop(into)] task: Signal<TaskView>,

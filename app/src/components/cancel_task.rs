@@ -1,13 +1,11 @@
 //! "Cancel task" with an inline confirmation step, used by the task detail page and the task
 //! cards of the Chat timeline. The cancel is stored as a command; the task's state changes
-//! when the agent's answer is observed, not when this button is pressed. The server renders the
-//! button in place; its code (the confirm step and the request) loads after hydration, as a
-//! deferred view (ADR 0015, ADR 0017).
+//! when the agent's answer is observed, not when this button is pressed.
 
 use leptos::prelude::*;
 
 use crate::api::idempotency::DraftKey;
-use crate::api::tasks::{CommandView, cancel_task};
+use crate::api::tasks::{CancelTask, CommandView};
 
 /// The button, its confirm step, and the outcome of the request.
 #[component]
@@ -21,30 +19,40 @@ pub fn CancelTaskControl(
 ) -> impl IntoView {
     let task_id = StoredValue::new(task_id);
     let (confirming, set_confirming) = signal(false);
-    let (busy, set_busy) = signal(false);
-    let (outcome, set_outcome) = signal(None::<Result<(), String>>);
+    let cancel = ServerAction::<CancelTask>::new();
+    let busy = cancel.pending();
     // One key per cancel until it is accepted: a retried confirm replays it (issue #26).
     let key = DraftKey::new();
-    let confirm = move |_| {
-        set_busy.set(true);
-        set_outcome.set(None);
-        let id = task_id.get_value();
-        leptos::task::spawn_local(async move {
-            let result = cancel_task(id, Some(key.get())).await;
+    // Each answer: renew the key if it is done with, and tell the caller about a stored cancel.
+    Effect::new(move |_| {
+        let Some(result) = cancel.value().get() else {
+            return;
+        };
+        untrack(|| {
             key.settle(&result);
-            set_busy.try_set(false);
-            match result {
-                Ok(command) => {
-                    set_confirming.try_set(false);
-                    set_outcome.try_set(Some(Ok(())));
-                    if let Some(on_sent) = on_sent {
-                        on_sent.try_run(command);
-                    }
-                }
-                Err(error) => {
-                    set_outcome.try_set(Some(Err(error.to_string())));
+            if let Ok(command) = result {
+                set_confirming.set(false);
+                if let Some(on_sent) = on_sent {
+                    on_sent.run(command);
                 }
             }
+        });
+    });
+    // The last request's outcome, hidden while the next one runs.
+    let outcome = move || {
+        if busy.get() {
+            return None;
+        }
+        cancel.value().with(|result| {
+            result
+                .as_ref()
+                .map(|r| r.as_ref().map(|_| ()).map_err(ToString::to_string))
+        })
+    };
+    let confirm = move |_| {
+        cancel.dispatch(CancelTask {
+            task_id: task_id.get_value(),
+            idempotency_key: Some(key.get()),
         });
     };
     view! {
@@ -71,7 +79,7 @@ pub fn CancelTaskControl(
                     <button type="button" class="button subtle" on:click=move |_| set_confirming.set(false)>"Keep running"</button>
                 </span>
             </Show>
-            {move || outcome.get().map(|result| match result {
+            {move || outcome().map(|result| match result {
                 Ok(()) => view! { <span class="muted" role="status">"Cancel requested."</span> }.into_any(),
                 Err(error) => view! { <span class="error" role="alert">{error}</span> }.into_any(),
             })}

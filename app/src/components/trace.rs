@@ -7,8 +7,8 @@
 //! - [`sideband_part_to_part`]: a normalised sideband part as an A2A part for the content renderers.
 //! - [`TracePanel`]: the component, fed by a page's [`TraceFeed`] and its stored history.
 //!
-//! The decoding runs in the panel, whose code loads after hydration (ADR 0015): a page hands it
-//! the ledger events it receives live, raw, and the panel decodes them with the stored history.
+//! The decoding runs in the panel: a page hands it the ledger events it receives live, raw, and
+//! the panel decodes them with the stored history.
 //!
 //! Decoded content is data: it is rendered as text or through the inert content renderers only.
 

@@ -58,18 +58,10 @@ fn cell_text(value: &Value) -> String {
     }
 }
 
-/// A JSON value as a table or tree, with a Raw toggle to pretty-printed text, for pages that
-/// show one outside a message part; its code is loaded after hydration (ADR 0015).
+/// A JSON value as a table or tree, with a Raw toggle to pretty-printed text: JSON and data
+/// parts, and pages that show one outside a message part.
 #[component]
 pub fn JsonView(value: Value) -> impl IntoView {
-    view! { <JsonTree value/> }
-}
-
-
-/// A JSON value as a table or tree, with a Raw toggle to pretty-printed text; used by the
-/// part view for JSON and data parts.
-#[component]
-pub(super) fn JsonTree(value: Value) -> impl IntoView {
     let raw = RwSignal::new(false);
     let pretty = serde_json::to_string_pretty(&value).unwrap_or_default();
     let body = match json_table(&value) {

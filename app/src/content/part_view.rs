@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::classify::{ContentKind, classify, media_type_of};
 use super::csv::CsvView;
-use super::json::JsonTree;
+use super::json::JsonView;
 use super::long_text::{LongKind, LongText};
 pub use super::long_text::{MAX_TEXT_CHARS, TEXT_CHUNK_CHARS};
 use super::media::{DownloadCard, MediaView, file_card};
@@ -50,17 +50,9 @@ pub fn PartView(part: Part) -> impl IntoView {
     }
 }
 
-/// Parts of one message or artifact, in order. Their viewers (Markdown, CSV, JSON, media) are
-/// loaded after hydration (ADR 0015).
-#[component]
-pub fn PartsView(parts: Vec<Part>) -> impl IntoView {
-    view! { <PartsList parts/> }
-}
-
-
 /// Parts of one message or artifact, in order.
 #[component]
-fn PartsList(parts: Vec<Part>) -> impl IntoView {
+pub fn PartsView(parts: Vec<Part>) -> impl IntoView {
     view! {
         <div class="content-parts">
             {parts.into_iter().map(|part| view! { <PartView part=part/> }).collect_view()}
@@ -106,9 +98,9 @@ fn part_body(kind: ContentKind, media_type: &str, part: Part) -> AnyView {
 fn json_body(part: Part, media_type: &str) -> AnyView {
     let filename = download_name(&part, "part.json");
     match part.content {
-        PartContent::Data(value) => view! { <JsonTree value=value/> }.into_any(),
+        PartContent::Data(value) => view! { <JsonView value=value/> }.into_any(),
         PartContent::Text(text) => match serde_json::from_str::<Value>(&text) {
-            Ok(value) => view! { <JsonTree value=value/> }.into_any(),
+            Ok(value) => view! { <JsonView value=value/> }.into_any(),
             Err(_) => view! {
                 <p class="content-note">"Not valid JSON; shown as text."</p>
                 <TextView text=text filename media_type=media_type.to_owned()/>

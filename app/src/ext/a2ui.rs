@@ -8,27 +8,16 @@ use serde_json::Value;
 
 use super::uri::{A2UI_LEGACY_MEDIA_TYPE, A2UI_MEDIA_TYPE};
 
-#[path = "a2ui_action.rs"]
 mod action;
-#[path = "a2ui_model.rs"]
 mod model;
-#[path = "a2ui_pointer.rs"]
 mod pointer;
-#[path = "a2ui_render.rs"]
 mod render;
-#[path = "a2ui_render_inputs.rs"]
 mod render_inputs;
-#[path = "a2ui_render_types.rs"]
 mod render_types;
-#[path = "a2ui_secrets.rs"]
 mod secrets;
-#[path = "a2ui_text.rs"]
 mod text;
-#[path = "a2ui_v08.rs"]
 mod v08;
-#[path = "a2ui_v08_components.rs"]
 mod v08_components;
-#[path = "a2ui_v09.rs"]
 mod v09;
 
 pub use action::{
@@ -168,13 +157,10 @@ pub fn rejected_notice(n: usize) -> Option<String> {
 }
 
 #[cfg(test)]
-#[path = "a2ui_test_support.rs"]
 mod test_support;
 
 #[cfg(test)]
-#[path = "a2ui_tests.rs"]
 mod tests;
 
 #[cfg(test)]
-#[path = "a2ui_prop_tests.rs"]
 mod prop_tests;

@@ -8,9 +8,7 @@ use serde_json::{Map, Value};
 
 use crate::ext::canonical::{js_trim, json_utf16_len, number_f64, utf16_len};
 
-#[path = "approval_action.rs"]
 mod action;
-#[path = "approval_decision.rs"]
 mod decision;
 pub use action::*;
 pub use decision::*;
@@ -206,5 +204,4 @@ fn parse_action(action: &Value) -> Option<ApprovalAction> {
 }
 
 #[cfg(test)]
-#[path = "approval_tests.rs"]
 mod tests;

@@ -8,7 +8,6 @@ use serde_json::{Map, Value, json};
 use super::canonical::{number_f64, truncate_utf16};
 use super::uri::{FORM_MEDIA_TYPE, FORM_URI};
 
-#[path = "form_validate.rs"]
 mod validate;
 pub use validate::{FieldError, initial_values, js_string_to_number, validate_form};
 
@@ -384,8 +383,6 @@ pub fn reply_parts(submission: &Map<String, Value>) -> Value {
 }
 
 #[cfg(test)]
-#[path = "form_fields_tests.rs"]
 mod field_tests;
 #[cfg(test)]
-#[path = "form_tests.rs"]
 mod tests;

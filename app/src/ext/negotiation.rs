@@ -11,7 +11,6 @@ use super::uri::{
     TRACE_URI,
 };
 
-#[path = "negotiation_explain.rs"]
 mod active;
 pub use active::{
     ActiveExtension, REASON_LISTED, REASON_NOT_ADVERTISED, SUFFIX_ALSO_LISTED, explain, extension_name,
@@ -148,5 +147,4 @@ fn dedupe<'a>(uris: impl IntoIterator<Item = &'a str>) -> Vec<String> {
 }
 
 #[cfg(test)]
-#[path = "negotiation_tests.rs"]
 mod tests;

@@ -6,13 +6,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-#[path = "sideband_meta.rs"]
 mod meta;
-#[path = "sideband_parts.rs"]
 mod parts;
-#[path = "sideband_refs.rs"]
 mod refs;
-#[path = "sideband_trace.rs"]
 mod trace;
 
 pub use trace::{TraceMapping, generic_title, map_trace_type};
@@ -228,5 +224,4 @@ pub fn group_by_task(
 }
 
 #[cfg(test)]
-#[path = "sideband_tests.rs"]
 mod tests;

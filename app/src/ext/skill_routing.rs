@@ -142,5 +142,4 @@ fn strings(value: Option<&Value>) -> Vec<String> {
 }
 
 #[cfg(test)]
-#[path = "skill_routing_tests.rs"]
 mod tests;

@@ -8,7 +8,6 @@ mod connection;
 
 use crate::a2a::{AgentCard, SecurityScheme};
 use crate::api::agents::{AgentDetail, get_agent};
-use crate::api::{Load, resource};
 use connection::ConnectionSetup;
 
 /// Reads the agent id from the route and shows its card.
@@ -17,7 +16,7 @@ pub fn AgentDetailPage() -> impl IntoView {
     let page = crate::pages::route::page_id("/agents/");
     let id = move || page.get();
     // Blocking: the title and the HTTP status (404 for an unknown agent) come from the data.
-    let agent = resource(Load::Blocking, id, get_agent);
+    let agent = Resource::new_blocking(id, get_agent);
     view! {
         <p><a href="/agents">"← Agents"</a></p>
         <Transition fallback=|| view! { <p class="muted" aria-busy="true">"Fetching the Agent Card…"</p> }>

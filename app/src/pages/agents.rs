@@ -1,55 +1,77 @@
-//! The Agents screen (`/agents`): registered agents with live reachability, searchable.
-//!
-//! The screen hydrates what it shows: the list, its search and the buttons that open the two
-//! forms that write. What those forms need (the card preview and its compliance report, the
-//! registration, the removal) is code of its own, loaded when a form is first opened (ADR 0015,
-//! ADR 0020): neither is open when the server renders the page, so the page waits for none of it.
+//! The Agents screen (`/agents`): registered agents with live reachability, searchable, the
+//! Add agent panel (card preview, compliance report, Connect) and each row's Remove confirmation.
 
 use leptos::prelude::*;
 use leptos_meta::Title;
 
 use crate::a2a::{ComplianceReport, Severity};
-use crate::api::agents::{
-    AgentPreview, AgentSummary, PreviewAgent, list_agents, register_agent, remove_agent,
-};
-use crate::api::{Load, resource};
+use crate::api::agents::{AgentPreview, AgentSummary, PreviewAgent, RegisterAgent, RemoveAgent, list_agents};
 use crate::error::AppError;
 
-/// What the forms that write tell the page: the list changed (it is fetched again), or the last
-/// request failed (the page shows why until the next one succeeds).
+/// The page's two writes. Each finished request fetches the list again, whether it succeeded or
+/// not: a request that failed because another client changed the list first (an agent removed
+/// twice) still leaves the page showing what is stored.
 #[derive(Clone, Copy)]
 struct Changes {
-    version: RwSignal<u32>,
-    error: RwSignal<Option<String>>,
+    register: ServerAction<RegisterAgent>,
+    remove: ServerAction<RemoveAgent>,
 }
 
 impl Changes {
     fn new() -> Self {
         Changes {
-            version: RwSignal::new(0),
-            error: RwSignal::new(None),
+            register: ServerAction::new(),
+            remove: ServerAction::new(),
         }
     }
 
-    /// Records a finished request and fetches the list again either way: a request that failed
-    /// because another client changed the list first (an agent removed twice) still leaves the
-    /// page showing what is stored. `false` if it failed. The page may be gone by then
-    /// (navigation), so nothing here panics on disposed signals.
-    fn settle<T>(self, result: Result<T, AppError>) -> bool {
-        let failed = result.err().map(|error| error.to_string());
-        let ok = failed.is_none();
-        self.error.try_set(failed);
-        self.version.try_update(|version| *version += 1);
-        ok
+    /// Changes with every finished request.
+    fn version(self) -> (usize, usize) {
+        (self.register.version().get(), self.remove.version().get())
+    }
+
+    /// The error of the newest finished request, `None` once one succeeds: the page shows why
+    /// the last change failed until the next one works.
+    fn last_error(self) -> Signal<Option<String>> {
+        let newest = Memo::new(move |previous: Option<&((usize, usize), Option<Write>)>| {
+            let now = self.version();
+            let last = match previous {
+                Some((before, _)) if now.0 != before.0 => Some(Write::Register),
+                Some((before, _)) if now.1 != before.1 => Some(Write::Remove),
+                Some((_, last)) => *last,
+                None => None,
+            };
+            (now, last)
+        });
+        Signal::derive(move || match newest.with(|(_, last)| *last)? {
+            Write::Register => self.register.value().with(error_of),
+            Write::Remove => self.remove.value().with(error_of),
+        })
     }
 }
 
-/// The agent list; the page owns the resource, the record of changes and the search text.
+/// Which of the page's writes finished last.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Write {
+    Register,
+    Remove,
+}
+
+/// A finished request's error, as the page shows it.
+fn error_of<T>(result: &Option<Result<T, AppError>>) -> Option<String> {
+    result
+        .as_ref()
+        .and_then(|r| r.as_ref().err())
+        .map(ToString::to_string)
+}
+
+/// The agent list; the page owns the resource, the writes and the search text.
 #[component]
 pub fn AgentsPage() -> impl IntoView {
     let changes = Changes::new();
     // Fetched again after every registration or removal.
-    let agents = resource(Load::Streamed, move || changes.version.get(), |_| list_agents());
+    let agents = Resource::new(move || changes.version(), |_| list_agents());
+    let error = changes.last_error();
     let (query, set_query) = signal(String::new());
     view! {
         <Title text="Agents"/>
@@ -69,7 +91,7 @@ pub fn AgentsPage() -> impl IntoView {
                 />
             </label>
         </div>
-        {move || changes.error.get().map(|error| view! { <p role="alert" class="error">{error}</p> })}
+        {move || error.get().map(|error| view! { <p role="alert" class="error">{error}</p> })}
         <Transition fallback=|| view! { <p class="muted" aria-busy="true">"Discovering agents…"</p> }>
             <ErrorBoundary fallback=crate::components::error_alert::error_alert>
                 {move || Suspend::new(async move {
@@ -158,8 +180,7 @@ fn AgentRow(agent: AgentSummary, changes: Changes) -> impl IntoView {
     .into_any()
 }
 
-/// "Remove", then an inline confirmation (history is kept). The confirmation and the request
-/// load when it is first asked for.
+/// "Remove", then an inline confirmation (history is kept).
 #[component]
 fn RemoveControl(id: StoredValue<String>, changes: Changes) -> impl IntoView {
     let confirming = RwSignal::new(false);
@@ -176,22 +197,27 @@ fn RemoveControl(id: StoredValue<String>, changes: Changes) -> impl IntoView {
     .into_any()
 }
 
+/// The confirmation. On success the row leaves the list with the refetch; on failure the page
+/// says why.
 fn remove_agent_confirm(id: StoredValue<String>, confirming: RwSignal<bool>, changes: Changes) -> AnyView {
-    let busy = RwSignal::new(false);
+    // This row's removal is in flight (the action is the page's, shared by every row).
+    let busy = move || {
+        changes.remove.input().with(|input| {
+            input
+                .as_ref()
+                .is_some_and(|i| id.with_value(|id| *id == i.agent_id))
+        })
+    };
     let remove = move |_| {
-        busy.set(true);
-        let agent_id = id.get_value();
-        leptos::task::spawn_local(async move {
-            // On success the row leaves the list with the refetch; on failure the page says why.
-            changes.settle(remove_agent(agent_id).await);
-            busy.try_set(false);
+        changes.remove.dispatch(RemoveAgent {
+            agent_id: id.get_value(),
         });
     };
     view! {
         <span class="confirm" role="group" aria-label="Confirm removal">
             "Remove this agent? Its history is kept."
-            <button type="button" class="button danger" disabled=move || busy.get() on:click=remove>
-                {move || if busy.get() { "Removing…" } else { "Remove agent" }}
+            <button type="button" class="button danger" disabled=busy on:click=remove>
+                {move || if busy() { "Removing…" } else { "Remove agent" }}
             </button>
             <button type="button" class="button subtle" on:click=move |_| confirming.set(false)>"Cancel"</button>
         </span>
@@ -199,10 +225,16 @@ fn remove_agent_confirm(id: StoredValue<String>, confirming: RwSignal<bool>, cha
     .into_any()
 }
 
-/// The "Add agent" button and its panel; the panel's form loads when first opened.
+/// The "Add agent" button and its panel, which closes once an agent is registered.
 #[component]
 fn AddAgent(changes: Changes) -> impl IntoView {
     let open = RwSignal::new(false);
+    // Connect closes the panel only once the agent is registered; a failure leaves it open.
+    Effect::new(move |_| {
+        if changes.register.value().with(|v| matches!(v, Some(Ok(_)))) {
+            open.set(false);
+        }
+    });
     view! {
         <button
             type="button"
@@ -214,16 +246,15 @@ fn AddAgent(changes: Changes) -> impl IntoView {
         </button>
         <Show when=move || open.get()>
             <section class="panel" aria-label="Add agent">
-                {add_agent_panel(open, changes)}
+                {add_agent_panel(changes)}
             </section>
         </Show>
     }
 }
 
 /// The panel's flow: card URL → preview with the compliance report → connect.
-fn add_agent_panel(open: RwSignal<bool>, changes: Changes) -> AnyView {
+fn add_agent_panel(changes: Changes) -> AnyView {
     let preview = ServerAction::<PreviewAgent>::new();
-    let card_url = RwSignal::new(String::new());
     let input = NodeRef::<leptos::html::Input>::new();
     // The field takes the keyboard as soon as it is shown (`autofocus` only acts on page load).
     Effect::new(move |_| {
@@ -232,15 +263,7 @@ fn add_agent_panel(open: RwSignal<bool>, changes: Changes) -> AnyView {
         }
     });
     view! {
-        // A plain form, not `ActionForm`: that one decodes its fields with serde_qs in the
-        // browser, a decoder that no other part of the app needs (issue #6, wasm size).
-        <form
-            class="add-agent-form"
-            on:submit=move |ev| {
-                ev.prevent_default();
-                preview.dispatch(PreviewAgent { card_url: card_url.get_untracked() });
-            }
-        >
+        <ActionForm action=preview attr:class="add-agent-form">
             <label for="card-url">"Agent Card URL"</label>
             <input
                 id="card-url"
@@ -249,16 +272,14 @@ fn add_agent_panel(open: RwSignal<bool>, changes: Changes) -> AnyView {
                 required
                 node_ref=input
                 placeholder="https://agent.example/.well-known/agent-card.json"
-                prop:value=card_url
-                on:input=move |ev| card_url.set(event_target_value(&ev))
             />
             <button type="submit" class="button" disabled=move || preview.pending().get()>
                 {move || if preview.pending().get() { "Fetching…" } else { "Fetch Agent Card" }}
             </button>
-        </form>
+        </ActionForm>
         {move || {
             preview.value().get().map(|result| match result {
-                Ok(card) => view! { <PreviewCard card open changes/> }.into_any(),
+                Ok(card) => view! { <PreviewCard card changes/> }.into_any(),
                 Err(error) => view! { <p role="alert" class="error">{error.to_string()}</p> }.into_any(),
             })
         }}
@@ -269,17 +290,12 @@ fn add_agent_panel(open: RwSignal<bool>, changes: Changes) -> AnyView {
 /// The fetched card, its compliance report and the Connect button, which closes the panel once
 /// the agent is registered (and leaves it open, the page saying why, if that failed).
 #[component]
-fn PreviewCard(card: AgentPreview, open: RwSignal<bool>, changes: Changes) -> impl IntoView {
+fn PreviewCard(card: AgentPreview, changes: Changes) -> impl IntoView {
     let url = StoredValue::new(card.card_url.clone());
-    let connecting = RwSignal::new(false);
+    let connecting = changes.register.pending();
     let connect = move |_| {
-        connecting.set(true);
-        let card_url = url.get_value();
-        leptos::task::spawn_local(async move {
-            if changes.settle(register_agent(card_url).await) {
-                open.try_set(false);
-            }
-            connecting.try_set(false);
+        changes.register.dispatch(RegisterAgent {
+            card_url: url.get_value(),
         });
     };
     let ComplianceReport {

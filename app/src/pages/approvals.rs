@@ -2,12 +2,13 @@
 //! Needs changes, Closed, All), newest first, re-queried when something is committed. Each row
 //! opens the review page.
 
+use leptos::Params;
 use leptos::prelude::*;
 use leptos_meta::Title;
-use leptos_router::hooks::use_query_map;
+use leptos_router::hooks::use_query;
+use leptos_router::params::Params;
 
 use crate::api::approvals::{ApprovalSummary, list_approvals};
-use crate::api::{Load, resource};
 use crate::components::when::When;
 use crate::live::{FRESHNESS_URL, LiveFrame, use_live_stream};
 
@@ -65,14 +66,19 @@ pub fn status_label(status: &str) -> &'static str {
     }
 }
 
+/// `?tab=`: the queue's tab.
+#[derive(Params, Clone, Debug, PartialEq, Eq)]
+struct ApprovalsQuery {
+    tab: Option<String>,
+}
+
 /// The queue page.
 #[component]
 pub fn ApprovalsPage() -> impl IntoView {
-    let query = use_query_map();
-    let tab = Memo::new(move |_| tab_of(query.read().get("tab").as_deref()));
+    let query = use_query::<ApprovalsQuery>();
+    let tab = Memo::new(move |_| query.with(|q| tab_of(q.as_ref().ok().and_then(|q| q.tab.as_deref()))));
     let (freshness, set_freshness) = signal(0_u64);
-    let requests = resource(
-        Load::Streamed,
+    let requests = Resource::new(
         move || (tab.get(), freshness.get()),
         |(tab, _)| async move {
             let all = list_approvals(None, None).await?;

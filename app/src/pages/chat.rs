@@ -4,19 +4,19 @@
 //! - [`landing`] and [`conversation`]: the two routed pages.
 //! - [`state`]: the conversation page's shared state; [`fold`]: live frames into it.
 //! - [`timeline`], [`composer`] (+ [`attach`], [`options`]) and [`wire`]: its parts.
-//! - [`extensions`]: the skill picker and the active-extensions summary.
-//! - [`compose`] and [`targets`]: what a send contains and where it goes (pure).
+//! - [`extension_controls`]: the skill picker and the active-extensions summary.
+//! - [`outgoing`] and [`targets`]: what a send contains and where it goes (pure).
 //! - [`prompt_form`]: forms and quick replies in an agent's prompt; [`start_form`]: "Start with a form".
 
 pub mod approval_card;
 pub mod attach;
-pub mod compose;
 pub mod composer;
 pub mod conversation;
-pub mod extensions;
+pub mod extension_controls;
 pub mod fold;
 pub mod landing;
 pub mod options;
+pub mod outgoing;
 pub mod prompt_form;
 pub mod start_form;
 pub mod state;

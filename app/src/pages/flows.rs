@@ -2,19 +2,21 @@
 //! the source tasks and the dependent tasks that reference others through A2A
 //! `referenceTaskIds`. Re-queried on the app-wide freshness signal.
 
-mod split;
+mod graph;
 
+use leptos::Params;
 use leptos::prelude::*;
 use leptos_meta::Title;
-use leptos_router::hooks::use_query_map;
+use leptos_router::hooks::use_query;
+use leptos_router::params::Params;
 
-pub use split::{FlowReference, FlowTask, Flows, split_flows};
+pub use graph::{FlowReference, FlowTask, Flows, split_flows};
 
 use crate::api::tasks::{ConversationSummary, ConversationView, get_conversation, list_conversations};
-use crate::api::{Load, resource};
 use crate::components::state_chip::StateChip;
 use crate::error::AppError;
 use crate::live::{FRESHNESS_URL, LiveFrame, encode_segment, use_live_stream};
+use crate::pages::route::non_empty;
 use crate::pages::task_detail::display_title;
 
 /// The Orchestration URL of one conversation.
@@ -34,15 +36,20 @@ async fn load_flow(chosen: Option<String>) -> Result<Option<ConversationView>, A
     get_conversation(id).await.map(Some)
 }
 
+/// `?conversation=`: the conversation whose flow is shown.
+#[derive(Params, Clone, Debug, PartialEq, Eq)]
+struct FlowsQuery {
+    conversation: Option<String>,
+}
+
 /// The conversation chooser and the chosen conversation's flow (`?conversation=`).
 #[component]
 pub fn FlowsPage() -> impl IntoView {
-    let query = use_query_map();
-    let chosen = Memo::new(move |_| query.read().get("conversation").filter(|c| !c.is_empty()));
+    let query = use_query::<FlowsQuery>();
+    let chosen = Memo::new(move |_| query.with(|q| q.as_ref().ok().and_then(|q| non_empty(&q.conversation))));
     let (freshness, set_freshness) = signal(0_u64);
-    let conversations = resource(Load::Streamed, move || freshness.get(), |_| list_conversations());
-    let flow = resource(
-        Load::Streamed,
+    let conversations = Resource::new(move || freshness.get(), |_| list_conversations());
+    let flow = Resource::new(
         move || (chosen.get(), freshness.get()),
         |(chosen, _)| load_flow(chosen),
     );

@@ -7,7 +7,6 @@ use leptos_meta::Title;
 
 use crate::api::approvals::{ApprovalSummary, list_approvals};
 use crate::api::tasks::{TaskFilter, TaskSummary, list_tasks};
-use crate::api::{Load, resource};
 use crate::components::state_chip::StateChip;
 use crate::components::when::When;
 use crate::live::{FRESHNESS_URL, LiveFrame, use_live_stream};
@@ -17,8 +16,7 @@ use crate::pages::task_detail::display_title;
 #[component]
 pub fn InboxPage() -> impl IntoView {
     let (freshness, set_freshness) = signal(0_u64);
-    let items = resource(
-        Load::Streamed,
+    let items = Resource::new(
         move || freshness.get(),
         |_| async move {
             let approvals = list_approvals(Some("pending".into()), None).await?;

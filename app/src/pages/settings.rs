@@ -2,13 +2,13 @@
 //! browser's local storage ([`crate::settings`]). Preferences are read after hydration, so
 //! the server and the first browser render both show "Loading preferences…".
 
-mod extensions;
+mod extension_uris;
 
 use leptos::prelude::*;
 use leptos_meta::Title;
 
 use crate::settings::{self, DEFAULT_OUTPUT_MODES, Preferences, parse_history_length};
-use extensions::ExtensionsCard;
+use extension_uris::ExtensionsCard;
 
 /// The settings page: owns the loaded preferences and saves every change at once.
 #[component]

@@ -5,8 +5,7 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 
 use crate::a2a::Role;
-use crate::api::tasks::{get_task, subscribe_task};
-use crate::api::{Load, resource};
+use crate::api::tasks::{SubscribeTask, get_task};
 use crate::components::a2ui_surface::TaskInterface;
 use crate::components::artifact::ArtifactCard;
 use crate::components::cancel_task::CancelTaskControl;
@@ -34,11 +33,7 @@ pub fn TaskDetailPage() -> impl IntoView {
     let id = move || page.get();
     let (version, set_version) = signal(0_u64);
     // Blocking: the title and the HTTP status (404 for an unknown task) come from the data.
-    let task = resource(
-        Load::Blocking,
-        move || (id(), version.get()),
-        |(id, _)| get_task(id),
-    );
+    let task = Resource::new_blocking(move || (id(), version.get()), |(id, _)| get_task(id));
     let refresh = Callback::new(move |()| set_version.update(|n| *n += 1));
     view! {
         <p><a href="/tasks">"← Tasks"</a></p>
@@ -103,10 +98,17 @@ fn TaskDetail(initial: TaskView, refresh: Callback<()>) -> impl IntoView {
 /// Title, state, remote ids and the actions.
 #[component]
 fn DetailHeader(task: Signal<TaskView>, refresh: Callback<()>) -> impl IntoView {
-    // A plain request rather than a `ServerAction`: the cancel control beside it works the same
-    // way, so the two share their code.
-    let subscribing = RwSignal::new(false);
-    let subscribed = RwSignal::new(None::<Result<(), String>>);
+    let subscribe = ServerAction::<SubscribeTask>::new();
+    let subscribing = subscribe.pending();
+    // The last request's outcome, hidden while the next one runs.
+    let subscribed = move || {
+        if subscribing.get() {
+            return None;
+        }
+        subscribe
+            .value()
+            .with(|v| v.as_ref().map(|r| r.clone().map_err(|e| e.to_string())))
+    };
     let (local_id, conversation_id) =
         task.with_untracked(|t| (t.local_id.clone(), t.conversation_id.clone()));
     // `try_`: the page title keeps this closure and may run it while the page is being left.
@@ -143,16 +145,9 @@ fn DetailHeader(task: Signal<TaskView>, refresh: Callback<()>) -> impl IntoView 
                     class="button"
                     disabled=move || subscribing.get()
                     on:click={
-                        let subscribe_id = subscribe_id.clone();
+                        let task_id = subscribe_id.clone();
                         move |_| {
-                            subscribing.set(true);
-                            subscribed.set(None);
-                            let task_id = subscribe_id.clone();
-                            leptos::task::spawn_local(async move {
-                                let result = subscribe_task(task_id).await.map_err(|e| e.to_string());
-                                subscribing.try_set(false);
-                                subscribed.try_set(Some(result));
-                            });
+                            subscribe.dispatch(SubscribeTask { task_id: task_id.clone() });
                         }
                     }
                 >
@@ -161,7 +156,7 @@ fn DetailHeader(task: Signal<TaskView>, refresh: Callback<()>) -> impl IntoView 
                 <CancelTaskControl task_id=local_id.clone()/>
             </Show>
         </div>
-        {move || subscribed.get().map(|result| match result {
+        {move || subscribed().map(|result| match result {
             Ok(()) => view! { <p class="muted" role="status">"The console follows this task again."</p> }.into_any(),
             Err(error) => view! { <p class="error" role="alert">{error}</p> }.into_any(),
         })}

@@ -2,15 +2,17 @@
 //! state (`?filter=`) and paged (`?offset=`); re-queried whenever the app-wide freshness signal
 //! says something was committed.
 
+use leptos::Params;
 use leptos::prelude::*;
 use leptos_meta::Title;
-use leptos_router::hooks::use_query_map;
+use leptos_router::hooks::use_query;
+use leptos_router::params::Params;
 
 use crate::api::tasks::{TASK_PAGE_SIZE, TaskFilter, TaskPage, TaskSummary, list_tasks};
-use crate::api::{Load, resource};
 use crate::components::state_chip::StateChip;
 use crate::components::when::When;
 use crate::live::{FRESHNESS_URL, LiveFrame, use_live_stream};
+use crate::pages::route::Lenient;
 
 /// How many characters of a remote id a row shows.
 const SHORT_ID_CHARS: usize = 8;
@@ -41,27 +43,22 @@ pub fn tasks_href(filter: TaskFilter, offset: u64) -> String {
     }
 }
 
+/// `?filter=` and `?offset=`; a malformed one reads as absent.
+#[derive(Params, Clone, Debug, PartialEq, Eq)]
+struct TasksQuery {
+    filter: Lenient<TaskFilter>,
+    offset: Lenient<u64>,
+}
+
 /// The filter chips, the page of rows and the pager.
 #[component]
 pub fn TasksPage() -> impl IntoView {
-    let query = use_query_map();
-    let filter = Memo::new(move |_| {
-        query
-            .read()
-            .get("filter")
-            .and_then(|f| TaskFilter::parse(&f))
-            .unwrap_or_default()
-    });
-    let offset = Memo::new(move |_| {
-        query
-            .read()
-            .get("offset")
-            .and_then(|o| o.parse::<u64>().ok())
-            .unwrap_or(0)
-    });
+    let query = use_query::<TasksQuery>();
+    let filter =
+        Memo::new(move |_| query.with(|q| q.as_ref().ok().and_then(|q| q.filter.0).unwrap_or_default()));
+    let offset = Memo::new(move |_| query.with(|q| q.as_ref().ok().and_then(|q| q.offset.0).unwrap_or(0)));
     let (freshness, set_freshness) = signal(0_u64);
-    let tasks = resource(
-        Load::Streamed,
+    let tasks = Resource::new(
         move || (filter.get(), offset.get(), freshness.get()),
         |(filter, offset, _)| list_tasks(filter, offset),
     );

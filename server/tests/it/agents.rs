@@ -233,10 +233,7 @@ async fn the_agents_screen_lists_agents_with_live_reachability() {
         1,
         "only the managed agent: {html}"
     );
-    assert!(
-        !html.contains("Agent Card URL"),
-        "{html}"
-    );
+    assert!(!html.contains("Agent Card URL"), "{html}");
 
     // The server function the hydrated page calls returns the same rows as JSON.
     let request = axum::http::Request::post("/api/fn/list_agents")

@@ -38,7 +38,7 @@ async fn every_screen_renders_on_the_server_with_hydration_scripts() {
             "{path}: wasm preload missing"
         );
         assert!(
-            html.contains(r#"<link rel="stylesheet" id="leptos" href="/pkg/agent-taskbay.css">"#),
+            html.contains(r#"<link id="leptos" rel="stylesheet" href="/pkg/agent-taskbay.css">"#),
             "{path}: stylesheet missing"
         );
         assert!(
@@ -208,25 +208,13 @@ async fn a_conversation_and_its_task_render_on_the_server() {
             "{html}"
         );
     }
-    // The composer and the task's Cancel are rendered in place, inert until their code has
-    // loaded in the browser (ADR 0017).
+    // The composer and the task's Cancel are rendered on the server.
     let html = text(get(&state, &format!("/chat/{conversation}")).await).await;
-    let composer = html
-        .find(r#"<div data-deferred="composer" inert class="deferred">"#)
-        .expect("the composer's deferred wrapper");
-    assert!(
-        html[composer..].contains(r#"data-testid="composer-input""#),
-        "{html}"
-    );
-    let cancel = html
-        .find(r#"<div data-deferred="cancel" inert class="deferred">"#)
-        .expect("the task card's Cancel, deferred");
-    assert!(html[cancel..].contains(r#"data-testid="cancel-task""#), "{html}");
+    assert!(html.contains(r#"data-testid="composer-input""#), "{html}");
+    assert!(html.contains(r#"data-testid="cancel-task""#), "{html}");
+    assert!(!html.contains("data-deferred"), "{html}");
     let html = text(get(&state, &format!("/tasks/{}", done.task_id)).await).await;
-    assert!(
-        html.contains(r#"<div data-deferred="cancel" inert class="deferred">"#),
-        "{html}"
-    );
+    assert!(html.contains(r#"data-testid="cancel-task""#), "{html}");
     let missing = get(&state, "/tasks/00000000-0000-4000-8000-000000000404").await;
     assert_eq!(missing.status(), StatusCode::NOT_FOUND);
 }

@@ -12,9 +12,7 @@ use crate::api::tasks::{SendInput, SendMessage};
 use crate::projection::TaskView;
 
 /// The "Interface" section of the task page (nothing when the task has no A2UI part). The server
-/// never shows it (the agent's extensions are read in the browser), so its code, with the
-/// extensions' and the send's, loads after hydration, and only for a task with A2UI parts
-/// (ADR 0015).
+/// never shows it: the agent's extensions are read in the browser.
 #[component]
 pub fn TaskInterface(#[prop(into)] task: Signal<TaskView>) -> impl IntoView {
     view! {
@@ -23,7 +21,6 @@ pub fn TaskInterface(#[prop(into)] task: Signal<TaskView>) -> impl IntoView {
         </Show>
     }
 }
-
 
 /// The section: surfaces once the agent's card is known to advertise A2UI, and the outcome of
 /// the last action sent.

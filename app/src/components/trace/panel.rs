@@ -36,7 +36,7 @@ pub fn hidden_note(hidden: usize) -> String {
 /// Sideband events in ledger order, grouped per task, filtered by level (debug hidden by default):
 /// those of the stored `history`, loaded once the panel is shown, and those the page receives
 /// live through `feed` (an event in both shows once, [`super::merge`]). `titles` pairs local task
-/// ids with task titles. Its code, with the sideband decoder, is loaded after hydration (ADR 0015).
+/// ids with task titles. Decoding happens here, so a page only forwards raw ledger events.
 #[component]
 pub fn TracePanel(
     feed: TraceFeed,

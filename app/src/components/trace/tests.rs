@@ -304,7 +304,7 @@ mod render {
 
     #[test]
     fn the_server_renders_the_panel_empty() {
-        // The stored events are loaded, and live ones decoded, in the browser (ADR 0016).
+        // The stored events are loaded, and live ones decoded, in the browser only.
         let owner = Owner::new();
         let html = owner.with(|| {
             let feed = TraceFeed::new();

@@ -9,9 +9,8 @@ use serde_json::{Map, Value, json};
 
 use super::status_label;
 use crate::api::approvals::{
-    ApprovalDetail, ApprovalRevision, DecisionInput, decide_approval, get_approval, is_open,
+    ApprovalDetail, ApprovalRevision, DecideApproval, DecisionInput, get_approval, is_open,
 };
-use crate::api::{Load, resource};
 use crate::components::structured_form::StructuredForm;
 use crate::components::when::When;
 use crate::content::json::JsonView;
@@ -31,11 +30,7 @@ pub fn ApprovalReviewPage() -> impl IntoView {
     let page = crate::pages::route::page_id("/approvals/");
     let id = move || page.get();
     let (version, set_version) = signal(0_u64);
-    let detail = resource(
-        Load::Blocking,
-        move || (id(), version.get()),
-        |(id, _)| get_approval(id),
-    );
+    let detail = Resource::new_blocking(move || (id(), version.get()), |(id, _)| get_approval(id));
     let refresh = Callback::new(move |()| set_version.update(|n| *n += 1));
     let draft = Draft::default();
     // Committed changes reload the page, except while the reviewer is writing a decision: a
@@ -198,19 +193,10 @@ fn DecisionForm(
         confirming,
         editing,
     } = draft;
+    // The last refusal: the rationale check below, or the server's answer.
     let error = RwSignal::new(None::<String>);
-    let decide = Action::new(move |(outcome, edit): &(String, Option<Value>)| {
-        let input = DecisionInput {
-            outcome: outcome.clone(),
-            expected_revision: revision.revision,
-            rationale: Some(rationale.get_untracked()).filter(|r| !r.trim().is_empty()),
-            edit: edit.clone(),
-            delegate_membership_id: None,
-        };
-        let key = decision_key(&request_id, revision.revision, outcome);
-        let id = request_id.clone();
-        async move { decide_approval(id, input, key).await }
-    });
+    let decide = ServerAction::<DecideApproval>::new();
+    let request_id = StoredValue::new(request_id);
     Effect::new(move |_| match decide.value().get() {
         Some(Ok(_)) => {
             error.set(None);
@@ -230,7 +216,17 @@ fn DecisionForm(
             error.set(Some(e.to_string()));
             return;
         }
-        decide.dispatch((outcome.to_owned(), edit));
+        decide.dispatch(DecideApproval {
+            id: request_id.get_value(),
+            key: request_id.with_value(|id| decision_key(id, revision.revision, outcome)),
+            input: DecisionInput {
+                outcome: outcome.to_owned(),
+                expected_revision: revision.revision,
+                rationale: Some(rationale.get_untracked()).filter(|r| !r.trim().is_empty()),
+                edit,
+                delegate_membership_id: None,
+            },
+        });
     };
     let action = revision.action.clone();
     view! {
@@ -271,7 +267,6 @@ fn DecisionForm(
         </section>
     }
 }
-
 
 /// Edit then approve: the text of a `send_message`, or the values of a `send_data` form.
 #[component]

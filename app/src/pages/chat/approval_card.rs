@@ -23,8 +23,8 @@ pub fn asks_for_approval(task: &TaskView) -> bool {
     })
 }
 
-/// The requests of one task, reloaded whenever the task changes (browser only). Their code is
-/// loaded once the agent advertises approvals and the task asks for one (ADR 0015).
+/// The requests of one task, reloaded whenever the task changes (browser only); shown once the
+/// agent advertises approvals and the task asks for one.
 #[component]
 pub fn ApprovalCards(state: ChatState, task: Memo<TaskView>) -> impl IntoView {
     let shown = move || {

@@ -4,8 +4,8 @@
 
 use leptos::prelude::*;
 
-use super::compose::{accepts, data_part, part_media_type, url_part};
 use super::composer::Draft;
+use super::outgoing::{accepts, data_part, part_media_type, url_part};
 
 /// The inline forms of the attach tools.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,7 +74,7 @@ pub fn AttachTools(draft: Draft) -> impl IntoView {
     .into_any()
 }
 
-/// The URL or JSON form; its code is loaded when one is first opened (ADR 0015).
+/// The URL or JSON form.
 fn tool_form(tool: Tool, draft: Draft, close: Callback<()>) -> AnyView {
     match tool {
         Tool::Url => view! { <UrlForm draft close/> }.into_any(),
@@ -144,8 +144,7 @@ fn JsonForm(draft: Draft, close: Callback<()>) -> impl IntoView {
     .into_any()
 }
 
-/// What is attached, each removable; amber when outside the card's input modes. The chips' code
-/// is loaded with the first attachment (ADR 0015).
+/// What is attached, each removable; amber when outside the card's input modes.
 #[component]
 pub fn AttachmentChips(draft: Draft, modes: Signal<Vec<String>>) -> impl IntoView {
     view! {
@@ -207,7 +206,7 @@ fn read_chosen_file(
     use wasm_bindgen::JsCast;
     use wasm_bindgen::closure::Closure;
 
-    use super::compose::{base64_of_data_url, check_file_size, file_part};
+    use super::outgoing::{base64_of_data_url, check_file_size, file_part};
 
     let Some(input) = event
         .target()

@@ -6,9 +6,9 @@ use leptos::prelude::*;
 use crate::settings::Preferences;
 
 use super::attach::{AttachTools, AttachmentChips};
-use super::compose::{Attachment, TextFormat, accepts, build_options, message_content, preferred_format};
-use super::extensions::{ExtensionsSummary, SkillPicker};
+use super::extension_controls::{ExtensionsSummary, SkillPicker};
 use super::options::OptionsPanel;
+use super::outgoing::{Attachment, TextFormat, accepts, build_options, message_content, preferred_format};
 use super::state::ChatState;
 use super::targets::{SendTarget, effective_target, send_to_choices};
 use crate::api::agents::get_chat_agent;
@@ -108,20 +108,11 @@ impl Draft {
     }
 }
 
-/// The composer of the conversation page. The server renders it in place; in the browser its
-/// code (the draft, the send's contents and every control) loads after hydration, like the
-/// views of ADR 0015: a page is read before it is written to (ADR 0017).
+/// The composer of the conversation page: the draft, its controls and the send.
 #[component]
 pub fn Composer(state: ChatState) -> impl IntoView {
-    view! { <ComposerBody state/> }
-}
-
-
-/// The composer's controls.
-#[component]
-fn ComposerBody(state: ChatState) -> impl IntoView {
     let draft = Draft::new();
-    // Effects run in the browser only, after hydration: the preferences live in localStorage.
+    // Effects run in the browser only: the preferences live in localStorage.
     Effect::new(move |_| {
         draft.defaults.set_value(crate::settings::load());
         draft.apply_defaults();
@@ -247,7 +238,6 @@ fn ComposerBody(state: ChatState) -> impl IntoView {
     }
     .into_any()
 }
-
 
 /// Text / Markdown; ★ marks the format the card names first, amber when the card does not
 /// accept the chosen one.

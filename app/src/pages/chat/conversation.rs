@@ -3,14 +3,14 @@
 
 use leptos::prelude::*;
 use leptos_meta::Title;
-use leptos_router::hooks::use_query_map;
+use leptos_router::hooks::use_query;
 
 use super::composer::Composer;
+use super::landing::AgentQuery;
 use super::state::ChatState;
 use super::timeline::Timeline;
 use super::wire::WirePanel;
 use crate::api::tasks::{ConversationView, get_conversation, get_new_conversation};
-use crate::api::{Load, resource};
 use crate::components::state_chip::StateChip;
 use crate::components::trace::{TraceHistory, TracePanel};
 use crate::error::AppError;
@@ -38,10 +38,11 @@ async fn load_chat(id: String, agent: String) -> Result<ConversationView, AppErr
 #[component]
 pub fn ConversationPage() -> impl IntoView {
     let page = crate::pages::route::page_id("/chat/");
-    let query = use_query_map();
+    let query = use_query::<AgentQuery>();
     // `?agent=` only counts while this page is shown (see `pages::route`).
-    let agent =
-        crate::pages::route::while_on("/chat/", move || query.read().get("agent").unwrap_or_default());
+    let agent = crate::pages::route::while_on("/chat/", move || {
+        query.with(|q| q.as_ref().ok().and_then(|q| q.agent.clone()).unwrap_or_default())
+    });
     let key = move || {
         let id = page.get();
         let agent = if id == NEW_CHAT {
@@ -52,7 +53,7 @@ pub fn ConversationPage() -> impl IntoView {
         (id, agent)
     };
     // Blocking: the title and the HTTP status (404 for an unknown conversation) come from the data.
-    let chat = resource(Load::Blocking, key, |(id, agent)| load_chat(id, agent));
+    let chat = Resource::new_blocking(key, |(id, agent)| load_chat(id, agent));
     view! {
         <Transition fallback=|| view! { <p class="muted" aria-busy="true">"Loading the conversation…"</p> }>
             <ErrorBoundary fallback=|errors| {
@@ -86,8 +87,7 @@ fn ChatView(initial: ConversationView) -> impl IntoView {
         conversation_id: conversation_id.clone(),
         task_id: None,
     };
-    // Opening the Wire panel loads the stored exchange once (its code does, ADR 0017); live
-    // events keep adding to it.
+    // Opening the Wire panel loads the stored exchange once; live events keep adding to it.
     let history_loaded = StoredValue::new(conversation_id.is_empty());
     let titles = Signal::derive(move || {
         state.conversation.with(|c| {
@@ -119,8 +119,7 @@ fn ChatView(initial: ConversationView) -> impl IntoView {
     .into_any()
 }
 
-/// The Wire rail; its code is loaded when it is first opened (ADR 0015). The first opening
-/// also loads the conversation's stored exchange.
+/// The Wire rail. The first opening also loads the conversation's stored exchange.
 fn wire_rail(state: ChatState, history_loaded: StoredValue<bool>) -> AnyView {
     if !history_loaded.get_value() {
         history_loaded.set_value(true);

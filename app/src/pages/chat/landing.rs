@@ -1,18 +1,20 @@
 //! The Chat landing (`/chat`): "Start a chat" per reachable agent and the recent conversations,
 //! re-queried on the app-wide freshness signal. `/chat?agent=` opens a new chat with that agent.
 
+use leptos::Params;
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::components::Redirect;
-use leptos_router::hooks::use_query_map;
+use leptos_router::hooks::use_query;
+use leptos_router::params::Params;
 
 use super::conversation::NEW_CHAT;
 use crate::api::agents::{AgentSummary, list_agents};
 use crate::api::tasks::{ConversationSummary, list_conversations};
-use crate::api::{Load, resource};
 use crate::components::state_chip::StateChip;
 use crate::components::when::When;
 use crate::live::{FRESHNESS_URL, LiveFrame, encode_segment, use_live_stream};
+use crate::pages::route::non_empty;
 use crate::pages::task_detail::display_title;
 
 /// The URL of a new chat with `agent_id`.
@@ -20,11 +22,17 @@ pub fn new_chat_href(agent_id: &str) -> String {
     format!("/chat/{NEW_CHAT}?agent={}", encode_segment(agent_id))
 }
 
+/// `?agent=`: the agent a new chat is with (`/chat` redirects to it, `/chat/new` starts it).
+#[derive(Params, Clone, Debug, PartialEq, Eq)]
+pub struct AgentQuery {
+    pub agent: Option<String>,
+}
+
 /// Start a chat, recent conversations.
 #[component]
 pub fn ChatPage() -> impl IntoView {
-    let query = use_query_map();
-    let agent = move || query.read().get("agent").filter(|a| !a.is_empty());
+    let query = use_query::<AgentQuery>();
+    let agent = move || query.with(|q| q.as_ref().ok().and_then(|q| non_empty(&q.agent)));
     view! {
         {move || agent().map(|agent| view! { <Redirect path=new_chat_href(&agent)/> })}
         <Title text="Chat"/>
@@ -41,7 +49,7 @@ pub fn ChatPage() -> impl IntoView {
 /// One button per reachable agent.
 #[component]
 fn StartChat() -> impl IntoView {
-    let agents = resource(Load::Streamed, || (), |()| list_agents());
+    let agents = Resource::new(|| (), |()| list_agents());
     view! {
         <section class="panel" aria-label="Start a chat">
             <h2>"Start a chat"</h2>
@@ -91,7 +99,7 @@ fn AgentButtons(agents: Vec<AgentSummary>) -> impl IntoView {
 #[component]
 fn RecentConversations() -> impl IntoView {
     let (freshness, set_freshness) = signal(0_u64);
-    let conversations = resource(Load::Streamed, move || freshness.get(), |_| list_conversations());
+    let conversations = Resource::new(move || freshness.get(), |_| list_conversations());
     use_live_stream(Signal::derive(|| Some(FRESHNESS_URL.to_owned())), move |frame| {
         if frame == LiveFrame::Freshness {
             set_freshness.update(|n| *n += 1);

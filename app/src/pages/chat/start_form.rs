@@ -13,7 +13,7 @@ use crate::components::structured_form::StructuredForm;
 use crate::ext::form::parse_form;
 
 /// The "Start with a form" toggle and, once opened, the agent's start form; offered when the
-/// browser's read of the agent's extensions has one, so its code loads after hydration (ADR 0015).
+/// browser's read of the agent's extensions has one (so never on the server).
 #[component]
 pub fn StartForm(state: ChatState) -> impl IntoView {
     let offered = move || {

@@ -35,8 +35,8 @@ pub struct ChatState {
     /// The skill the next new task is restricted to (skill routing, reference §1.3).
     pub skill: RwSignal<Option<String>>,
     /// The agent's extensions from its stored card (forms, approvals, A2UI, skills, what each
-    /// send carries and why); `None` until loaded. The composer loads them (it shows most of
-    /// them), so their decoder is in its code, which loads after hydration (ADR 0017).
+    /// send carries and why); `None` until loaded. The composer loads them in the browser (it
+    /// shows most of them); the timeline reads them too.
     pub extensions: RwSignal<Option<AgentExtensions>>,
     /// The wire inspector's log.
     pub wire: RwSignal<Vec<WireEntry>>,

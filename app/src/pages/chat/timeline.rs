@@ -100,8 +100,7 @@ fn TaskBlock(state: ChatState, id: String) -> impl IntoView {
     .into_any()
 }
 
-/// The task's A2UI surfaces; an action is sent on the same task. Their code, and the send's,
-/// load after hydration (ADR 0015).
+/// The task's A2UI surfaces; an action is sent on the same task.
 fn a2ui_surfaces(state: ChatState, task: Memo<TaskView>) -> AnyView {
     let version = Signal::derive(move || state.extensions.with(|e| e.as_ref().and_then(|e| e.a2ui)));
     let key = crate::api::idempotency::DraftKey::new();
@@ -123,7 +122,6 @@ fn TimelineEntry(state: ChatState, task: Memo<TaskView>, item: TimelineMessage) 
         {form.map(|form| view! { <PromptForm state task form/> })}
     }
 }
-
 
 /// A message bubble; agent prompts that pause the task are marked.
 #[component]
@@ -154,7 +152,6 @@ fn Bubble(message: MessageView) -> impl IntoView {
 }
 
 /// Buttons for the answers an input-required prompt offers; each sends its text as a reply.
-/// Like a prompt's form, their code loads after hydration (ADR 0015).
 #[component]
 fn QuickReplies(state: ChatState, task: Memo<TaskView>) -> impl IntoView {
     view! {
@@ -232,7 +229,7 @@ fn TaskCard(state: ChatState, task: Memo<TaskView>) -> impl IntoView {
 
 /// Sends and cancels not settled yet: "Sending…" while in flight, the error once failed or
 /// uncertain (the server's text says to check the task before resending). A handful at most,
-/// drawn again when they change: a keyed list would cost its own diff code (ADR 0017).
+/// drawn again when they change.
 #[component]
 fn PendingCommands(state: ChatState) -> impl IntoView {
     let commands = Memo::new(move |_| state.conversation.with(|c| c.commands.clone()));
