@@ -28,7 +28,9 @@ pub fn is_content_hashed(path: &str) -> bool {
     matches!(ext, "js" | "wasm" | "css")
         && !stem.is_empty()
         && hash.len() == 16
-        && hash.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        && hash
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 /// Marks a successful answer for a content-hashed file as immutable.
