@@ -3,8 +3,10 @@
 //! Every function here is covered by the store suite on SQLite and PostgreSQL.
 
 pub mod agents;
+pub mod approvals;
 pub mod artifacts;
 pub mod card_snapshots;
+pub mod commands;
 pub mod dispatch;
 pub mod leases;
 pub mod organizations;

@@ -97,6 +97,15 @@ pub async fn find(db: &Db, organization_id: &str, agent_id: &str) -> Result<agen
         .ok_or(StoreError::NotFound)
 }
 
+/// The agent with `id`, removed or not, of any organization (workers and transactions that
+/// already know it).
+pub async fn by_id<C: sea_orm::ConnectionTrait>(
+    db: &C,
+    id: &str,
+) -> Result<Option<agent::Model>, sea_orm::DbErr> {
+    agent::Entity::find_by_id(id.to_owned()).one(db).await
+}
+
 /// Agents that have not been removed, oldest first.
 pub async fn list(db: &Db, organization_id: &str) -> Result<Vec<agent::Model>, StoreError> {
     Ok(agent::Entity::find()

@@ -4,6 +4,7 @@ use chrono::Utc;
 use sea_orm::sea_query::Expr;
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
+    Value,
 };
 
 use super::{StoreError, new_id};
@@ -123,10 +124,55 @@ pub async fn rearm(db: &Db, task: &task::Model) -> Result<(), StoreError> {
 
 /// The subscription row of a task, if any.
 pub async fn of_task(db: &Db, task_id: &str) -> Result<Option<task_subscription::Model>, StoreError> {
-    Ok(task_subscription::Entity::find()
+    Ok(of_task_on(&db.read, task_id).await?)
+}
+
+/// [`of_task`] on any connection (the dispatch transaction that hands a send stream over).
+pub async fn of_task_on<C: ConnectionTrait>(
+    db: &C,
+    task_id: &str,
+) -> Result<Option<task_subscription::Model>, DbErr> {
+    task_subscription::Entity::find()
         .filter(task_subscription::Column::TaskId.eq(task_id))
-        .one(&db.read)
-        .await?)
+        .one(db)
+        .await
+}
+
+/// The reconnect attempts of subscription `id` while `owner` holds it (`None`: not held by
+/// `owner` any more).
+pub async fn attempts_held<C: ConnectionTrait>(db: &C, id: &str, owner: &str) -> Result<Option<i32>, DbErr> {
+    Ok(task_subscription::Entity::find_by_id(id.to_owned())
+        .filter(task_subscription::Column::LeaseOwner.eq(owner))
+        .one(db)
+        .await?
+        .map(|sub| sub.attempts))
+}
+
+/// When and how a held subscription is given back.
+#[derive(Debug)]
+pub struct Release {
+    pub status: SubscriptionStatus,
+    pub available_at: chrono::DateTime<Utc>,
+    pub attempts: i32,
+    pub last_error: Option<String>,
+}
+
+/// Gives subscription `id` back with `release`, only while `owner` holds it; `false` when
+/// someone else holds it now (nothing written).
+pub async fn release<C: ConnectionTrait>(
+    db: &C,
+    id: &str,
+    owner: &str,
+    release: Release,
+) -> Result<bool, DbErr> {
+    let values = vec![
+        ("available_at", Value::from(release.available_at)),
+        ("attempts", Value::from(release.attempts)),
+        ("last_error", Value::from(release.last_error)),
+    ];
+    super::leases::SUBSCRIPTIONS
+        .release(db, id, owner, release.status.as_str(), values)
+        .await
 }
 
 /// Up to `limit` subscriptions a worker may claim now (see [`super::leases::SUBSCRIPTIONS`]),

@@ -36,21 +36,23 @@ use app::ext::{negotiation, skill_routing};
 use app::projection::TaskKind;
 use chrono::Utc;
 use futures::StreamExt;
-use sea_orm::{ColumnTrait, DbErr, EntityTrait, QueryFilter, QueryOrder, TransactionTrait, Value as DbValue};
+use sea_orm::{DbErr, TransactionTrait};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use super::subscriptions::{self, Handover};
 use super::{WorkerDeps, owner_id};
-use crate::db::entity::{agent, outbox_message, task, task_command};
+use crate::db::entity::task_command;
 use crate::gateway::{Endpoint, EventStream, GatewayError};
 use crate::ingest::bus::Notice;
 use crate::ingest::{Observation, Source};
 use crate::services::agents as agent_services;
 use crate::services::commands::{CommandBody, DISPATCH_TOPIC};
-use crate::store::dispatch::{self as store, Change, CommandStatus};
+use crate::store::commands::{self as command_store, Change, CommandStatus};
+use crate::store::dispatch::{self as store, OutboxStatus};
 use crate::store::leases::OUTBOX;
+use crate::store::{agents, tasks};
 
 pub const POLL: Duration = Duration::from_millis(250);
 pub const BATCH: u64 = 10;
@@ -178,11 +180,15 @@ async fn handle(
 ) -> Result<(), DbErr> {
     // Renewed from the claim on: discovery below can outlast a lease.
     let heartbeat = Heartbeat::start(deps, outbox_id, owner);
-    let Some(command) = task_command::Entity::find_by_id(command_id.to_owned())
-        .one(&deps.db.write)
-        .await?
-    else {
-        return settle_outbox(deps, outbox_id, owner, "failed", Some("command missing")).await;
+    let Some(command) = command_store::by_id(&deps.db.write, command_id).await? else {
+        return settle_outbox(
+            deps,
+            outbox_id,
+            owner,
+            OutboxStatus::Failed,
+            Some("command missing"),
+        )
+        .await;
     };
     let from = match CommandStatus::parse(&command.status) {
         Some(CommandStatus::Pending) => CommandStatus::Pending,
@@ -198,17 +204,12 @@ async fn handle(
             )
             .await;
         }
-        _ => return settle_outbox(deps, outbox_id, owner, "processed", None).await,
+        _ => return settle_outbox(deps, outbox_id, owner, OutboxStatus::Processed, None).await,
     };
-    let attempts = outbox_message::Entity::find_by_id(outbox_id.to_owned())
-        .one(&deps.db.write)
-        .await?
-        .map_or(1, |o| o.attempts);
+    let attempts = store::attempts(&deps.db.write, outbox_id).await?.unwrap_or(1);
     let mut command = command;
     command.attempts = attempts;
-    let agent = agent::Entity::find_by_id(command.agent_id.clone())
-        .one(&deps.db.write)
-        .await?;
+    let agent = agents::by_id(&deps.db.write, &command.agent_id).await?;
     let Some(agent) = agent.filter(|a| a.removed_at.is_none() && a.enabled) else {
         let settled = Settled::Failed(AGENT_REMOVED.into());
         return settle(deps, &command, from, outbox_id, owner, settled).await;
@@ -359,7 +360,7 @@ async fn start_dispatching(
         attempts: Some(command.attempts),
         ..Change::default()
     };
-    let moved = store::transition(
+    let moved = command_store::transition(
         &tx,
         &command.id,
         CommandStatus::Pending,
@@ -429,13 +430,7 @@ async fn conversation_context(
     let Some(conversation) = &command.conversation_id else {
         return Ok(None);
     };
-    Ok(task::Entity::find()
-        .filter(task::Column::ConversationId.eq(conversation))
-        .filter(task::Column::RemoteContextId.is_not_null())
-        .order_by_desc(task::Column::CreatedAt)
-        .one(&deps.db.write)
-        .await?
-        .and_then(|t| t.remote_context_id))
+    tasks::conversation_context(&deps.db.write, conversation).await
 }
 
 /// The message sent: the caller's parts, and the extension list and metadata of reference §2.2
@@ -627,8 +622,8 @@ async fn complete(
         ..Change::default()
     };
     let done = CommandStatus::Succeeded;
-    if !store::transition(&tx, &command.id, CommandStatus::Dispatching, done, change).await?
-        || !complete_outbox(&tx, outbox_id, owner, "processed", None).await?
+    if !command_store::transition(&tx, &command.id, CommandStatus::Dispatching, done, change).await?
+        || !store::complete(&tx, outbox_id, owner, OutboxStatus::Processed, None).await?
     {
         tracing::info!(command = %command.id, "{LEASE_LOST}");
         return Ok(None);
@@ -686,22 +681,28 @@ async fn settle(
         last_error: Some(Some(reason)),
         ..Change::default()
     };
-    if !store::transition(&tx, &command.id, from, to, change).await? {
+    if !command_store::transition(&tx, &command.id, from, to, change).await? {
         tracing::info!(command = %command.id, "{LEASE_LOST}");
         return Ok(());
     }
     let released = match (to, outbox) {
         (CommandStatus::Pending, Some(delay)) => {
-            let values = vec![
-                ("available_at", DbValue::from(Utc::now() + delay)),
-                ("last_error", DbValue::from("discovery failed")),
-            ];
-            OUTBOX.release(&tx, outbox_id, owner, "pending", values).await?
+            store::retry_at(&tx, outbox_id, owner, Utc::now() + delay, "discovery failed").await?
         }
         (CommandStatus::Uncertain, _) => {
-            complete_outbox(&tx, outbox_id, owner, "failed", Some("outcome uncertain")).await?
+            let error = Some("outcome uncertain");
+            store::complete(&tx, outbox_id, owner, OutboxStatus::Failed, error).await?
         }
-        _ => complete_outbox(&tx, outbox_id, owner, "failed", Some("dispatch failed")).await?,
+        _ => {
+            store::complete(
+                &tx,
+                outbox_id,
+                owner,
+                OutboxStatus::Failed,
+                Some("dispatch failed"),
+            )
+            .await?
+        }
     };
     if !released {
         tracing::info!(command = %command.id, "{LEASE_LOST}");
@@ -717,29 +718,13 @@ async fn settle_outbox(
     deps: &WorkerDeps,
     outbox_id: &str,
     owner: &str,
-    status: &str,
+    status: OutboxStatus,
     error: Option<&str>,
 ) -> Result<(), DbErr> {
-    if !complete_outbox(&deps.db.write, outbox_id, owner, status, error).await? {
+    if !store::complete(&deps.db.write, outbox_id, owner, status, error).await? {
         tracing::info!(outbox = %outbox_id, "{LEASE_LOST}");
     }
     Ok(())
-}
-
-/// Ends `owner`'s lease on the outbox row with its final `status`; `false` when the lease was
-/// no longer `owner`'s (nothing written).
-async fn complete_outbox<C: sea_orm::ConnectionTrait>(
-    db: &C,
-    outbox_id: &str,
-    owner: &str,
-    status: &str,
-    error: Option<&str>,
-) -> Result<bool, DbErr> {
-    let values = vec![
-        ("processed_at", DbValue::from(Utc::now())),
-        ("last_error", DbValue::from(error.map(str::to_owned))),
-    ];
-    OUTBOX.release(db, outbox_id, owner, status, values).await
 }
 
 /// Renews the dispatch lease every third of it; cancels `lost` (and ends) when a renewal

@@ -40,18 +40,18 @@ use std::time::Duration;
 use app::a2a::{AgentCard, TaskState};
 use app::ext::negotiation;
 use chrono::Utc;
-use sea_orm::{ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, Value as DbValue};
+use sea_orm::{ConnectionTrait, DbErr};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use self::observer::Observer;
 use super::{WorkerDeps, owner_id};
-use crate::db::entity::{agent, task, task_subscription};
+use crate::db::entity::{task, task_subscription};
 use crate::gateway::{Endpoint, EventStream};
 use crate::services::agents as agent_services;
-use crate::store::card_snapshots;
 use crate::store::leases::SUBSCRIPTIONS;
 use crate::store::subscriptions::{self as store, SubscriptionStatus};
+use crate::store::{agents, card_snapshots, tasks};
 
 pub const POLL: Duration = Duration::from_millis(250);
 /// Tasks read with `GetTask` at once per process, beyond the stream cap.
@@ -125,11 +125,7 @@ pub(super) async fn claim_for_task<C: ConnectionTrait>(
     db: &C,
     task_id: &str,
 ) -> Result<Option<Handover>, DbErr> {
-    let Some(sub) = task_subscription::Entity::find()
-        .filter(task_subscription::Column::TaskId.eq(task_id))
-        .one(db)
-        .await?
-    else {
+    let Some(sub) = store::of_task_on(db, task_id).await? else {
         return Ok(None);
     };
     let owner = owner_id();
@@ -299,8 +295,7 @@ struct Target {
 }
 
 async fn target(deps: &WorkerDeps, sub: &task_subscription::Model) -> Result<Option<Target>, String> {
-    let task = task::Entity::find_by_id(sub.task_id.clone())
-        .one(&deps.db.write)
+    let task = tasks::by_id(&deps.db.write, &sub.task_id)
         .await
         .map_err(|e| e.to_string())?;
     let Some(task) = task else { return Ok(None) };
@@ -310,8 +305,7 @@ async fn target(deps: &WorkerDeps, sub: &task_subscription::Model) -> Result<Opt
     if TaskState::parse(&task.state).is_terminal() {
         return Ok(None);
     }
-    let agent = agent::Entity::find_by_id(task.agent_id.clone())
-        .one(&deps.db.write)
+    let agent = agents::by_id(&deps.db.write, &task.agent_id)
         .await
         .map_err(|e| e.to_string())?
         .filter(|a| a.enabled && a.removed_at.is_none());
@@ -372,11 +366,9 @@ async fn release(
     outcome: Outcome,
 ) -> Result<(), DbErr> {
     let now = Utc::now();
-    let current = task_subscription::Entity::find_by_id(sub.id.clone())
-        .filter(task_subscription::Column::LeaseOwner.eq(owner))
-        .one(&deps.db.write)
-        .await?;
-    let Some(current) = current else { return Ok(()) };
+    let Some(held_attempts) = store::attempts_held(&deps.db.write, &sub.id, owner).await? else {
+        return Ok(());
+    };
     let again = |attempts: i32, reason: Option<String>| {
         let delay = backoff(attempts);
         tracing::info!(task = %sub.task_id, ?reason, ?delay, "following the task again later");
@@ -396,17 +388,16 @@ async fn release(
             None,
         ),
         Outcome::Closed { healthy: true } => again(1, None),
-        Outcome::Closed { healthy: false } => again(current.attempts + 1, None),
-        Outcome::Again(reason) => again(current.attempts + 1, Some(reason)),
+        Outcome::Closed { healthy: false } => again(held_attempts + 1, None),
+        Outcome::Again(reason) => again(held_attempts + 1, Some(reason)),
     };
-    let values = vec![
-        ("available_at", DbValue::from(available_at)),
-        ("attempts", DbValue::from(attempts)),
-        ("last_error", DbValue::from(error)),
-    ];
-    let released = SUBSCRIPTIONS
-        .release(&deps.db.write, &sub.id, owner, status.as_str(), values)
-        .await?;
+    let release = store::Release {
+        status,
+        available_at,
+        attempts,
+        last_error: error,
+    };
+    let released = store::release(&deps.db.write, &sub.id, owner, release).await?;
     if let (true, Some(turn)) = (released, turn) {
         store::wake_if_turned(&deps.db.write, &sub.task_id, turn).await?;
     }

@@ -191,7 +191,8 @@ async fn two_worker_sets_racing_for_a_command_send_it_exactly_once() {
 /// status only once.
 #[tokio::test]
 async fn lease_writes_are_conditional_and_a_command_leaves_a_status_once() {
-    use server::store::dispatch::{self, Change, CommandStatus};
+    use server::store::commands::{self, Change, CommandStatus};
+    use server::store::dispatch;
     use server::store::leases::OUTBOX;
     let (origin, _calls) = counting_agent(false, Duration::ZERO).await;
     for test_db in support::backends().await {
@@ -235,7 +236,7 @@ async fn lease_writes_are_conditional_and_a_command_leaves_a_status_once() {
                 .unwrap(),
             "{name}"
         );
-        let moved = |from, to| dispatch::transition(db, &id, from, to, Change::default());
+        let moved = |from, to| commands::transition(db, &id, from, to, Change::default());
         assert!(
             moved(CommandStatus::Pending, CommandStatus::Dispatching)
                 .await
