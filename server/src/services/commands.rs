@@ -74,20 +74,7 @@ pub struct CommandBody {
 }
 
 /// `send` or `cancelTask`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Action {
-    Send,
-    CancelTask,
-}
-
-impl Action {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Action::Send => "send",
-            Action::CancelTask => "cancelTask",
-        }
-    }
-}
+pub use crate::store::commands::CommandAction as Action;
 
 /// A body that passed validation, with its parts decoded.
 #[derive(Clone, Debug)]
@@ -101,12 +88,11 @@ pub struct ValidBody {
 pub fn validate(body: CommandBody) -> Result<ValidBody, String> {
     let mut problems: Vec<String> = Vec::new();
     let action = match body.action.as_deref() {
-        None | Some("send") => Action::Send,
-        Some("cancelTask") => Action::CancelTask,
-        Some(_) => {
+        None => Action::Send,
+        Some(word) => Action::parse(word).unwrap_or_else(|| {
             problems.push("action must be send or cancelTask.".into());
             Action::Send
-        }
+        }),
     };
     let mut parts = Vec::new();
     if let Some(text) = body.text.as_deref().filter(|t| !t.trim().is_empty()) {
@@ -258,12 +244,12 @@ pub async fn accept_in(
         conversation_id: Some(conversation_id),
         task_id: known_task.as_ref().map(|t| t.id.clone()),
         tenant,
-        action: action.as_str().to_owned(),
+        action,
         idempotency_key: key.clone(),
         message_id,
         payload_digest: payload_digest.clone(),
         payload_json: serde_json::to_value(&body).map_err(|e| CommandError::Invalid(e.to_string()))?,
-        status: CommandStatus::Pending.as_str().into(),
+        status: CommandStatus::Pending,
         attempts: 0,
         result_json: None,
         last_error: None,
@@ -358,13 +344,13 @@ pub fn view(command: &task_command::Model) -> app::api::tasks::CommandView {
     app::api::tasks::CommandView {
         id: command.id.clone(),
         agent_id: command.agent_id.clone(),
-        action: command.action.clone(),
+        action: command.action.as_str().to_owned(),
         message_id: command.message_id.clone(),
-        status: command.status.clone(),
+        status: command.status.as_str().to_owned(),
         error: command
             .last_error
             .clone()
-            .filter(|_| matches!(command.status.as_str(), "failed" | "uncertain")),
+            .filter(|_| command.status.is_unsuccessful()),
         task_id: command.task_id.clone(),
         conversation_id: command.conversation_id.clone(),
         text,
@@ -385,7 +371,7 @@ pub fn api_json(command: &task_command::Model) -> Value {
         "messageId": command.message_id,
         "status": command.status,
         "result": command.result_json,
-        "error": command.last_error.clone().filter(|_| matches!(command.status.as_str(), "failed" | "uncertain")),
+        "error": command.last_error.clone().filter(|_| command.status.is_unsuccessful()),
         "createdAt": command.created_at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
         "updatedAt": command.updated_at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
     })

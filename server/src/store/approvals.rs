@@ -3,6 +3,7 @@
 //! only moves from the status (and revision) it was read with, so concurrent decisions and
 //! sweeps never overwrite each other.
 
+use app::ext::approval::Outcome;
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, OnConflict};
 use sea_orm::{
@@ -16,38 +17,62 @@ use crate::db::entity::{decision, decision_execution, decision_request, decision
 /// Most requests one list returns.
 pub const LIST_LIMIT: u64 = 100;
 
-/// An approval request's status (`decision_requests.status`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RequestStatus {
-    /// Waiting for a decision.
-    Pending,
-    Approved,
-    Rejected,
-    /// The reviewer asked for changes; still open.
-    ChangesRequested,
-    /// Not decided before `expires_at`.
-    Expired,
-    /// A newer request of the task replaced it, or the task finished.
-    Superseded,
+stored_words! {
+    /// An approval request's status (`decision_requests.status`).
+    pub enum RequestStatus {
+        /// Waiting for a decision.
+        Pending = "pending",
+        Approved = "approved",
+        Rejected = "rejected",
+        /// The reviewer asked for changes; still open.
+        ChangesRequested = "changes_requested",
+        /// Not decided before `expires_at`.
+        Expired = "expired",
+        /// A newer request of the task replaced it, or the task finished.
+        Superseded = "superseded",
+    }
 }
 
 impl RequestStatus {
     /// The statuses in which a request can still be decided.
     pub const OPEN: [RequestStatus; 2] = [RequestStatus::Pending, RequestStatus::ChangesRequested];
 
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            RequestStatus::Pending => "pending",
-            RequestStatus::Approved => "approved",
-            RequestStatus::Rejected => "rejected",
-            RequestStatus::ChangesRequested => "changes_requested",
-            RequestStatus::Expired => "expired",
-            RequestStatus::Superseded => "superseded",
+    /// Whether a request in this status can still be decided.
+    pub fn is_open(self) -> bool {
+        RequestStatus::OPEN.contains(&self)
+    }
+}
+
+stored_words! {
+    /// What a person decided (`decisions.outcome`; the words of `app::ext::approval::Outcome`).
+    pub enum DecisionOutcome {
+        Approve = "approve",
+        Reject = "reject",
+        Edit = "edit",
+        RequestChanges = "request_changes",
+        Delegate = "delegate",
+    }
+}
+
+impl From<Outcome> for DecisionOutcome {
+    fn from(outcome: Outcome) -> Self {
+        match outcome {
+            Outcome::Approve => DecisionOutcome::Approve,
+            Outcome::Reject => DecisionOutcome::Reject,
+            Outcome::Edit => DecisionOutcome::Edit,
+            Outcome::RequestChanges => DecisionOutcome::RequestChanges,
+            Outcome::Delegate => DecisionOutcome::Delegate,
         }
     }
+}
 
-    fn open_strs() -> [&'static str; 2] {
-        RequestStatus::OPEN.map(RequestStatus::as_str)
+stored_words! {
+    /// Who wrote a revision of a request's action (`decision_revisions.author_type`).
+    pub enum RevisionAuthor {
+        /// The agent's prompt (revision 1).
+        Agent = "agent",
+        /// A reviewer's edit.
+        User = "user",
     }
 }
 
@@ -101,7 +126,7 @@ pub async fn supersede_others<C: ConnectionTrait>(
         .col_expr(decision_request::Column::UpdatedAt, Expr::value(now))
         .filter(decision_request::Column::TaskId.eq(task_id))
         .filter(decision_request::Column::Id.ne(keep))
-        .filter(decision_request::Column::Status.is_in(RequestStatus::open_strs()))
+        .filter(decision_request::Column::Status.is_in(RequestStatus::OPEN))
         .exec(db)
         .await?
         .rows_affected)
@@ -114,8 +139,7 @@ pub struct NewRevision<'a> {
     pub revision: i32,
     pub action: serde_json::Value,
     pub digest: &'a str,
-    /// `agent` or `user`.
-    pub author: &'a str,
+    pub author: RevisionAuthor,
     pub now: DateTime<Utc>,
 }
 
@@ -127,7 +151,7 @@ pub async fn insert_revision<C: ConnectionTrait>(db: &C, revision: NewRevision<'
         revision: Set(revision.revision),
         action_json: Set(revision.action),
         digest: Set(revision.digest.to_owned()),
-        author_type: Set(revision.author.to_owned()),
+        author_type: Set(revision.author),
         author_user_id: Set(None),
         created_at: Set(revision.now),
     })
@@ -296,7 +320,7 @@ pub async fn set_status<C: ConnectionTrait>(
         .col_expr(decision_request::Column::CurrentRevision, Expr::value(revision))
         .col_expr(decision_request::Column::UpdatedAt, Expr::value(now))
         .filter(decision_request::Column::Id.eq(&seen.id))
-        .filter(decision_request::Column::Status.eq(seen.status.clone()))
+        .filter(decision_request::Column::Status.eq(seen.status))
         .filter(decision_request::Column::CurrentRevision.eq(seen.current_revision))
         .exec(db)
         .await?;
@@ -311,7 +335,7 @@ pub async fn expire_overdue<C: ConnectionTrait>(db: &C, now: DateTime<Utc>) -> R
             Expr::value(RequestStatus::Expired.as_str()),
         )
         .col_expr(decision_request::Column::UpdatedAt, Expr::value(now))
-        .filter(decision_request::Column::Status.is_in(RequestStatus::open_strs()))
+        .filter(decision_request::Column::Status.is_in(RequestStatus::OPEN))
         .filter(decision_request::Column::ExpiresAt.lte(now))
         .exec(db)
         .await?
@@ -321,7 +345,7 @@ pub async fn expire_overdue<C: ConnectionTrait>(db: &C, now: DateTime<Utc>) -> R
 /// Every open request, of every organization.
 pub async fn open<C: ConnectionTrait>(db: &C) -> Result<Vec<decision_request::Model>, DbErr> {
     decision_request::Entity::find()
-        .filter(decision_request::Column::Status.is_in(RequestStatus::open_strs()))
+        .filter(decision_request::Column::Status.is_in(RequestStatus::OPEN))
         .all(db)
         .await
 }
@@ -339,7 +363,7 @@ pub async fn supersede<C: ConnectionTrait>(
         )
         .col_expr(decision_request::Column::UpdatedAt, Expr::value(now))
         .filter(decision_request::Column::Id.eq(&seen.id))
-        .filter(decision_request::Column::Status.eq(seen.status.clone()))
+        .filter(decision_request::Column::Status.eq(seen.status))
         .exec(db)
         .await?
         .rows_affected)

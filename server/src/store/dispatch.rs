@@ -15,27 +15,17 @@ use crate::db::entity::outbox_message;
 /// Outbox topic of command dispatch.
 pub const DISPATCH_TOPIC: &str = "a2a.command.dispatch";
 
-/// An outbox row's status (`outbox_messages.status`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OutboxStatus {
-    /// Waiting until `available_at`.
-    Pending,
-    /// Held by a dispatch worker under a lease.
-    Processing,
-    /// The command was sent and settled (or had settled already).
-    Processed,
-    /// Dispatch ended without a known success.
-    Failed,
-}
-
-impl OutboxStatus {
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            OutboxStatus::Pending => "pending",
-            OutboxStatus::Processing => "processing",
-            OutboxStatus::Processed => "processed",
-            OutboxStatus::Failed => "failed",
-        }
+stored_words! {
+    /// An outbox row's status (`outbox_messages.status`).
+    pub enum OutboxStatus {
+        /// Waiting until `available_at`.
+        Pending = "pending",
+        /// Held by a dispatch worker under a lease.
+        Processing = "processing",
+        /// The command was sent and settled (or had settled already).
+        Processed = "processed",
+        /// Dispatch ended without a known success.
+        Failed = "failed",
     }
 }
 
@@ -53,7 +43,7 @@ pub async fn enqueue<C: ConnectionTrait>(
         topic: Set(DISPATCH_TOPIC.into()),
         aggregate_type: Set("task_command".into()),
         aggregate_id: Set(command_id.to_owned()),
-        status: Set(OutboxStatus::Pending.as_str().into()),
+        status: Set(OutboxStatus::Pending),
         attempts: Set(0),
         available_at: Set(now),
         lease_owner: Set(None),

@@ -31,7 +31,7 @@ pub struct Lease {
 /// Dispatch outbox rows (`outbox_messages`), held while `processing`.
 pub const OUTBOX: Lease = Lease {
     table: "outbox_messages",
-    held: "processing",
+    held: super::dispatch::OutboxStatus::Processing.as_str(),
     counts_attempts: true,
     touched: None,
 };
@@ -43,6 +43,9 @@ pub const SUBSCRIPTIONS: Lease = Lease {
     counts_attempts: false,
     touched: Some("updated_at"),
 };
+
+/// The status of a row waiting to be claimed, the same word in every leased table.
+const PENDING: &str = super::dispatch::OutboxStatus::Pending.as_str();
 
 fn col(name: &'static str) -> Expr {
     Expr::col(Alias::new(name))
@@ -56,7 +59,7 @@ impl Lease {
     /// Rows that may be claimed at `now`: pending and available, or held under an expired lease.
     pub fn due(&self, now: DateTime<Utc>) -> SimpleExpr {
         col("status")
-            .eq("pending")
+            .eq(PENDING)
             .and(col("available_at").lte(now))
             .or(col("status").eq(self.held).and(col("lease_until").lt(now)))
     }

@@ -9,36 +9,18 @@ use sea_orm::{
 
 use super::{StoreError, new_id};
 
-/// A subscription's status (`task_subscriptions.status`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SubscriptionStatus {
-    /// To be followed once `available_at` has passed.
-    Pending,
-    /// Held by a worker under a lease (a stream open, or one `GetTask` read in flight).
-    Streaming,
-    /// Not followed: the task finished (or the agent is gone).
-    Stopped,
-}
-
-impl SubscriptionStatus {
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            SubscriptionStatus::Pending => "pending",
-            SubscriptionStatus::Streaming => "streaming",
-            SubscriptionStatus::Stopped => "stopped",
-        }
-    }
-
-    pub fn parse(status: &str) -> Option<SubscriptionStatus> {
-        [
-            SubscriptionStatus::Pending,
-            SubscriptionStatus::Streaming,
-            SubscriptionStatus::Stopped,
-        ]
-        .into_iter()
-        .find(|s| s.as_str() == status)
+stored_words! {
+    /// A subscription's status (`task_subscriptions.status`).
+    pub enum SubscriptionStatus {
+        /// To be followed once `available_at` has passed.
+        Pending = "pending",
+        /// Held by a worker under a lease (a stream open, or one `GetTask` read in flight).
+        Streaming = "streaming",
+        /// Not followed: the task finished (or the agent is gone).
+        Stopped = "stopped",
     }
 }
+
 use crate::db::Db;
 use crate::db::entity::{task, task_subscription};
 
@@ -61,7 +43,7 @@ pub async fn arm<C: ConnectionTrait>(db: &C, task: &task::Model, restart: bool) 
                 id: Set(new_id()),
                 organization_id: Set(task.organization_id.clone()),
                 task_id: Set(task.id.clone()),
-                status: Set(SubscriptionStatus::Pending.as_str().into()),
+                status: Set(SubscriptionStatus::Pending),
                 attempts: Set(0),
                 available_at: Set(now),
                 lease_owner: Set(None),
@@ -72,13 +54,11 @@ pub async fn arm<C: ConnectionTrait>(db: &C, task: &task::Model, restart: bool) 
             .exec_without_returning(db)
             .await?;
         }
-        Some(sub)
-            if restart && SubscriptionStatus::parse(&sub.status) != Some(SubscriptionStatus::Streaming) =>
-        {
+        Some(sub) if restart && sub.status != SubscriptionStatus::Streaming => {
             task_subscription::Entity::update_many()
                 .col_expr(
                     task_subscription::Column::Status,
-                    Expr::value(SubscriptionStatus::Pending.as_str()),
+                    Expr::value(SubscriptionStatus::Pending),
                 )
                 .col_expr(task_subscription::Column::Attempts, Expr::value(0))
                 .col_expr(task_subscription::Column::AvailableAt, Expr::value(now))
@@ -88,7 +68,7 @@ pub async fn arm<C: ConnectionTrait>(db: &C, task: &task::Model, restart: bool) 
                 )
                 .col_expr(task_subscription::Column::UpdatedAt, Expr::value(now))
                 .filter(task_subscription::Column::Id.eq(&sub.id))
-                .filter(task_subscription::Column::Status.eq(&sub.status))
+                .filter(task_subscription::Column::Status.eq(sub.status))
                 .exec(db)
                 .await?;
         }
@@ -110,7 +90,7 @@ pub async fn wake_if_turned<C: ConnectionTrait>(db: &C, task_id: &str, turn: i64
         task_subscription::Entity::update_many()
             .col_expr(task_subscription::Column::AvailableAt, Expr::value(Utc::now()))
             .filter(task_subscription::Column::TaskId.eq(task_id))
-            .filter(task_subscription::Column::Status.eq(SubscriptionStatus::Pending.as_str()))
+            .filter(task_subscription::Column::Status.eq(SubscriptionStatus::Pending))
             .exec(db)
             .await?;
     }

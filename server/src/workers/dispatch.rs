@@ -49,7 +49,7 @@ use crate::ingest::bus::Notice;
 use crate::ingest::{Observation, Source};
 use crate::services::agents as agent_services;
 use crate::services::commands::{CommandBody, DISPATCH_TOPIC};
-use crate::store::commands::{self as command_store, Change, CommandStatus};
+use crate::store::commands::{self as command_store, Change, CommandAction, CommandStatus};
 use crate::store::dispatch::{self as store, OutboxStatus};
 use crate::store::leases::OUTBOX;
 use crate::store::{agents, tasks};
@@ -190,9 +190,9 @@ async fn handle(
         )
         .await;
     };
-    let from = match CommandStatus::parse(&command.status) {
-        Some(CommandStatus::Pending) => CommandStatus::Pending,
-        Some(CommandStatus::Dispatching) => {
+    let from = match command.status {
+        CommandStatus::Pending => CommandStatus::Pending,
+        CommandStatus::Dispatching => {
             let settled = Settled::Uncertain(LEASE_EXPIRED.into());
             return settle(
                 deps,
@@ -247,7 +247,7 @@ async fn handle(
     let body: CommandBody = serde_json::from_value(command.payload_json.clone()).unwrap_or_default();
     // A send stream takes a stream slot; at the cap the send goes out as `SendMessage` and the
     // subscription worker follows the task (by polling until a slot frees).
-    let slot = (command.action != "cancelTask" && keeps_send_stream(&live_card, &body))
+    let slot = (command.action != CommandAction::CancelTask && keeps_send_stream(&live_card, &body))
         .then(|| deps.streams.try_take())
         .flatten();
     let context_id = match &body.context_id {
@@ -265,8 +265,8 @@ async fn handle(
 
     // The header carries the negotiated sideband URIs only (reference §2.2).
     let extensions = negotiated;
-    let (result, user_message) = match command.action.as_str() {
-        "cancelTask" => {
+    let (result, user_message) = match command.action {
+        CommandAction::CancelTask => {
             let params = encode_task_id(
                 body.task_id.as_deref().unwrap_or_default(),
                 &command.tenant,
@@ -280,7 +280,7 @@ async fn handle(
                 None,
             )
         }
-        _ => {
+        CommandAction::Send => {
             let message = user_message(&command, &body, context_id, &extensions);
             let params = send_params(&message, &body, &endpoint, command.skill_id.as_deref());
             let answer = if let Some(slot) = slot {

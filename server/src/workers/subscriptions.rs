@@ -132,8 +132,7 @@ pub(super) async fn claim_for_task<C: ConnectionTrait>(
     Ok(if claim(db, &sub.id, &owner).await? {
         Some(Handover::Claimed(sub, owner))
     } else {
-        (SubscriptionStatus::parse(&sub.status) == Some(SubscriptionStatus::Streaming))
-            .then(|| Handover::Busy(task_id.to_owned()))
+        (sub.status == SubscriptionStatus::Streaming).then(|| Handover::Busy(task_id.to_owned()))
     })
 }
 

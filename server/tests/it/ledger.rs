@@ -425,7 +425,7 @@ async fn a_followed_task_is_armed_once_and_still_restarts_on_a_new_command() {
         );
         // The follower stopped (say, the agent closed the stream).
         let mut stopped: task_subscription::ActiveModel = sub.into();
-        stopped.status = Set("stopped".into());
+        stopped.status = Set(server::store::subscriptions::SubscriptionStatus::Stopped);
         stopped.update(&db.write).await.unwrap();
         let event = |key: &str, text: &str| {
             let mut o = observation(
@@ -588,7 +588,7 @@ async fn the_upgrade_resumes_following_tasks_that_were_waiting() {
             ingestor.ingest(&o).await.unwrap();
             let sub = of_task(&db, &task).await.unwrap().unwrap();
             let mut sub: task_subscription::ActiveModel = sub.into();
-            sub.status = Set("stopped".into());
+            sub.status = Set(server::store::subscriptions::SubscriptionStatus::Stopped);
             sub.update(&db.write).await.unwrap();
             stopped.push(task);
         }

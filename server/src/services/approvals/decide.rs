@@ -3,7 +3,7 @@
 //! approved message and its execution row commit in one transaction.
 
 use app::a2a::TaskState;
-use app::api::approvals::{ApprovalDetail, DecisionInput, is_open};
+use app::api::approvals::{ApprovalDetail, DecisionInput};
 use app::ext::approval::{self, ApprovalAction, Outcome};
 use chrono::{DateTime, Utc};
 use sea_orm::{DatabaseTransaction, DbErr, TransactionTrait};
@@ -21,7 +21,7 @@ use crate::ingest::archive::digest;
 use crate::ingest::bus::{Bus, Notice};
 use crate::ingest::canonical;
 use crate::services::commands::{self, CommandBody, CommandConfig, CommandError, NewCommand};
-use crate::store::approvals::{self as store, RequestStatus};
+use crate::store::approvals::{self as store, RequestStatus, RevisionAuthor};
 use crate::store::{StoreError, agents, new_id, tasks};
 
 /// Records a decision (reference §4.8 `POST /api/decisions/{id}/decisions`). The same key with
@@ -119,8 +119,8 @@ async fn decide_once(
         bus.publish(Notice::Approvals);
         return Err(ApprovalError::Conflict(closed_message(status.as_str())));
     }
-    if !is_open(&row.status) {
-        return Err(ApprovalError::Conflict(closed_message(&row.status)));
+    if !row.status.is_open() {
+        return Err(ApprovalError::Conflict(closed_message(row.status.as_str())));
     }
     if input.expected_revision != row.current_revision {
         return Err(ApprovalError::Conflict(STALE.into()));
@@ -135,7 +135,7 @@ async fn decide_once(
         id: decision_id.clone(),
         request_id: row.id.clone(),
         revision: chosen.revision,
-        outcome: outcome.as_str().to_owned(),
+        outcome: outcome.into(),
         rationale: input.rationale.clone().filter(|r| !r.trim().is_empty()),
         actor_user_id: None,
         idempotency_key: key.to_owned(),
@@ -189,7 +189,7 @@ async fn chosen_action(
     let edited = approval::check_edit(&current_action, &edited)
         .map_err(|e| ApprovalError::Unprocessable(e.to_string()))?;
     let revision = row.current_revision + 1;
-    let digest = record_revision(tx, &row.id, revision, &edited, "user", now).await?;
+    let digest = record_revision(tx, &row.id, revision, &edited, RevisionAuthor::User, now).await?;
     Ok(Chosen {
         revision,
         action: edited,
@@ -203,7 +203,7 @@ fn closing_status(
     task: &task::Model,
     now: DateTime<Utc>,
 ) -> Option<RequestStatus> {
-    if !is_open(&row.status) {
+    if !row.status.is_open() {
         return None;
     }
     if TaskState::parse(&task.state).is_terminal() {

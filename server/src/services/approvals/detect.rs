@@ -9,7 +9,7 @@ use sea_orm::{ConnectionTrait, DatabaseTransaction, DbErr};
 use serde_json::{Value, json};
 
 use crate::db::entity::{decision_request, task};
-use crate::store::approvals::{self as store, NewRevision, RequestStatus};
+use crate::store::approvals::{self as store, NewRevision, RequestStatus, RevisionAuthor};
 use crate::store::{card_snapshots, new_id};
 
 /// The policy every agent-opened request gets (reference §1.2 "Effect").
@@ -68,7 +68,7 @@ pub async fn detect(tx: &DatabaseTransaction, row: &task::Model) -> Result<Optio
         request_key: approval::request_key(&row.id, &prompt.message_id, &action_digest),
         source_message_id: Some(prompt.message_id.clone()),
         kind: action.kind().to_owned(),
-        status: RequestStatus::Pending.as_str().into(),
+        status: RequestStatus::Pending,
         title: request.title.clone(),
         summary: request.summary.clone(),
         risk: request.risk.as_str().to_owned(),
@@ -83,7 +83,7 @@ pub async fn detect(tx: &DatabaseTransaction, row: &task::Model) -> Result<Optio
     if !store::insert_request(tx, opened).await? {
         return Ok(None);
     }
-    record_revision(tx, &id, 1, &action, "agent", now).await?;
+    record_revision(tx, &id, 1, &action, RevisionAuthor::Agent, now).await?;
     store::supersede_others(tx, &row.id, &id, now).await?;
     Ok(Some(id))
 }
@@ -94,7 +94,7 @@ pub(super) async fn record_revision<C: ConnectionTrait>(
     request_id: &str,
     revision: i32,
     action: &ApprovalAction,
-    author: &str,
+    author: RevisionAuthor,
     now: DateTime<Utc>,
 ) -> Result<String, DbErr> {
     let digest = approval::action_digest(action);

@@ -54,7 +54,7 @@ async fn summary<C: ConnectionTrait>(db: &C, row: decision_request::Model) -> Re
         agent_id: row.agent_id,
         skill_id: row.skill_id,
         kind: row.kind,
-        status: row.status,
+        status: row.status.as_str().to_owned(),
         title: row.title,
         summary: row.summary,
         risk: row.risk,
@@ -103,7 +103,7 @@ pub(super) async fn detail_of<C: ConnectionTrait>(
             revision: r.revision,
             action: r.action_json,
             digest: r.digest,
-            author_type: r.author_type,
+            author_type: r.author_type.as_str().to_owned(),
             created_at: time(r.created_at),
         })
         .collect();
@@ -113,7 +113,7 @@ pub(super) async fn detail_of<C: ConnectionTrait>(
         .map(|d| ApprovalDecision {
             id: d.id,
             revision: d.revision,
-            outcome: d.outcome,
+            outcome: d.outcome.as_str().to_owned(),
             rationale: d.rationale,
             created_at: time(d.created_at),
         })
@@ -126,7 +126,7 @@ pub(super) async fn detail_of<C: ConnectionTrait>(
         executions.push(ApprovalExecution {
             decision_id: execution.decision_id,
             command_id: execution.command_id,
-            status,
+            status: status.as_str().to_owned(),
             task_state: task_state.clone(),
         });
     }
