@@ -8,7 +8,7 @@ use sea_orm::{
     Value as DbValue,
 };
 
-use super::leases::OUTBOX;
+use super::leases::{Held, OUTBOX};
 use super::new_id;
 use crate::db::entity::outbox_message;
 
@@ -80,12 +80,11 @@ pub async fn attempts<C: ConnectionTrait>(db: &C, outbox_id: &str) -> Result<Opt
         .map(|row| row.attempts))
 }
 
-/// Ends `owner`'s lease on the outbox row with its final `status` (`processed` or `failed`);
-/// `false` when the lease was no longer `owner`'s (nothing written).
+/// Ends the lease on the outbox row with its final `status` (`processed` or `failed`); `false`
+/// when the lease was no longer this owner's (nothing written).
 pub async fn complete<C: ConnectionTrait>(
     db: &C,
-    outbox_id: &str,
-    owner: &str,
+    lease: &Held,
     status: OutboxStatus,
     error: Option<&str>,
 ) -> Result<bool, DbErr> {
@@ -93,17 +92,14 @@ pub async fn complete<C: ConnectionTrait>(
         ("processed_at", DbValue::from(Utc::now())),
         ("last_error", DbValue::from(error.map(str::to_owned))),
     ];
-    OUTBOX
-        .release(db, outbox_id, owner, status.as_str(), values)
-        .await
+    lease.release(db, status.as_str(), values).await
 }
 
-/// Gives the outbox row back as pending, due at `at`, with `error`; `false` when the lease was
-/// no longer `owner`'s (nothing written).
+/// Gives the leased outbox row back as pending, due at `at`, with `error`; `false` when the
+/// lease was no longer this owner's (nothing written).
 pub async fn retry_at<C: ConnectionTrait>(
     db: &C,
-    outbox_id: &str,
-    owner: &str,
+    lease: &Held,
     at: DateTime<Utc>,
     error: &str,
 ) -> Result<bool, DbErr> {
@@ -111,7 +107,5 @@ pub async fn retry_at<C: ConnectionTrait>(
         ("available_at", DbValue::from(at)),
         ("last_error", DbValue::from(error)),
     ];
-    OUTBOX
-        .release(db, outbox_id, owner, OutboxStatus::Pending.as_str(), values)
-        .await
+    lease.release(db, OutboxStatus::Pending.as_str(), values).await
 }

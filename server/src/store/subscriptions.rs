@@ -7,6 +7,7 @@ use sea_orm::{
     Value,
 };
 
+use super::leases::Held;
 use super::{StoreError, new_id};
 
 stored_words! {
@@ -118,11 +119,11 @@ pub async fn of_task_on<C: ConnectionTrait>(
         .await
 }
 
-/// The reconnect attempts of subscription `id` while `owner` holds it (`None`: not held by
-/// `owner` any more).
-pub async fn attempts_held<C: ConnectionTrait>(db: &C, id: &str, owner: &str) -> Result<Option<i32>, DbErr> {
-    Ok(task_subscription::Entity::find_by_id(id.to_owned())
-        .filter(task_subscription::Column::LeaseOwner.eq(owner))
+/// The reconnect attempts of the subscription `lease` is on, while its owner holds it
+/// (`None`: held by someone else now).
+pub async fn attempts_held<C: ConnectionTrait>(db: &C, lease: &Held) -> Result<Option<i32>, DbErr> {
+    Ok(task_subscription::Entity::find_by_id(lease.id().to_owned())
+        .filter(task_subscription::Column::LeaseOwner.eq(lease.owner()))
         .one(db)
         .await?
         .map(|sub| sub.attempts))
@@ -137,22 +138,15 @@ pub struct Release {
     pub last_error: Option<String>,
 }
 
-/// Gives subscription `id` back with `release`, only while `owner` holds it; `false` when
-/// someone else holds it now (nothing written).
-pub async fn release<C: ConnectionTrait>(
-    db: &C,
-    id: &str,
-    owner: &str,
-    release: Release,
-) -> Result<bool, DbErr> {
+/// Gives the leased subscription back with `release`, only while its owner holds it; `false`
+/// when someone else holds it now (nothing written).
+pub async fn release<C: ConnectionTrait>(db: &C, lease: &Held, release: Release) -> Result<bool, DbErr> {
     let values = vec![
         ("available_at", Value::from(release.available_at)),
         ("attempts", Value::from(release.attempts)),
         ("last_error", Value::from(release.last_error)),
     ];
-    super::leases::SUBSCRIPTIONS
-        .release(db, id, owner, release.status.as_str(), values)
-        .await
+    lease.release(db, release.status.as_str(), values).await
 }
 
 /// Up to `limit` subscriptions a worker may claim now (see [`super::leases::SUBSCRIPTIONS`]),

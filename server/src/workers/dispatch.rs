@@ -5,7 +5,7 @@
 //!   the command settles, card discovery included (it can outlast a lease). A heartbeat that
 //!   finds the lease gone stops the dispatch before anything is sent.
 //! - Every fenced write is a conditional `UPDATE` ([`crate::store::leases`],
-//!   [`crate::store::dispatch::transition`]): it commits only while this owner holds an
+//!   [`crate::store::commands::transition`]): it commits only while this owner holds an
 //!   unexpired lease and the command still has the status this worker expects; zero rows
 //!   affected means the lease was lost, and the worker stops without sending.
 //! - Failures before anything is sent (card discovery) retry up to three attempts, 1 s then
@@ -42,7 +42,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use super::subscriptions::{self, Handover};
-use super::{WorkerDeps, owner_id};
+use super::{Heartbeat, WorkerDeps, owner_id};
 use crate::db::entity::task_command;
 use crate::gateway::{Endpoint, EventStream, GatewayError};
 use crate::ingest::bus::Notice;
@@ -51,7 +51,7 @@ use crate::services::agents as agent_services;
 use crate::services::commands::{CommandBody, DISPATCH_TOPIC};
 use crate::store::commands::{self as command_store, Change, CommandAction, CommandStatus};
 use crate::store::dispatch::{self as store, OutboxStatus};
-use crate::store::leases::OUTBOX;
+use crate::store::leases::{Held, OUTBOX};
 use crate::store::{agents, tasks};
 
 pub const POLL: Duration = Duration::from_millis(250);
@@ -107,60 +107,20 @@ pub async fn pass(
     let due = store::due(&deps.db.write, DISPATCH_TOPIC, BATCH).await?;
     let mut claimed = 0;
     for row in due {
-        let owner = owner_id();
-        if OUTBOX
-            .claim(&deps.db.write, &row.id, &owner, deps.tuning.dispatch_lease)
-            .await?
-        {
+        let claimed_lease = OUTBOX
+            .claim(&deps.db.write, &row.id, &owner_id(), deps.tuning.dispatch_lease)
+            .await?;
+        if let Some(lease) = claimed_lease {
             claimed += 1;
             let (deps, follows) = (deps.clone(), follows.clone());
             tracker.spawn(async move {
-                if let Err(error) = handle(&deps, &follows, &row.aggregate_id, &row.id, &owner).await {
+                if let Err(error) = handle(&deps, &follows, &row.aggregate_id, &lease).await {
                     tracing::warn!(%error, command = %row.aggregate_id, "command dispatch failed");
                 }
             });
         }
     }
     Ok(claimed)
-}
-
-/// Whether `owner` still holds the outbox row's lease; renews it, and inside a transaction
-/// locks the row until commit (the fence of every write below).
-async fn holds<C: sea_orm::ConnectionTrait>(
-    deps: &WorkerDeps,
-    db: &C,
-    outbox_id: &str,
-    owner: &str,
-) -> Result<bool, DbErr> {
-    OUTBOX
-        .hold(db, outbox_id, owner, deps.tuning.dispatch_lease)
-        .await
-}
-
-/// The lease heartbeat of one dispatch: renews every third of the lease from the claim until
-/// dropped; `lost` is cancelled when a renewal finds the lease gone.
-struct Heartbeat {
-    lost: CancellationToken,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Heartbeat {
-    fn start(deps: &WorkerDeps, outbox_id: &str, owner: &str) -> Heartbeat {
-        let lost = CancellationToken::new();
-        let task = tokio::spawn(renew(
-            deps.clone(),
-            outbox_id.to_owned(),
-            owner.to_owned(),
-            lost.clone(),
-        ));
-        Heartbeat { lost, task }
-    }
-}
-
-impl Drop for Heartbeat {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
 }
 
 /// How a dispatch ended, for the command row.
@@ -171,48 +131,27 @@ enum Settled {
     Retry(Duration, String),
 }
 
-async fn handle(
-    deps: &WorkerDeps,
-    follows: &Follows,
-    command_id: &str,
-    outbox_id: &str,
-    owner: &str,
-) -> Result<(), DbErr> {
+async fn handle(deps: &WorkerDeps, follows: &Follows, command_id: &str, lease: &Held) -> Result<(), DbErr> {
     // Renewed from the claim on: discovery below can outlast a lease.
-    let heartbeat = Heartbeat::start(deps, outbox_id, owner);
+    let heartbeat = Heartbeat::start(&deps.db, lease, deps.tuning.dispatch_lease / 3);
     let Some(command) = command_store::by_id(&deps.db.write, command_id).await? else {
-        return settle_outbox(
-            deps,
-            outbox_id,
-            owner,
-            OutboxStatus::Failed,
-            Some("command missing"),
-        )
-        .await;
+        return settle_outbox(deps, lease, OutboxStatus::Failed, Some("command missing")).await;
     };
     let from = match command.status {
         CommandStatus::Pending => CommandStatus::Pending,
         CommandStatus::Dispatching => {
             let settled = Settled::Uncertain(LEASE_EXPIRED.into());
-            return settle(
-                deps,
-                &command,
-                CommandStatus::Dispatching,
-                outbox_id,
-                owner,
-                settled,
-            )
-            .await;
+            return settle(deps, &command, CommandStatus::Dispatching, lease, settled).await;
         }
-        _ => return settle_outbox(deps, outbox_id, owner, OutboxStatus::Processed, None).await,
+        _ => return settle_outbox(deps, lease, OutboxStatus::Processed, None).await,
     };
-    let attempts = store::attempts(&deps.db.write, outbox_id).await?.unwrap_or(1);
+    let attempts = store::attempts(&deps.db.write, lease.id()).await?.unwrap_or(1);
     let mut command = command;
     command.attempts = attempts;
     let agent = agents::by_id(&deps.db.write, &command.agent_id).await?;
     let Some(agent) = agent.filter(|a| a.removed_at.is_none() && a.enabled) else {
         let settled = Settled::Failed(AGENT_REMOVED.into());
-        return settle(deps, &command, from, outbox_id, owner, settled).await;
+        return settle(deps, &command, from, lease, settled).await;
     };
     // The card fetched now decides which sideband URIs are negotiated (reference §2.1).
     let discovered = tokio::select! {
@@ -233,7 +172,7 @@ async fn handle(
                     error.to_string(),
                 )
             };
-            return settle(deps, &command, from, outbox_id, owner, settled).await;
+            return settle(deps, &command, from, lease, settled).await;
         }
     };
     let negotiated = negotiation::negotiated_sideband(&live_card, &deps.understood_sideband);
@@ -241,7 +180,7 @@ async fn handle(
         Ok(endpoint) => endpoint,
         Err(error) => {
             let settled = Settled::Failed(error.to_string());
-            return settle(deps, &command, from, outbox_id, owner, settled).await;
+            return settle(deps, &command, from, lease, settled).await;
         }
     };
     let body: CommandBody = serde_json::from_value(command.payload_json.clone()).unwrap_or_default();
@@ -257,7 +196,7 @@ async fn handle(
         None if command.skill_id.is_some() && body.task_id.is_none() => None,
         None => conversation_context(deps, &command).await?,
     };
-    if !start_dispatching(deps, &command, outbox_id, owner).await? {
+    if !start_dispatching(deps, &command, lease).await? {
         tracing::info!(command = %command.id, "{LEASE_LOST}");
         return Ok(());
     }
@@ -304,22 +243,13 @@ async fn handle(
         Ok(answered) => answered,
         Err(error) => {
             let settled = classify(&error);
-            return settle(
-                deps,
-                &command,
-                CommandStatus::Dispatching,
-                outbox_id,
-                owner,
-                settled,
-            )
-            .await;
+            return settle(deps, &command, CommandStatus::Dispatching, lease, settled).await;
         }
     };
     let claimed = complete(
         deps,
         &command,
-        outbox_id,
-        owner,
+        lease,
         answer,
         user_message,
         &extensions,
@@ -332,11 +262,11 @@ async fn handle(
         let (deps, shutdown) = (deps.clone(), follows.shutdown.clone());
         follows.tracker.spawn(async move {
             let claimed = match handover {
-                Handover::Claimed(sub, owner) => Some((sub, owner)),
+                Handover::Claimed(sub, lease) => Some((sub, lease)),
                 Handover::Busy(task_id) => subscriptions::claim_when_free(&deps, &task_id).await,
             };
-            if let Some((sub, sub_owner)) = claimed {
-                subscriptions::follow_open_stream(&deps, &sub, &sub_owner, rest, &shutdown).await;
+            if let Some((sub, sub_lease)) = claimed {
+                subscriptions::follow_open_stream(&deps, &sub, &sub_lease, rest, &shutdown).await;
             }
             drop(slot);
         });
@@ -349,11 +279,10 @@ async fn handle(
 async fn start_dispatching(
     deps: &WorkerDeps,
     command: &task_command::Model,
-    outbox_id: &str,
-    owner: &str,
+    lease: &Held,
 ) -> Result<bool, DbErr> {
     let tx = deps.db.write.begin().await?;
-    if !holds(deps, &tx, outbox_id, owner).await? {
+    if !lease.holds(&tx).await? {
         return Ok(false);
     }
     let change = Change {
@@ -510,8 +439,7 @@ fn send_params(message: &Message, body: &CommandBody, endpoint: &Endpoint, skill
 async fn complete(
     deps: &WorkerDeps,
     command: &task_command::Model,
-    outbox_id: &str,
-    owner: &str,
+    lease: &Held,
     answer: Value,
     user_message: Option<Message>,
     extensions: &[String],
@@ -525,8 +453,7 @@ async fn complete(
                 deps,
                 command,
                 CommandStatus::Dispatching,
-                outbox_id,
-                owner,
+                lease,
                 Settled::Uncertain(UNCERTAIN.into()),
             )
             .await?;
@@ -580,8 +507,7 @@ async fn complete(
                     deps,
                     command,
                     CommandStatus::Dispatching,
-                    outbox_id,
-                    owner,
+                    lease,
                     Settled::Uncertain(UNCERTAIN.into()),
                 )
                 .await?;
@@ -594,7 +520,7 @@ async fn complete(
         .last()
         .map_or_else(|| answer.clone(), |p| p.payload().clone());
     let tx = deps.db.write.begin().await?;
-    if !holds(deps, &tx, outbox_id, owner).await? {
+    if !lease.holds(&tx).await? {
         tracing::info!(command = %command.id, "{LEASE_LOST}");
         return Ok(None);
     }
@@ -623,7 +549,7 @@ async fn complete(
     };
     let done = CommandStatus::Succeeded;
     if !command_store::transition(&tx, &command.id, CommandStatus::Dispatching, done, change).await?
-        || !store::complete(&tx, outbox_id, owner, OutboxStatus::Processed, None).await?
+        || !store::complete(&tx, lease, OutboxStatus::Processed, None).await?
     {
         tracing::info!(command = %command.id, "{LEASE_LOST}");
         return Ok(None);
@@ -662,12 +588,11 @@ async fn settle(
     deps: &WorkerDeps,
     command: &task_command::Model,
     from: CommandStatus,
-    outbox_id: &str,
-    owner: &str,
+    lease: &Held,
     settled: Settled,
 ) -> Result<(), DbErr> {
     let tx = deps.db.write.begin().await?;
-    if !holds(deps, &tx, outbox_id, owner).await? {
+    if !lease.holds(&tx).await? {
         tracing::info!(command = %command.id, "{LEASE_LOST}");
         return Ok(());
     }
@@ -687,22 +612,13 @@ async fn settle(
     }
     let released = match (to, outbox) {
         (CommandStatus::Pending, Some(delay)) => {
-            store::retry_at(&tx, outbox_id, owner, Utc::now() + delay, "discovery failed").await?
+            store::retry_at(&tx, lease, Utc::now() + delay, "discovery failed").await?
         }
         (CommandStatus::Uncertain, _) => {
             let error = Some("outcome uncertain");
-            store::complete(&tx, outbox_id, owner, OutboxStatus::Failed, error).await?
+            store::complete(&tx, lease, OutboxStatus::Failed, error).await?
         }
-        _ => {
-            store::complete(
-                &tx,
-                outbox_id,
-                owner,
-                OutboxStatus::Failed,
-                Some("dispatch failed"),
-            )
-            .await?
-        }
+        _ => store::complete(&tx, lease, OutboxStatus::Failed, Some("dispatch failed")).await?,
     };
     if !released {
         tracing::info!(command = %command.id, "{LEASE_LOST}");
@@ -716,35 +632,14 @@ async fn settle(
 /// Completes the outbox row alone (its command is missing or already settled).
 async fn settle_outbox(
     deps: &WorkerDeps,
-    outbox_id: &str,
-    owner: &str,
+    lease: &Held,
     status: OutboxStatus,
     error: Option<&str>,
 ) -> Result<(), DbErr> {
-    if !store::complete(&deps.db.write, outbox_id, owner, status, error).await? {
-        tracing::info!(outbox = %outbox_id, "{LEASE_LOST}");
+    if !store::complete(&deps.db.write, lease, status, error).await? {
+        tracing::info!(outbox = %lease.id(), "{LEASE_LOST}");
     }
     Ok(())
-}
-
-/// Renews the dispatch lease every third of it; cancels `lost` (and ends) when a renewal
-/// finds it gone. A database error is retried at the next beat.
-async fn renew(deps: WorkerDeps, outbox_id: String, owner: String, lost: CancellationToken) {
-    let beat = deps.tuning.dispatch_lease / 3;
-    loop {
-        tokio::time::sleep(beat).await;
-        match OUTBOX
-            .hold(&deps.db.write, &outbox_id, &owner, deps.tuning.dispatch_lease)
-            .await
-        {
-            Ok(true) => {}
-            Ok(false) => {
-                lost.cancel();
-                return;
-            }
-            Err(error) => tracing::warn!(%error, "dispatch lease renewal failed"),
-        }
-    }
 }
 
 fn publish_command(deps: &WorkerDeps, command: &task_command::Model) {

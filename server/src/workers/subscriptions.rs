@@ -45,11 +45,11 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use self::observer::Observer;
-use super::{WorkerDeps, owner_id};
+use super::{Heartbeat, WorkerDeps, owner_id};
 use crate::db::entity::{task, task_subscription};
 use crate::gateway::{Endpoint, EventStream};
 use crate::services::agents as agent_services;
-use crate::store::leases::SUBSCRIPTIONS;
+use crate::store::leases::{Held, SUBSCRIPTIONS};
 use crate::store::subscriptions::{self as store, SubscriptionStatus};
 use crate::store::{agents, card_snapshots, tasks};
 
@@ -95,26 +95,26 @@ async fn pass(
     }
     let due = store::due(&deps.db.write, free as u64).await?;
     for sub in due {
-        let owner = owner_id();
-        if !claim(&deps.db.write, &sub.id, &owner).await? {
+        let Some(lease) = claim(&deps.db.write, &sub.id).await? else {
             continue;
-        }
+        };
         running.fetch_add(1, Ordering::SeqCst);
         let (deps, running, shutdown) = (deps.clone(), running.clone(), shutdown.clone());
         tracker.spawn(async move {
-            let outcome = follow(&deps, &sub, &owner, &shutdown, observe(&deps, &sub, &owner)).await;
-            finish(&deps, &sub, &owner, outcome).await;
+            let work = observe(&deps, &sub, lease.owner());
+            let outcome = follow(&deps, &lease, &shutdown, work).await;
+            finish(&deps, &sub, &lease, outcome).await;
             running.fetch_sub(1, Ordering::SeqCst);
         });
     }
     Ok(())
 }
 
-/// Claims the subscription `id` for `owner` if it is due (pending, or streaming under an
+/// Claims the subscription `id` for a fresh owner if it is due (pending, or streaming under an
 /// expired lease). Runs on any connection, so the dispatch worker can claim inside the
 /// transaction that armed the row; either way only one follower can win it.
-async fn claim<C: ConnectionTrait>(db: &C, id: &str, owner: &str) -> Result<bool, DbErr> {
-    SUBSCRIPTIONS.claim(db, id, owner, LEASE).await
+async fn claim<C: ConnectionTrait>(db: &C, id: &str) -> Result<Option<Held>, DbErr> {
+    SUBSCRIPTIONS.claim(db, id, &owner_id(), LEASE).await
 }
 
 /// Claims the subscription of the local task `task_id` for a fresh owner, inside the dispatch
@@ -128,9 +128,8 @@ pub(super) async fn claim_for_task<C: ConnectionTrait>(
     let Some(sub) = store::of_task_on(db, task_id).await? else {
         return Ok(None);
     };
-    let owner = owner_id();
-    Ok(if claim(db, &sub.id, &owner).await? {
-        Some(Handover::Claimed(sub, owner))
+    Ok(if let Some(lease) = claim(db, &sub.id).await? {
+        Some(Handover::Claimed(sub, lease))
     } else {
         (sub.status == SubscriptionStatus::Streaming).then(|| Handover::Busy(task_id.to_owned()))
     })
@@ -139,7 +138,7 @@ pub(super) async fn claim_for_task<C: ConnectionTrait>(
 /// Who follows a send stream kept by the dispatch worker.
 pub(super) enum Handover {
     /// Claimed in the transaction that stored the send's answer.
-    Claimed(task_subscription::Model, String),
+    Claimed(task_subscription::Model, Held),
     /// Held by a worker reading the waiting task with `GetTask` (the local task id): claimed
     /// by [`claim_when_free`] once that read is done.
     Busy(String),
@@ -154,11 +153,11 @@ const HANDOVER_WAIT: Duration = Duration::from_secs(5);
 pub(super) async fn claim_when_free(
     deps: &WorkerDeps,
     task_id: &str,
-) -> Option<(task_subscription::Model, String)> {
+) -> Option<(task_subscription::Model, Held)> {
     let deadline = tokio::time::Instant::now() + HANDOVER_WAIT;
     while tokio::time::Instant::now() < deadline {
         match claim_for_task(&deps.db.write, task_id).await {
-            Ok(Some(Handover::Claimed(sub, owner))) => return Some((sub, owner)),
+            Ok(Some(Handover::Claimed(sub, lease))) => return Some((sub, lease)),
             Ok(Some(Handover::Busy(_))) => tokio::time::sleep(POLL / 5).await,
             Ok(None) => return None,
             Err(error) => {
@@ -179,18 +178,19 @@ pub(super) async fn claim_when_free(
 pub(super) async fn follow_open_stream(
     deps: &WorkerDeps,
     sub: &task_subscription::Model,
-    owner: &str,
+    lease: &Held,
     events: EventStream,
     shutdown: &CancellationToken,
 ) {
-    let outcome = follow(deps, sub, owner, shutdown, observe_open(deps, sub, owner, events)).await;
-    finish(deps, sub, owner, outcome).await;
+    let work = observe_open(deps, sub, lease.owner(), events);
+    let outcome = follow(deps, lease, shutdown, work).await;
+    finish(deps, sub, lease, outcome).await;
 }
 
 /// Releases the row after following ended; a failure only delays the next owner (the lease
 /// runs out).
-async fn finish(deps: &WorkerDeps, sub: &task_subscription::Model, owner: &str, outcome: Outcome) {
-    if let Err(error) = release(deps, sub, owner, outcome).await {
+async fn finish(deps: &WorkerDeps, sub: &task_subscription::Model, lease: &Held, outcome: Outcome) {
+    if let Err(error) = release(deps, sub, lease, outcome).await {
         tracing::warn!(%error, task = %sub.task_id, "subscription release failed");
     }
 }
@@ -215,25 +215,16 @@ enum Outcome {
 /// Runs `work` while the lease is renewed; stops it when the lease is lost or at shutdown.
 async fn follow(
     deps: &WorkerDeps,
-    sub: &task_subscription::Model,
-    owner: &str,
+    lease: &Held,
     shutdown: &CancellationToken,
     work: impl Future<Output = Outcome>,
 ) -> Outcome {
-    let lost = CancellationToken::new();
-    let heartbeat = tokio::spawn(renew(
-        deps.clone(),
-        sub.id.clone(),
-        owner.to_owned(),
-        lost.clone(),
-    ));
-    let outcome = tokio::select! {
+    let heartbeat = Heartbeat::start(&deps.db, lease, HEARTBEAT);
+    tokio::select! {
         outcome = work => outcome,
-        () = lost.cancelled() => Outcome::Abandoned,
+        () = heartbeat.lost.cancelled() => Outcome::Abandoned,
         () = shutdown.cancelled() => Outcome::Abandoned,
-    };
-    heartbeat.abort();
-    outcome
+    }
 }
 
 async fn observe(deps: &WorkerDeps, sub: &task_subscription::Model, owner: &str) -> Outcome {
@@ -331,21 +322,6 @@ async fn target(deps: &WorkerDeps, sub: &task_subscription::Model) -> Result<Opt
     }))
 }
 
-/// Renews the lease every [`HEARTBEAT`]; cancels `lost` when it is gone.
-async fn renew(deps: WorkerDeps, sub_id: String, owner: String, lost: CancellationToken) {
-    loop {
-        tokio::time::sleep(HEARTBEAT).await;
-        match SUBSCRIPTIONS.hold(&deps.db.write, &sub_id, &owner, LEASE).await {
-            Ok(true) => {}
-            Ok(false) => {
-                lost.cancel();
-                return;
-            }
-            Err(error) => tracing::warn!(%error, "subscription lease renewal failed"),
-        }
-    }
-}
-
 /// The delay before following again after `attempts` reconnects in a row: [`BACKOFF_START`]
 /// doubling to [`BACKOFF_MAX`], less up to a quarter at random so followers that failed
 /// together do not come back together.
@@ -361,11 +337,11 @@ pub fn backoff(attempts: i32) -> Duration {
 async fn release(
     deps: &WorkerDeps,
     sub: &task_subscription::Model,
-    owner: &str,
+    lease: &Held,
     outcome: Outcome,
 ) -> Result<(), DbErr> {
     let now = Utc::now();
-    let Some(held_attempts) = store::attempts_held(&deps.db.write, &sub.id, owner).await? else {
+    let Some(held_attempts) = store::attempts_held(&deps.db.write, lease).await? else {
         return Ok(());
     };
     let again = |attempts: i32, reason: Option<String>| {
@@ -396,7 +372,7 @@ async fn release(
         attempts,
         last_error: error,
     };
-    let released = store::release(&deps.db.write, &sub.id, owner, release).await?;
+    let released = store::release(&deps.db.write, lease, release).await?;
     if let (true, Some(turn)) = (released, turn) {
         store::wake_if_turned(&deps.db.write, &sub.task_id, turn).await?;
     }
