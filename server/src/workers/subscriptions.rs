@@ -129,7 +129,7 @@ pub(super) async fn claim_for_task<C: ConnectionTrait>(
         return Ok(None);
     };
     Ok(if let Some(lease) = claim(db, &sub.id).await? {
-        Some(Handover::Claimed(sub, lease))
+        Some(Handover::Claimed(Box::new(sub), lease))
     } else {
         (sub.status == SubscriptionStatus::Streaming).then(|| Handover::Busy(task_id.to_owned()))
     })
@@ -138,7 +138,7 @@ pub(super) async fn claim_for_task<C: ConnectionTrait>(
 /// Who follows a send stream kept by the dispatch worker.
 pub(super) enum Handover {
     /// Claimed in the transaction that stored the send's answer.
-    Claimed(task_subscription::Model, Held),
+    Claimed(Box<task_subscription::Model>, Held),
     /// Held by a worker reading the waiting task with `GetTask` (the local task id): claimed
     /// by [`claim_when_free`] once that read is done.
     Busy(String),
@@ -157,7 +157,7 @@ pub(super) async fn claim_when_free(
     let deadline = tokio::time::Instant::now() + HANDOVER_WAIT;
     while tokio::time::Instant::now() < deadline {
         match claim_for_task(&deps.db.write, task_id).await {
-            Ok(Some(Handover::Claimed(sub, lease))) => return Some((sub, lease)),
+            Ok(Some(Handover::Claimed(sub, lease))) => return Some((*sub, lease)),
             Ok(Some(Handover::Busy(_))) => tokio::time::sleep(POLL / 5).await,
             Ok(None) => return None,
             Err(error) => {

@@ -264,7 +264,7 @@ async fn execute(
         decision_id: decision_id.to_owned(),
         request_id: row.id.clone(),
         command_id: command.id.clone(),
-        status: command.status.clone(),
+        status: command.status,
         task_state: Some(task.state.clone()),
         created_at: now,
         updated_at: now,

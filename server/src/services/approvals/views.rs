@@ -122,7 +122,7 @@ pub(super) async fn detail_of<C: ConnectionTrait>(
     for execution in store::executions(db, &id).await? {
         let status = commands::by_id(db, &execution.command_id)
             .await?
-            .map_or(execution.status.clone(), |c| c.status);
+            .map_or(execution.status, |c| c.status);
         executions.push(ApprovalExecution {
             decision_id: execution.decision_id,
             command_id: execution.command_id,
