@@ -1,7 +1,7 @@
 //! Completing a dispatch that the agent answered: the answer ingested, the command marked
 //! succeeded and the outbox row completed in one transaction fenced by the lease.
 
-use app::a2a::{Message, ProtocolVersion, TaskState, decode_stream_event, encode_message};
+use app::a2a::{Message, ProtocolVersion, StreamEvent, TaskState, decode_stream_event, encode_message};
 use app::projection::TaskKind;
 use sea_orm::{DbErr, TransactionTrait};
 use serde_json::{Value, json};
@@ -49,42 +49,15 @@ pub(super) async fn complete(
         }
     };
     let remote_task = decoded.event.task_id().map(str::to_owned);
-    let conversation_id = command
-        .conversation_id
-        .clone()
-        .unwrap_or_else(crate::store::new_id);
-    let base = Observation {
-        organization_id: command.organization_id.clone(),
-        agent_id: command.agent_id.clone(),
-        tenant: command.tenant.clone(),
-        conversation_id,
-        local_task_id: command.task_id.clone(),
-        source: Source::Command,
-        source_key: Some(format!("command:{}", command.id)),
-        payload: Value::Null,
-        extensions: extensions.to_vec(),
-        protocol_version: Some(endpoint.version.as_str().to_owned()),
-        skill_id: command.skill_id.clone(),
-        fence: None,
-        rearm: false,
-    };
-    let mut observations = Vec::new();
-    if let Some(mut message) = user_message {
-        message.task_id.clone_from(&remote_task);
-        if message.context_id.is_none() {
-            message.context_id = context_of(&decoded.event);
-        }
-        observations.push(Observation {
-            payload: json!({ "message": encode_message(&message, ProtocolVersion::V1_0) }),
-            ..base.clone()
-        });
-    }
-    observations.push(Observation {
-        source: Source::CommandResponse,
-        payload: answer.clone(),
-        rearm: true,
-        ..base
-    });
+    let observations = observations(
+        command,
+        &answer,
+        user_message,
+        &decoded.event,
+        remote_task.as_deref(),
+        extensions,
+        endpoint,
+    );
     let mut prepared = Vec::new();
     for observation in &observations {
         match deps.ingestor.prepare(observation) {
@@ -161,4 +134,55 @@ pub(super) async fn complete(
     }
     publish_command(deps, command);
     Ok(claimed)
+}
+
+/// What a command's answer is stored as: the user's message (its task and context taken from
+/// the answer) when the command sent one, then the answer itself, which re-arms the task's
+/// subscription.
+fn observations(
+    command: &task_command::Model,
+    answer: &Value,
+    user_message: Option<Message>,
+    event: &StreamEvent,
+    remote_task: Option<&str>,
+    extensions: &[String],
+    endpoint: &Endpoint,
+) -> Vec<Observation> {
+    let conversation_id = command
+        .conversation_id
+        .clone()
+        .unwrap_or_else(crate::store::new_id);
+    let base = Observation {
+        organization_id: command.organization_id.clone(),
+        agent_id: command.agent_id.clone(),
+        tenant: command.tenant.clone(),
+        conversation_id,
+        local_task_id: command.task_id.clone(),
+        source: Source::Command,
+        source_key: Some(format!("command:{}", command.id)),
+        payload: Value::Null,
+        extensions: extensions.to_vec(),
+        protocol_version: Some(endpoint.version.as_str().to_owned()),
+        skill_id: command.skill_id.clone(),
+        fence: None,
+        rearm: false,
+    };
+    let mut observations = Vec::new();
+    if let Some(mut message) = user_message {
+        message.task_id = remote_task.map(str::to_owned);
+        if message.context_id.is_none() {
+            message.context_id = context_of(event);
+        }
+        observations.push(Observation {
+            payload: json!({ "message": encode_message(&message, ProtocolVersion::V1_0) }),
+            ..base.clone()
+        });
+    }
+    observations.push(Observation {
+        source: Source::CommandResponse,
+        payload: answer.clone(),
+        rearm: true,
+        ..base
+    });
+    observations
 }
