@@ -12,10 +12,13 @@ pub mod subscriptions;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use std::time::Duration;
+
 use crate::db::Db;
 use crate::gateway::Gateway;
 use crate::ingest::Ingestor;
 use crate::ingest::bus::Bus;
+use crate::store::leases::Held;
 
 /// What the workers need; cheap to clone.
 #[derive(Clone, Debug)]
@@ -83,6 +86,43 @@ pub async fn command_notice(notices: &mut tokio::sync::broadcast::Receiver<crate
             Ok(crate::ingest::bus::Notice::Ledger { .. } | crate::ingest::bus::Notice::Approvals) => {}
             Err(RecvError::Closed) => std::future::pending::<()>().await,
         }
+    }
+}
+
+/// Renews `lease` every `beat` until the task is aborted; cancels `lost` (and ends) when a
+/// renewal finds the lease gone. A database error is retried at the next beat.
+async fn keep_lease(db: sea_orm::DatabaseConnection, lease: Held, beat: Duration, lost: CancellationToken) {
+    loop {
+        tokio::time::sleep(beat).await;
+        match lease.renew(&db).await {
+            Ok(true) => {}
+            Ok(false) => {
+                lost.cancel();
+                return;
+            }
+            Err(error) => tracing::warn!(%error, lease = %lease.id(), "lease renewal failed"),
+        }
+    }
+}
+
+/// The heartbeat of one held lease: renews it every `beat` until dropped; `lost` is cancelled
+/// when a renewal finds the lease gone.
+struct Heartbeat {
+    lost: CancellationToken,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Heartbeat {
+    fn start(db: &Db, lease: &Held, beat: Duration) -> Heartbeat {
+        let lost = CancellationToken::new();
+        let task = tokio::spawn(keep_lease(db.write.clone(), lease.clone(), beat, lost.clone()));
+        Heartbeat { lost, task }
+    }
+}
+
+impl Drop for Heartbeat {
+    fn drop(&mut self) {
+        self.task.abort();
     }
 }
 

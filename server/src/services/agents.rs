@@ -218,7 +218,7 @@ pub async fn list_summaries(db: &Db, gateway: &Gateway) -> Result<Vec<AgentSumma
 /// One agent with a fresh discovery of its card; when the agent cannot be reached, the latest
 /// stored card is shown beside the reason.
 pub async fn detail(db: &Db, gateway: &Gateway, agent: agent::Model) -> Result<AgentDetail, StoreError> {
-    let removable = agent.source != agent_store::AgentSource::Env.as_str();
+    let removable = agent.source != agent_store::AgentSource::Env;
     let mut detail = AgentDetail {
         id: agent.id.clone(),
         card_url: agent.card_url.clone(),
@@ -255,7 +255,7 @@ fn summary(
     agent: agent::Model,
     outcome: Result<CardPreview, AgentServiceError>,
 ) -> Result<AgentSummary, StoreError> {
-    let removable = agent.source != agent_store::AgentSource::Env.as_str();
+    let removable = agent.source != agent_store::AgentSource::Env;
     let mut row = AgentSummary {
         id: agent.id,
         card_url: agent.card_url,

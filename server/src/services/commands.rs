@@ -6,23 +6,19 @@
 
 use app::a2a::Part;
 use chrono::Utc;
-use sea_orm::sea_query::OnConflict;
-use sea_orm::{
-    ActiveValue::Set, ColumnTrait, DatabaseTransaction, EntityTrait, QueryFilter, QueryOrder,
-    TransactionTrait,
-};
+use sea_orm::{DatabaseTransaction, TransactionTrait};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use crate::db::Db;
-use crate::db::entity::{agent, agent_card_snapshot, outbox_message, task, task_command};
+use crate::db::entity::{agent, task, task_command};
 use crate::ingest::archive::digest;
 use crate::ingest::bus::{Bus, Notice};
 use crate::ingest::canonical;
-use crate::store::{StoreError, new_id};
+use crate::store::commands::{self as command_store, CommandStatus};
+use crate::store::{StoreError, card_snapshots, dispatch, new_id, tasks};
 
-/// Outbox topic of command dispatch.
-pub const DISPATCH_TOPIC: &str = "a2a.command.dispatch";
+pub use crate::store::dispatch::DISPATCH_TOPIC;
 /// Longest idempotency key, message id, skill id and tenant.
 pub const MAX_KEY_CHARS: usize = 255;
 
@@ -78,20 +74,7 @@ pub struct CommandBody {
 }
 
 /// `send` or `cancelTask`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Action {
-    Send,
-    CancelTask,
-}
-
-impl Action {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Action::Send => "send",
-            Action::CancelTask => "cancelTask",
-        }
-    }
-}
+pub use crate::store::commands::CommandAction as Action;
 
 /// A body that passed validation, with its parts decoded.
 #[derive(Clone, Debug)]
@@ -105,12 +88,11 @@ pub struct ValidBody {
 pub fn validate(body: CommandBody) -> Result<ValidBody, String> {
     let mut problems: Vec<String> = Vec::new();
     let action = match body.action.as_deref() {
-        None | Some("send") => Action::Send,
-        Some("cancelTask") => Action::CancelTask,
-        Some(_) => {
+        None => Action::Send,
+        Some(word) => Action::parse(word).unwrap_or_else(|| {
             problems.push("action must be send or cancelTask.".into());
             Action::Send
-        }
+        }),
     };
     let mut parts = Vec::new();
     if let Some(text) = body.text.as_deref().filter(|t| !t.trim().is_empty()) {
@@ -224,36 +206,24 @@ pub async fn accept_in(
     let tenant = body.tenant.clone().unwrap_or_default();
     let content = json!({"agentId": new.agent.id, "conversationId": new.conversation_id, "body": body});
     let payload_digest = digest(canonical(&content).as_bytes());
-    if let Some(existing) = find_by_key(tx, &new.organization_id, &key).await? {
-        return if existing.payload_digest == payload_digest {
-            Ok((existing, true))
-        } else {
-            Err(CommandError::Conflict(KEY_CONFLICT))
-        };
+    if let Some(existing) = command_store::by_key(tx, &new.organization_id, &key).await? {
+        return replay(existing, &payload_digest);
     }
     // The task this continues (reference §1.3 rule 2), and the conversation it belongs to.
     let known_task = match &body.task_id {
         Some(remote) => Some(
-            task::Entity::find()
-                .filter(task::Column::AgentId.eq(&new.agent.id))
-                .filter(task::Column::Tenant.eq(&tenant))
-                .filter(task::Column::RemoteTaskId.eq(remote))
-                .one(tx)
-                .await?
-                .ok_or(CommandError::TaskNotFound)?,
+            tasks::find_remote(tx, &new.organization_id, &new.agent.id, &tenant, remote)
+                .await
+                .map_err(|e| match e {
+                    StoreError::NotFound => CommandError::TaskNotFound,
+                    other => CommandError::Store(other),
+                })?,
         ),
         None => None,
     };
     let skill_id = effective_skill(tx, &new.agent, &body, known_task.as_ref()).await?;
     let context_task = match (&known_task, &body.context_id) {
-        (None, Some(context)) => {
-            task::Entity::find()
-                .filter(task::Column::AgentId.eq(&new.agent.id))
-                .filter(task::Column::RemoteContextId.eq(context))
-                .order_by_desc(task::Column::CreatedAt)
-                .one(tx)
-                .await?
-        }
+        (None, Some(context)) => tasks::latest_in_context(tx, &new.agent.id, context).await?,
         _ => None,
     };
     let conversation_id = new
@@ -267,69 +237,50 @@ pub async fn accept_in(
         .message_id
         .clone()
         .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
-    let inserted = task_command::Entity::insert(task_command::ActiveModel {
-        id: Set(id.clone()),
-        organization_id: Set(new.organization_id.clone()),
-        agent_id: Set(new.agent.id.clone()),
-        conversation_id: Set(Some(conversation_id.clone())),
-        task_id: Set(known_task.as_ref().map(|t| t.id.clone())),
-        tenant: Set(tenant),
-        action: Set(action.as_str().to_owned()),
-        idempotency_key: Set(key.clone()),
-        message_id: Set(message_id),
-        payload_digest: Set(payload_digest.clone()),
-        payload_json: Set(serde_json::to_value(&body).map_err(|e| CommandError::Invalid(e.to_string()))?),
-        status: Set("pending".into()),
-        attempts: Set(0),
-        result_json: Set(None),
-        last_error: Set(None),
-        skill_id: Set(skill_id),
-        created_at: Set(now),
-        updated_at: Set(now),
-    })
-    .on_conflict(
-        OnConflict::columns([
-            task_command::Column::OrganizationId,
-            task_command::Column::IdempotencyKey,
-        ])
-        .do_nothing()
-        .to_owned(),
-    )
-    .exec_without_returning(tx)
-    .await?;
-    if inserted == 0 {
+    let row = task_command::Model {
+        id: id.clone(),
+        organization_id: new.organization_id.clone(),
+        agent_id: new.agent.id.clone(),
+        conversation_id: Some(conversation_id),
+        task_id: known_task.as_ref().map(|t| t.id.clone()),
+        tenant,
+        action,
+        idempotency_key: key.clone(),
+        message_id,
+        payload_digest: payload_digest.clone(),
+        payload_json: serde_json::to_value(&body).map_err(|e| CommandError::Invalid(e.to_string()))?,
+        status: CommandStatus::Pending,
+        attempts: 0,
+        result_json: None,
+        last_error: None,
+        skill_id,
+        created_at: now,
+        updated_at: now,
+    };
+    if !command_store::insert(tx, row).await? {
         // Another request with the same key committed first.
-        let existing = find_by_key(tx, &new.organization_id, &key)
+        let existing = command_store::by_key(tx, &new.organization_id, &key)
             .await?
             .ok_or(CommandError::Store(StoreError::NotFound))?;
-        return if existing.payload_digest == payload_digest {
-            Ok((existing, true))
-        } else {
-            Err(CommandError::Conflict(KEY_CONFLICT))
-        };
+        return replay(existing, &payload_digest);
     }
-    outbox_message::Entity::insert(outbox_message::ActiveModel {
-        id: Set(new_id()),
-        organization_id: Set(new.organization_id.clone()),
-        topic: Set(DISPATCH_TOPIC.into()),
-        aggregate_type: Set("task_command".into()),
-        aggregate_id: Set(id.clone()),
-        status: Set("pending".into()),
-        attempts: Set(0),
-        available_at: Set(now),
-        lease_owner: Set(None),
-        lease_until: Set(None),
-        last_error: Set(None),
-        created_at: Set(now),
-        processed_at: Set(None),
-    })
-    .exec_without_returning(tx)
-    .await?;
-    let command = task_command::Entity::find_by_id(id)
-        .one(tx)
+    dispatch::enqueue(tx, &new.organization_id, &id, now).await?;
+    let command = command_store::by_id(tx, &id)
         .await?
         .ok_or(CommandError::Store(StoreError::NotFound))?;
     Ok((command, false))
+}
+
+/// The command already accepted under a key: a replay when its content is the same.
+fn replay(
+    existing: task_command::Model,
+    payload_digest: &str,
+) -> Result<(task_command::Model, bool), CommandError> {
+    if existing.payload_digest == payload_digest {
+        Ok((existing, true))
+    } else {
+        Err(CommandError::Conflict(KEY_CONFLICT))
+    }
 }
 
 /// The skill a send is bound to, checked against the reference §1.3 rules 3, 7 and 8 (there is
@@ -355,39 +306,16 @@ async fn effective_skill(
     }
     let skill = task.map_or_else(|| body.skill_id.clone(), |t| t.skill_id.clone());
     let Some(skill) = skill else { return Ok(None) };
-    let card = agent_card_snapshot::Entity::find()
-        .filter(agent_card_snapshot::Column::AgentId.eq(&agent.id))
-        .order_by_desc(agent_card_snapshot::Column::FetchedAt)
-        .one(tx)
-        .await?;
+    let card = card_snapshots::latest_on(tx, &agent.id).await?;
     if !card.is_some_and(|c| skill_routing::card_supports_skill(&c.raw_card_json, &skill)) {
         return Err(CommandError::Forbidden(SkillError::Unsupported.to_string()));
     }
     Ok(Some(skill))
 }
 
-async fn find_by_key<C: sea_orm::ConnectionTrait>(
-    db: &C,
-    organization_id: &str,
-    key: &str,
-) -> Result<Option<task_command::Model>, sea_orm::DbErr> {
-    task_command::Entity::find()
-        .filter(task_command::Column::OrganizationId.eq(organization_id))
-        .filter(task_command::Column::IdempotencyKey.eq(key))
-        .one(db)
-        .await
-}
-
 /// A command of the organization by id (`404` for anything else, including non-UUIDs).
 pub async fn find(db: &Db, organization_id: &str, id: &str) -> Result<task_command::Model, StoreError> {
-    if uuid::Uuid::parse_str(id).is_err() {
-        return Err(StoreError::NotFound);
-    }
-    task_command::Entity::find_by_id(id.to_owned())
-        .filter(task_command::Column::OrganizationId.eq(organization_id))
-        .one(&db.read)
-        .await?
-        .ok_or(StoreError::NotFound)
+    command_store::find(db, organization_id, id).await
 }
 
 /// The commands of a conversation, oldest first.
@@ -396,12 +324,7 @@ pub async fn of_conversation(
     organization_id: &str,
     conversation_id: &str,
 ) -> Result<Vec<task_command::Model>, StoreError> {
-    Ok(task_command::Entity::find()
-        .filter(task_command::Column::OrganizationId.eq(organization_id))
-        .filter(task_command::Column::ConversationId.eq(conversation_id))
-        .order_by_asc(task_command::Column::CreatedAt)
-        .all(&db.read)
-        .await?)
+    command_store::of_conversation(db, organization_id, conversation_id).await
 }
 
 /// The view of a command for the screens (and the `command` frames of the live stream).
@@ -421,13 +344,13 @@ pub fn view(command: &task_command::Model) -> app::api::tasks::CommandView {
     app::api::tasks::CommandView {
         id: command.id.clone(),
         agent_id: command.agent_id.clone(),
-        action: command.action.clone(),
+        action: command.action.as_str().to_owned(),
         message_id: command.message_id.clone(),
-        status: command.status.clone(),
+        status: command.status.as_str().to_owned(),
         error: command
             .last_error
             .clone()
-            .filter(|_| matches!(command.status.as_str(), "failed" | "uncertain")),
+            .filter(|_| command.status.is_unsuccessful()),
         task_id: command.task_id.clone(),
         conversation_id: command.conversation_id.clone(),
         text,
@@ -448,7 +371,7 @@ pub fn api_json(command: &task_command::Model) -> Value {
         "messageId": command.message_id,
         "status": command.status,
         "result": command.result_json,
-        "error": command.last_error.clone().filter(|_| matches!(command.status.as_str(), "failed" | "uncertain")),
+        "error": command.last_error.clone().filter(|_| command.status.is_unsuccessful()),
         "createdAt": command.created_at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
         "updatedAt": command.updated_at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
     })

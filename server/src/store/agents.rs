@@ -9,22 +9,13 @@ use super::{StoreError, new_id};
 use crate::db::Db;
 use crate::db::entity::agent;
 
-/// Where an agent registration came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AgentSource {
-    /// Seeded from `A2A_REGISTERED_AGENTS`.
-    Env,
-    /// Added by an operator.
-    Managed,
-}
-
-impl AgentSource {
-    /// The stored value.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            AgentSource::Env => "env",
-            AgentSource::Managed => "managed",
-        }
+stored_words! {
+    /// Where an agent registration came from (`agents.source`).
+    pub enum AgentSource {
+        /// Seeded from `A2A_REGISTERED_AGENTS`.
+        Env = "env",
+        /// Added by an operator.
+        Managed = "managed",
     }
 }
 
@@ -41,7 +32,7 @@ pub async fn register(
         id: Set(new_id()),
         organization_id: Set(organization_id.to_owned()),
         card_url: Set(card_url.to_owned()),
-        source: Set(source.as_str().to_owned()),
+        source: Set(source),
         enabled: Set(true),
         display_name: Set(None),
         description: Set(None),
@@ -97,6 +88,15 @@ pub async fn find(db: &Db, organization_id: &str, agent_id: &str) -> Result<agen
         .ok_or(StoreError::NotFound)
 }
 
+/// The agent with `id`, removed or not, of any organization (workers and transactions that
+/// already know it).
+pub async fn by_id<C: sea_orm::ConnectionTrait>(
+    db: &C,
+    id: &str,
+) -> Result<Option<agent::Model>, sea_orm::DbErr> {
+    agent::Entity::find_by_id(id.to_owned()).one(db).await
+}
+
 /// Agents that have not been removed, oldest first.
 pub async fn list(db: &Db, organization_id: &str) -> Result<Vec<agent::Model>, StoreError> {
     Ok(agent::Entity::find()
@@ -116,7 +116,7 @@ pub async fn remove(db: &Db, organization_id: &str, agent_id: &str) -> Result<()
         .one(&db.write)
         .await?
         .ok_or(StoreError::NotFound)?;
-    if found.source == AgentSource::Env.as_str() {
+    if found.source == AgentSource::Env {
         return Err(StoreError::Conflict(
             "This agent comes from A2A_REGISTERED_AGENTS and can't be removed from the UI.",
         ));

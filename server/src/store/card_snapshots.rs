@@ -62,19 +62,20 @@ pub async fn record(
 
 /// The most recent snapshot of an agent's card, if any was fetched.
 pub async fn latest(db: &Db, agent_id: &str) -> Result<Option<agent_card_snapshot::Model>, StoreError> {
-    latest_on(&db.read, agent_id).await
+    Ok(latest_on(&db.read, agent_id).await?)
 }
 
-async fn latest_on(
+/// [`latest`] on any connection (inside a transaction that decides by the card).
+pub async fn latest_on(
     conn: &impl sea_orm::ConnectionTrait,
     agent_id: &str,
-) -> Result<Option<agent_card_snapshot::Model>, StoreError> {
-    Ok(agent_card_snapshot::Entity::find()
+) -> Result<Option<agent_card_snapshot::Model>, sea_orm::DbErr> {
+    agent_card_snapshot::Entity::find()
         .filter(agent_card_snapshot::Column::AgentId.eq(agent_id))
         .order_by_desc(agent_card_snapshot::Column::FetchedAt)
         .order_by_desc(agent_card_snapshot::Column::Id)
         .one(conn)
-        .await?)
+        .await
 }
 
 /// How many snapshots of an agent's card are stored.

@@ -1,50 +1,60 @@
-//! The dispatch worker's queries (`shared/spec/security-and-durability.md` §3.4): due outbox
-//! rows, and command status changes that are conditional on the status the worker expects, so
-//! two workers can never both move one command to `dispatching` (and both send it).
+//! The dispatch outbox (`outbox_messages`, `shared/spec/security-and-durability.md` §3.4): the
+//! intent to send a command, written in the command's transaction, claimed under a lease
+//! ([`OUTBOX`]) and ended once, only by the worker that still holds that lease.
 
-use chrono::Utc;
-use sea_orm::sea_query::Expr;
-use sea_orm::{ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
-use serde_json::Value;
+use chrono::{DateTime, Utc};
+use sea_orm::{
+    ActiveValue::Set, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
+    Value as DbValue,
+};
 
-use super::leases::OUTBOX;
-use crate::db::entity::{outbox_message, task_command};
+use super::leases::{Held, OUTBOX};
+use super::new_id;
+use crate::db::entity::outbox_message;
 
-/// A command's dispatch status (`task_commands.status`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CommandStatus {
-    /// Stored, not sent yet (also after a discovery failure that will be retried).
-    Pending,
-    /// The request is going out (or went out) under a dispatch lease.
-    Dispatching,
-    Succeeded,
-    Failed,
-    /// The request left and its outcome is unknown; never resent.
-    Uncertain,
+/// Outbox topic of command dispatch.
+pub const DISPATCH_TOPIC: &str = "a2a.command.dispatch";
+
+stored_words! {
+    /// An outbox row's status (`outbox_messages.status`).
+    pub enum OutboxStatus {
+        /// Waiting until `available_at`.
+        Pending = "pending",
+        /// Held by a dispatch worker under a lease.
+        Processing = "processing",
+        /// The command was sent and settled (or had settled already).
+        Processed = "processed",
+        /// Dispatch ended without a known success.
+        Failed = "failed",
+    }
 }
 
-impl CommandStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CommandStatus::Pending => "pending",
-            CommandStatus::Dispatching => "dispatching",
-            CommandStatus::Succeeded => "succeeded",
-            CommandStatus::Failed => "failed",
-            CommandStatus::Uncertain => "uncertain",
-        }
-    }
-
-    pub fn parse(status: &str) -> Option<CommandStatus> {
-        [
-            CommandStatus::Pending,
-            CommandStatus::Dispatching,
-            CommandStatus::Succeeded,
-            CommandStatus::Failed,
-            CommandStatus::Uncertain,
-        ]
-        .into_iter()
-        .find(|s| s.as_str() == status)
-    }
+/// Records the intent to dispatch command `command_id`, due at `now` (inside the transaction
+/// that stores the command).
+pub async fn enqueue<C: ConnectionTrait>(
+    db: &C,
+    organization_id: &str,
+    command_id: &str,
+    now: DateTime<Utc>,
+) -> Result<(), DbErr> {
+    outbox_message::Entity::insert(outbox_message::ActiveModel {
+        id: Set(new_id()),
+        organization_id: Set(organization_id.to_owned()),
+        topic: Set(DISPATCH_TOPIC.into()),
+        aggregate_type: Set("task_command".into()),
+        aggregate_id: Set(command_id.to_owned()),
+        status: Set(OutboxStatus::Pending),
+        attempts: Set(0),
+        available_at: Set(now),
+        lease_owner: Set(None),
+        lease_until: Set(None),
+        last_error: Set(None),
+        created_at: Set(now),
+        processed_at: Set(None),
+    })
+    .exec_without_returning(db)
+    .await?;
+    Ok(())
 }
 
 /// Up to `limit` outbox rows of `topic` that may be claimed now, oldest first.
@@ -62,44 +72,40 @@ pub async fn due<C: ConnectionTrait>(
         .await
 }
 
-/// What a status change writes besides the status.
-#[derive(Debug, Default)]
-pub struct Change {
-    pub attempts: Option<i32>,
-    /// `Some(None)` clears the error.
-    pub last_error: Option<Option<String>>,
-    pub task_id: Option<Option<String>>,
-    pub result_json: Option<Value>,
+/// How many times the outbox row has been claimed (this claim included), if it exists.
+pub async fn attempts<C: ConnectionTrait>(db: &C, outbox_id: &str) -> Result<Option<i32>, DbErr> {
+    Ok(outbox_message::Entity::find_by_id(outbox_id.to_owned())
+        .one(db)
+        .await?
+        .map(|row| row.attempts))
 }
 
-/// Moves command `id` from `from` to `to`, only if it still is `from`; `false` when it was not
-/// (another worker moved it first) and nothing was written.
-pub async fn transition<C: ConnectionTrait>(
+/// Ends the lease on the outbox row with its final `status` (`processed` or `failed`); `false`
+/// when the lease was no longer this owner's (nothing written).
+pub async fn complete<C: ConnectionTrait>(
     db: &C,
-    id: &str,
-    from: CommandStatus,
-    to: CommandStatus,
-    change: Change,
+    lease: &Held,
+    status: OutboxStatus,
+    error: Option<&str>,
 ) -> Result<bool, DbErr> {
-    let mut update = task_command::Entity::update_many()
-        .col_expr(task_command::Column::Status, Expr::value(to.as_str()))
-        .col_expr(task_command::Column::UpdatedAt, Expr::value(Utc::now()));
-    if let Some(attempts) = change.attempts {
-        update = update.col_expr(task_command::Column::Attempts, Expr::value(attempts));
-    }
-    if let Some(error) = change.last_error {
-        update = update.col_expr(task_command::Column::LastError, Expr::value(error));
-    }
-    if let Some(task_id) = change.task_id {
-        update = update.col_expr(task_command::Column::TaskId, Expr::value(task_id));
-    }
-    if let Some(result) = change.result_json {
-        update = update.col_expr(task_command::Column::ResultJson, Expr::value(result));
-    }
-    let done = update
-        .filter(task_command::Column::Id.eq(id))
-        .filter(task_command::Column::Status.eq(from.as_str()))
-        .exec(db)
-        .await?;
-    Ok(done.rows_affected == 1)
+    let values = vec![
+        ("processed_at", DbValue::from(Utc::now())),
+        ("last_error", DbValue::from(error.map(str::to_owned))),
+    ];
+    lease.release(db, status.as_str(), values).await
+}
+
+/// Gives the leased outbox row back as pending, due at `at`, with `error`; `false` when the
+/// lease was no longer this owner's (nothing written).
+pub async fn retry_at<C: ConnectionTrait>(
+    db: &C,
+    lease: &Held,
+    at: DateTime<Utc>,
+    error: &str,
+) -> Result<bool, DbErr> {
+    let values = vec![
+        ("available_at", DbValue::from(at)),
+        ("last_error", DbValue::from(error)),
+    ];
+    lease.release(db, OutboxStatus::Pending.as_str(), values).await
 }

@@ -6,7 +6,9 @@
 //! Every operation here is one conditional `UPDATE` whose `WHERE` names the row, the held
 //! status, the owner and an unexpired lease, and whose `rows_affected` is the answer: there is
 //! no read-then-write window in which another worker can claim the row between the check and
-//! the act. Inside a transaction, [`Lease::hold`] also locks the row (PostgreSQL row lock,
+//! the act. [`Lease`] says which table and statuses; [`Held`] is one claimed lease, with the
+//! operations a worker runs on it (`renew`, `holds`, `release`). Inside a transaction,
+//! [`Held::holds`] also locks the row (PostgreSQL row lock,
 //! SQLite's single writer) until commit, so a competing claim waits and then finds the lease
 //! renewed.
 
@@ -31,7 +33,7 @@ pub struct Lease {
 /// Dispatch outbox rows (`outbox_messages`), held while `processing`.
 pub const OUTBOX: Lease = Lease {
     table: "outbox_messages",
-    held: "processing",
+    held: super::dispatch::OutboxStatus::Processing.as_str(),
     counts_attempts: true,
     touched: None,
 };
@@ -43,6 +45,9 @@ pub const SUBSCRIPTIONS: Lease = Lease {
     counts_attempts: false,
     touched: Some("updated_at"),
 };
+
+/// The status of a row waiting to be claimed, the same word in every leased table.
+const PENDING: &str = super::dispatch::OutboxStatus::Pending.as_str();
 
 fn col(name: &'static str) -> Expr {
     Expr::col(Alias::new(name))
@@ -56,29 +61,20 @@ impl Lease {
     /// Rows that may be claimed at `now`: pending and available, or held under an expired lease.
     pub fn due(&self, now: DateTime<Utc>) -> SimpleExpr {
         col("status")
-            .eq("pending")
+            .eq(PENDING)
             .and(col("available_at").lte(now))
             .or(col("status").eq(self.held).and(col("lease_until").lt(now)))
     }
 
-    /// The row is held by `owner` under a lease that has not run out at `now`.
-    fn held_by(&self, id: &str, owner: &str, now: DateTime<Utc>) -> SimpleExpr {
-        col("id")
-            .eq(id)
-            .and(col("status").eq(self.held))
-            .and(col("lease_owner").eq(owner))
-            .and(col("lease_until").gt(now))
-    }
-
-    /// Claims row `id` for `owner` for `ttl` if it is due; `true` when this call won it. Of any
-    /// number of concurrent claims, at most one wins.
+    /// Claims row `id` for `owner` for `ttl` if it is due; the held lease when this call won it.
+    /// Of any number of concurrent claims, at most one wins.
     pub async fn claim<C: ConnectionTrait>(
         &self,
         db: &C,
         id: &str,
         owner: &str,
         ttl: Duration,
-    ) -> Result<bool, DbErr> {
+    ) -> Result<Option<Held>, DbErr> {
         let now = Utc::now();
         let mut update = Query::update();
         update
@@ -95,53 +91,95 @@ impl Lease {
             update.value(Alias::new(touched), now);
         }
         let done = db.execute(&update).await?;
-        Ok(done.rows_affected() == 1)
+        Ok((done.rows_affected() == 1).then(|| self.held_as(id, owner, ttl)))
     }
 
-    /// Renews `owner`'s lease on row `id` for `ttl`, only while it is held and unexpired;
-    /// `false` means the lease is lost (expired, taken over or released) and the work must
-    /// stop. Inside a transaction this is the fence: it locks the row until commit.
-    pub async fn hold<C: ConnectionTrait>(
-        &self,
-        db: &C,
-        id: &str,
-        owner: &str,
-        ttl: Duration,
-    ) -> Result<bool, DbErr> {
+    /// The lease on row `id` as `owner` believes it holds it (a claim won earlier, or one named
+    /// by a fence). Nothing is checked here: every operation on it is.
+    pub fn held_as(&self, id: &str, owner: &str, ttl: Duration) -> Held {
+        Held {
+            lease: *self,
+            id: id.to_owned(),
+            owner: owner.to_owned(),
+            ttl,
+        }
+    }
+
+    /// The row is held by `owner` under a lease that has not run out at `now`.
+    fn held_by(&self, id: &str, owner: &str, now: DateTime<Utc>) -> SimpleExpr {
+        col("id")
+            .eq(id)
+            .and(col("status").eq(self.held))
+            .and(col("lease_owner").eq(owner))
+            .and(col("lease_until").gt(now))
+    }
+}
+
+/// A lease one worker holds (or held) on one row: what every fenced write names. Each
+/// operation is conditional on the lease still being this owner's.
+#[derive(Clone, Debug)]
+pub struct Held {
+    lease: Lease,
+    id: String,
+    owner: String,
+    /// How long each renewal extends the lease.
+    ttl: Duration,
+}
+
+impl Held {
+    /// The leased row's id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The owner id this lease was claimed with.
+    pub fn owner(&self) -> &str {
+        &self.owner
+    }
+
+    /// Extends the lease by its ttl, only while it is held and unexpired; `false` means the
+    /// lease is lost (expired, taken over or released) and the work must stop. The heartbeat.
+    pub async fn renew<C: ConnectionTrait>(&self, db: &C) -> Result<bool, DbErr> {
         let now = Utc::now();
         let mut update = Query::update();
         update
-            .table(Alias::new(self.table))
-            .value(Alias::new("lease_until"), until(now, ttl))
-            .and_where(self.held_by(id, owner, now));
+            .table(Alias::new(self.lease.table))
+            .value(Alias::new("lease_until"), until(now, self.ttl))
+            .and_where(self.lease.held_by(&self.id, &self.owner, now));
         let done = db.execute(&update).await?;
         Ok(done.rows_affected() == 1)
     }
 
-    /// Ends `owner`'s lease on row `id`: sets `status` and the given columns and clears the
-    /// lease, only while `owner` still holds it (expired or not: nobody else has claimed it).
-    /// `false` when someone else holds the row now; nothing was written.
+    /// The fence of a write: inside the transaction that writes, whether this lease is still
+    /// held. It is [`renew`](Held::renew), so it also locks the row until commit (PostgreSQL
+    /// row lock, SQLite's single writer) and a competing claim waits, then finds it renewed.
+    pub async fn holds<C: ConnectionTrait>(&self, tx: &C) -> Result<bool, DbErr> {
+        self.renew(tx).await
+    }
+
+    /// Ends the lease: sets `status` and the given columns and clears the lease, only while
+    /// this owner still holds it (expired or not: nobody else has claimed it). `false` when
+    /// someone else holds the row now; nothing was written.
     pub async fn release<C: ConnectionTrait>(
         &self,
         db: &C,
-        id: &str,
-        owner: &str,
         status: &str,
         values: Vec<(&'static str, Value)>,
     ) -> Result<bool, DbErr> {
+        let lease = &self.lease;
         let mut update = Query::update();
         update
-            .table(Alias::new(self.table))
+            .table(Alias::new(lease.table))
             .value(Alias::new("status"), status)
             .value(Alias::new("lease_owner"), Option::<String>::None)
             .value(Alias::new("lease_until"), Option::<DateTime<Utc>>::None)
-            .and_where(col("id").eq(id))
-            .and_where(col("status").eq(self.held))
-            .and_where(col("lease_owner").eq(owner));
+            .and_where(col("id").eq(self.id.as_str()))
+            .and_where(col("status").eq(lease.held))
+            .and_where(col("lease_owner").eq(self.owner.as_str()));
         for (column, value) in values {
             update.value(Alias::new(column), value);
         }
-        if let Some(touched) = self.touched {
+        if let Some(touched) = lease.touched {
             update.value(Alias::new(touched), Utc::now());
         }
         let done = db.execute(&update).await?;

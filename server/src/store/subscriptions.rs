@@ -4,40 +4,24 @@ use chrono::Utc;
 use sea_orm::sea_query::Expr;
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
+    Value,
 };
 
+use super::leases::Held;
 use super::{StoreError, new_id};
 
-/// A subscription's status (`task_subscriptions.status`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SubscriptionStatus {
-    /// To be followed once `available_at` has passed.
-    Pending,
-    /// Held by a worker under a lease (a stream open, or one `GetTask` read in flight).
-    Streaming,
-    /// Not followed: the task finished (or the agent is gone).
-    Stopped,
-}
-
-impl SubscriptionStatus {
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            SubscriptionStatus::Pending => "pending",
-            SubscriptionStatus::Streaming => "streaming",
-            SubscriptionStatus::Stopped => "stopped",
-        }
-    }
-
-    pub fn parse(status: &str) -> Option<SubscriptionStatus> {
-        [
-            SubscriptionStatus::Pending,
-            SubscriptionStatus::Streaming,
-            SubscriptionStatus::Stopped,
-        ]
-        .into_iter()
-        .find(|s| s.as_str() == status)
+stored_words! {
+    /// A subscription's status (`task_subscriptions.status`).
+    pub enum SubscriptionStatus {
+        /// To be followed once `available_at` has passed.
+        Pending = "pending",
+        /// Held by a worker under a lease (a stream open, or one `GetTask` read in flight).
+        Streaming = "streaming",
+        /// Not followed: the task finished (or the agent is gone).
+        Stopped = "stopped",
     }
 }
+
 use crate::db::Db;
 use crate::db::entity::{task, task_subscription};
 
@@ -60,7 +44,7 @@ pub async fn arm<C: ConnectionTrait>(db: &C, task: &task::Model, restart: bool) 
                 id: Set(new_id()),
                 organization_id: Set(task.organization_id.clone()),
                 task_id: Set(task.id.clone()),
-                status: Set(SubscriptionStatus::Pending.as_str().into()),
+                status: Set(SubscriptionStatus::Pending),
                 attempts: Set(0),
                 available_at: Set(now),
                 lease_owner: Set(None),
@@ -71,13 +55,11 @@ pub async fn arm<C: ConnectionTrait>(db: &C, task: &task::Model, restart: bool) 
             .exec_without_returning(db)
             .await?;
         }
-        Some(sub)
-            if restart && SubscriptionStatus::parse(&sub.status) != Some(SubscriptionStatus::Streaming) =>
-        {
+        Some(sub) if restart && sub.status != SubscriptionStatus::Streaming => {
             task_subscription::Entity::update_many()
                 .col_expr(
                     task_subscription::Column::Status,
-                    Expr::value(SubscriptionStatus::Pending.as_str()),
+                    Expr::value(SubscriptionStatus::Pending),
                 )
                 .col_expr(task_subscription::Column::Attempts, Expr::value(0))
                 .col_expr(task_subscription::Column::AvailableAt, Expr::value(now))
@@ -87,7 +69,7 @@ pub async fn arm<C: ConnectionTrait>(db: &C, task: &task::Model, restart: bool) 
                 )
                 .col_expr(task_subscription::Column::UpdatedAt, Expr::value(now))
                 .filter(task_subscription::Column::Id.eq(&sub.id))
-                .filter(task_subscription::Column::Status.eq(&sub.status))
+                .filter(task_subscription::Column::Status.eq(sub.status))
                 .exec(db)
                 .await?;
         }
@@ -109,7 +91,7 @@ pub async fn wake_if_turned<C: ConnectionTrait>(db: &C, task_id: &str, turn: i64
         task_subscription::Entity::update_many()
             .col_expr(task_subscription::Column::AvailableAt, Expr::value(Utc::now()))
             .filter(task_subscription::Column::TaskId.eq(task_id))
-            .filter(task_subscription::Column::Status.eq(SubscriptionStatus::Pending.as_str()))
+            .filter(task_subscription::Column::Status.eq(SubscriptionStatus::Pending))
             .exec(db)
             .await?;
     }
@@ -123,10 +105,48 @@ pub async fn rearm(db: &Db, task: &task::Model) -> Result<(), StoreError> {
 
 /// The subscription row of a task, if any.
 pub async fn of_task(db: &Db, task_id: &str) -> Result<Option<task_subscription::Model>, StoreError> {
-    Ok(task_subscription::Entity::find()
+    Ok(of_task_on(&db.read, task_id).await?)
+}
+
+/// [`of_task`] on any connection (the dispatch transaction that hands a send stream over).
+pub async fn of_task_on<C: ConnectionTrait>(
+    db: &C,
+    task_id: &str,
+) -> Result<Option<task_subscription::Model>, DbErr> {
+    task_subscription::Entity::find()
         .filter(task_subscription::Column::TaskId.eq(task_id))
-        .one(&db.read)
-        .await?)
+        .one(db)
+        .await
+}
+
+/// The reconnect attempts of the subscription `lease` is on, while its owner holds it
+/// (`None`: held by someone else now).
+pub async fn attempts_held<C: ConnectionTrait>(db: &C, lease: &Held) -> Result<Option<i32>, DbErr> {
+    Ok(task_subscription::Entity::find_by_id(lease.id().to_owned())
+        .filter(task_subscription::Column::LeaseOwner.eq(lease.owner()))
+        .one(db)
+        .await?
+        .map(|sub| sub.attempts))
+}
+
+/// When and how a held subscription is given back.
+#[derive(Debug)]
+pub struct Release {
+    pub status: SubscriptionStatus,
+    pub available_at: chrono::DateTime<Utc>,
+    pub attempts: i32,
+    pub last_error: Option<String>,
+}
+
+/// Gives the leased subscription back with `release`, only while its owner holds it; `false`
+/// when someone else holds it now (nothing written).
+pub async fn release<C: ConnectionTrait>(db: &C, lease: &Held, release: Release) -> Result<bool, DbErr> {
+    let values = vec![
+        ("available_at", Value::from(release.available_at)),
+        ("attempts", Value::from(release.attempts)),
+        ("last_error", Value::from(release.last_error)),
+    ];
+    lease.release(db, release.status.as_str(), values).await
 }
 
 /// Up to `limit` subscriptions a worker may claim now (see [`super::leases::SUBSCRIPTIONS`]),

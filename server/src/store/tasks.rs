@@ -116,6 +116,41 @@ pub async fn find<C: ConnectionTrait>(
         .ok_or(StoreError::NotFound)
 }
 
+/// The task with `id`, of any organization (workers and transactions that already know it).
+pub async fn by_id<C: ConnectionTrait>(db: &C, id: &str) -> Result<Option<task::Model>, sea_orm::DbErr> {
+    task::Entity::find_by_id(id.to_owned()).one(db).await
+}
+
+/// The newest task of `agent_id` in the remote context `context_id` (a send that names a
+/// context joins that task's conversation).
+pub async fn latest_in_context<C: ConnectionTrait>(
+    db: &C,
+    agent_id: &str,
+    context_id: &str,
+) -> Result<Option<task::Model>, sea_orm::DbErr> {
+    task::Entity::find()
+        .filter(task::Column::AgentId.eq(agent_id))
+        .filter(task::Column::RemoteContextId.eq(context_id))
+        .order_by_desc(task::Column::CreatedAt)
+        .one(db)
+        .await
+}
+
+/// The remote context of the newest task of a conversation that has one, so a new task
+/// joins it.
+pub async fn conversation_context<C: ConnectionTrait>(
+    db: &C,
+    conversation_id: &str,
+) -> Result<Option<String>, sea_orm::DbErr> {
+    Ok(task::Entity::find()
+        .filter(task::Column::ConversationId.eq(conversation_id))
+        .filter(task::Column::RemoteContextId.is_not_null())
+        .order_by_desc(task::Column::CreatedAt)
+        .one(db)
+        .await?
+        .and_then(|t| t.remote_context_id))
+}
+
 /// Most messages, artifacts and transitions one task view holds: the latest of each, the rest
 /// counted in [`TaskView::omitted`] (issue #26: a task's view is bounded however long it ran).
 pub const TASK_VIEW_ITEMS: u64 = 200;

@@ -40,18 +40,18 @@ use std::time::Duration;
 use app::a2a::{AgentCard, TaskState};
 use app::ext::negotiation;
 use chrono::Utc;
-use sea_orm::{ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, Value as DbValue};
+use sea_orm::{ConnectionTrait, DbErr};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use self::observer::Observer;
-use super::{WorkerDeps, owner_id};
-use crate::db::entity::{agent, task, task_subscription};
+use super::{Heartbeat, WorkerDeps, owner_id};
+use crate::db::entity::{task, task_subscription};
 use crate::gateway::{Endpoint, EventStream};
 use crate::services::agents as agent_services;
-use crate::store::card_snapshots;
-use crate::store::leases::SUBSCRIPTIONS;
+use crate::store::leases::{Held, SUBSCRIPTIONS};
 use crate::store::subscriptions::{self as store, SubscriptionStatus};
+use crate::store::{agents, card_snapshots, tasks};
 
 pub const POLL: Duration = Duration::from_millis(250);
 /// Tasks read with `GetTask` at once per process, beyond the stream cap.
@@ -95,26 +95,26 @@ async fn pass(
     }
     let due = store::due(&deps.db.write, free as u64).await?;
     for sub in due {
-        let owner = owner_id();
-        if !claim(&deps.db.write, &sub.id, &owner).await? {
+        let Some(lease) = claim(&deps.db.write, &sub.id).await? else {
             continue;
-        }
+        };
         running.fetch_add(1, Ordering::SeqCst);
         let (deps, running, shutdown) = (deps.clone(), running.clone(), shutdown.clone());
         tracker.spawn(async move {
-            let outcome = follow(&deps, &sub, &owner, &shutdown, observe(&deps, &sub, &owner)).await;
-            finish(&deps, &sub, &owner, outcome).await;
+            let work = observe(&deps, &sub, lease.owner());
+            let outcome = follow(&deps, &lease, &shutdown, work).await;
+            finish(&deps, &sub, &lease, outcome).await;
             running.fetch_sub(1, Ordering::SeqCst);
         });
     }
     Ok(())
 }
 
-/// Claims the subscription `id` for `owner` if it is due (pending, or streaming under an
+/// Claims the subscription `id` for a fresh owner if it is due (pending, or streaming under an
 /// expired lease). Runs on any connection, so the dispatch worker can claim inside the
 /// transaction that armed the row; either way only one follower can win it.
-async fn claim<C: ConnectionTrait>(db: &C, id: &str, owner: &str) -> Result<bool, DbErr> {
-    SUBSCRIPTIONS.claim(db, id, owner, LEASE).await
+async fn claim<C: ConnectionTrait>(db: &C, id: &str) -> Result<Option<Held>, DbErr> {
+    SUBSCRIPTIONS.claim(db, id, &owner_id(), LEASE).await
 }
 
 /// Claims the subscription of the local task `task_id` for a fresh owner, inside the dispatch
@@ -125,26 +125,20 @@ pub(super) async fn claim_for_task<C: ConnectionTrait>(
     db: &C,
     task_id: &str,
 ) -> Result<Option<Handover>, DbErr> {
-    let Some(sub) = task_subscription::Entity::find()
-        .filter(task_subscription::Column::TaskId.eq(task_id))
-        .one(db)
-        .await?
-    else {
+    let Some(sub) = store::of_task_on(db, task_id).await? else {
         return Ok(None);
     };
-    let owner = owner_id();
-    Ok(if claim(db, &sub.id, &owner).await? {
-        Some(Handover::Claimed(sub, owner))
+    Ok(if let Some(lease) = claim(db, &sub.id).await? {
+        Some(Handover::Claimed(Box::new(sub), lease))
     } else {
-        (SubscriptionStatus::parse(&sub.status) == Some(SubscriptionStatus::Streaming))
-            .then(|| Handover::Busy(task_id.to_owned()))
+        (sub.status == SubscriptionStatus::Streaming).then(|| Handover::Busy(task_id.to_owned()))
     })
 }
 
 /// Who follows a send stream kept by the dispatch worker.
 pub(super) enum Handover {
     /// Claimed in the transaction that stored the send's answer.
-    Claimed(task_subscription::Model, String),
+    Claimed(Box<task_subscription::Model>, Held),
     /// Held by a worker reading the waiting task with `GetTask` (the local task id): claimed
     /// by [`claim_when_free`] once that read is done.
     Busy(String),
@@ -159,11 +153,11 @@ const HANDOVER_WAIT: Duration = Duration::from_secs(5);
 pub(super) async fn claim_when_free(
     deps: &WorkerDeps,
     task_id: &str,
-) -> Option<(task_subscription::Model, String)> {
+) -> Option<(task_subscription::Model, Held)> {
     let deadline = tokio::time::Instant::now() + HANDOVER_WAIT;
     while tokio::time::Instant::now() < deadline {
         match claim_for_task(&deps.db.write, task_id).await {
-            Ok(Some(Handover::Claimed(sub, owner))) => return Some((sub, owner)),
+            Ok(Some(Handover::Claimed(sub, lease))) => return Some((*sub, lease)),
             Ok(Some(Handover::Busy(_))) => tokio::time::sleep(POLL / 5).await,
             Ok(None) => return None,
             Err(error) => {
@@ -184,18 +178,19 @@ pub(super) async fn claim_when_free(
 pub(super) async fn follow_open_stream(
     deps: &WorkerDeps,
     sub: &task_subscription::Model,
-    owner: &str,
+    lease: &Held,
     events: EventStream,
     shutdown: &CancellationToken,
 ) {
-    let outcome = follow(deps, sub, owner, shutdown, observe_open(deps, sub, owner, events)).await;
-    finish(deps, sub, owner, outcome).await;
+    let work = observe_open(deps, sub, lease.owner(), events);
+    let outcome = follow(deps, lease, shutdown, work).await;
+    finish(deps, sub, lease, outcome).await;
 }
 
 /// Releases the row after following ended; a failure only delays the next owner (the lease
 /// runs out).
-async fn finish(deps: &WorkerDeps, sub: &task_subscription::Model, owner: &str, outcome: Outcome) {
-    if let Err(error) = release(deps, sub, owner, outcome).await {
+async fn finish(deps: &WorkerDeps, sub: &task_subscription::Model, lease: &Held, outcome: Outcome) {
+    if let Err(error) = release(deps, sub, lease, outcome).await {
         tracing::warn!(%error, task = %sub.task_id, "subscription release failed");
     }
 }
@@ -220,25 +215,16 @@ enum Outcome {
 /// Runs `work` while the lease is renewed; stops it when the lease is lost or at shutdown.
 async fn follow(
     deps: &WorkerDeps,
-    sub: &task_subscription::Model,
-    owner: &str,
+    lease: &Held,
     shutdown: &CancellationToken,
     work: impl Future<Output = Outcome>,
 ) -> Outcome {
-    let lost = CancellationToken::new();
-    let heartbeat = tokio::spawn(renew(
-        deps.clone(),
-        sub.id.clone(),
-        owner.to_owned(),
-        lost.clone(),
-    ));
-    let outcome = tokio::select! {
+    let heartbeat = Heartbeat::start(&deps.db, lease, HEARTBEAT);
+    tokio::select! {
         outcome = work => outcome,
-        () = lost.cancelled() => Outcome::Abandoned,
+        () = heartbeat.lost.cancelled() => Outcome::Abandoned,
         () = shutdown.cancelled() => Outcome::Abandoned,
-    };
-    heartbeat.abort();
-    outcome
+    }
 }
 
 async fn observe(deps: &WorkerDeps, sub: &task_subscription::Model, owner: &str) -> Outcome {
@@ -299,8 +285,7 @@ struct Target {
 }
 
 async fn target(deps: &WorkerDeps, sub: &task_subscription::Model) -> Result<Option<Target>, String> {
-    let task = task::Entity::find_by_id(sub.task_id.clone())
-        .one(&deps.db.write)
+    let task = tasks::by_id(&deps.db.write, &sub.task_id)
         .await
         .map_err(|e| e.to_string())?;
     let Some(task) = task else { return Ok(None) };
@@ -310,8 +295,7 @@ async fn target(deps: &WorkerDeps, sub: &task_subscription::Model) -> Result<Opt
     if TaskState::parse(&task.state).is_terminal() {
         return Ok(None);
     }
-    let agent = agent::Entity::find_by_id(task.agent_id.clone())
-        .one(&deps.db.write)
+    let agent = agents::by_id(&deps.db.write, &task.agent_id)
         .await
         .map_err(|e| e.to_string())?
         .filter(|a| a.enabled && a.removed_at.is_none());
@@ -338,21 +322,6 @@ async fn target(deps: &WorkerDeps, sub: &task_subscription::Model) -> Result<Opt
     }))
 }
 
-/// Renews the lease every [`HEARTBEAT`]; cancels `lost` when it is gone.
-async fn renew(deps: WorkerDeps, sub_id: String, owner: String, lost: CancellationToken) {
-    loop {
-        tokio::time::sleep(HEARTBEAT).await;
-        match SUBSCRIPTIONS.hold(&deps.db.write, &sub_id, &owner, LEASE).await {
-            Ok(true) => {}
-            Ok(false) => {
-                lost.cancel();
-                return;
-            }
-            Err(error) => tracing::warn!(%error, "subscription lease renewal failed"),
-        }
-    }
-}
-
 /// The delay before following again after `attempts` reconnects in a row: [`BACKOFF_START`]
 /// doubling to [`BACKOFF_MAX`], less up to a quarter at random so followers that failed
 /// together do not come back together.
@@ -368,15 +337,13 @@ pub fn backoff(attempts: i32) -> Duration {
 async fn release(
     deps: &WorkerDeps,
     sub: &task_subscription::Model,
-    owner: &str,
+    lease: &Held,
     outcome: Outcome,
 ) -> Result<(), DbErr> {
     let now = Utc::now();
-    let current = task_subscription::Entity::find_by_id(sub.id.clone())
-        .filter(task_subscription::Column::LeaseOwner.eq(owner))
-        .one(&deps.db.write)
-        .await?;
-    let Some(current) = current else { return Ok(()) };
+    let Some(held_attempts) = store::attempts_held(&deps.db.write, lease).await? else {
+        return Ok(());
+    };
     let again = |attempts: i32, reason: Option<String>| {
         let delay = backoff(attempts);
         tracing::info!(task = %sub.task_id, ?reason, ?delay, "following the task again later");
@@ -396,17 +363,16 @@ async fn release(
             None,
         ),
         Outcome::Closed { healthy: true } => again(1, None),
-        Outcome::Closed { healthy: false } => again(current.attempts + 1, None),
-        Outcome::Again(reason) => again(current.attempts + 1, Some(reason)),
+        Outcome::Closed { healthy: false } => again(held_attempts + 1, None),
+        Outcome::Again(reason) => again(held_attempts + 1, Some(reason)),
     };
-    let values = vec![
-        ("available_at", DbValue::from(available_at)),
-        ("attempts", DbValue::from(attempts)),
-        ("last_error", DbValue::from(error)),
-    ];
-    let released = SUBSCRIPTIONS
-        .release(&deps.db.write, &sub.id, owner, status.as_str(), values)
-        .await?;
+    let release = store::Release {
+        status,
+        available_at,
+        attempts,
+        last_error: error,
+    };
+    let released = store::release(&deps.db.write, lease, release).await?;
     if let (true, Some(turn)) = (released, turn) {
         store::wake_if_turned(&deps.db.write, &sub.task_id, turn).await?;
     }

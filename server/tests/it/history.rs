@@ -15,6 +15,8 @@ use server::ingest::archive::ArtifactStore;
 use server::ingest::bus::Bus;
 use server::ingest::{Ingestor, Observation};
 use server::services::approvals;
+use server::store::approvals::{DecisionOutcome, RequestStatus, RevisionAuthor};
+use server::store::commands::CommandStatus;
 use server::store::new_id;
 
 use crate::support;
@@ -55,7 +57,7 @@ async fn history(db: &Db, dir: &std::path::Path) -> (String, String) {
         request_key: Set(format!("agent:{task}:m1:d")),
         source_message_id: Set(Some("m1".into())),
         kind: Set("send_message".into()),
-        status: Set("pending".into()),
+        status: Set(RequestStatus::Pending),
         title: Set("Delete the staging cluster".into()),
         summary: Set(String::new()),
         risk: Set("high".into()),
@@ -76,7 +78,7 @@ async fn history(db: &Db, dir: &std::path::Path) -> (String, String) {
         revision: Set(1),
         action_json: Set(json!({"kind": "send_message", "text": "Delete it."})),
         digest: Set("0".repeat(64)),
-        author_type: Set("agent".into()),
+        author_type: Set(RevisionAuthor::Agent),
         author_user_id: Set(None),
         created_at: Set(now),
     })
@@ -88,7 +90,7 @@ async fn history(db: &Db, dir: &std::path::Path) -> (String, String) {
         id: Set(decision_id.clone()),
         request_id: Set(request.clone()),
         revision: Set(1),
-        outcome: Set("approve".into()),
+        outcome: Set(DecisionOutcome::Approve),
         rationale: Set(None),
         actor_user_id: Set(None),
         idempotency_key: Set("k1".into()),
@@ -103,7 +105,7 @@ async fn history(db: &Db, dir: &std::path::Path) -> (String, String) {
         decision_id: Set(decision_id),
         request_id: Set(request.clone()),
         command_id: Set(new_id()),
-        status: Set("pending".into()),
+        status: Set(CommandStatus::Pending),
         task_state: Set(None),
         created_at: Set(now),
         updated_at: Set(now),

@@ -425,7 +425,7 @@ async fn a_followed_task_is_armed_once_and_still_restarts_on_a_new_command() {
         );
         // The follower stopped (say, the agent closed the stream).
         let mut stopped: task_subscription::ActiveModel = sub.into();
-        stopped.status = Set("stopped".into());
+        stopped.status = Set(server::store::subscriptions::SubscriptionStatus::Stopped);
         stopped.update(&db.write).await.unwrap();
         let event = |key: &str, text: &str| {
             let mut o = observation(
@@ -511,12 +511,11 @@ async fn a_waiting_task_stays_followed_and_a_command_during_a_read_makes_it_due_
             .unwrap()
             .turn;
         let fifteen = std::time::Duration::from_secs(15);
-        assert!(
-            SUBSCRIPTIONS
-                .claim(&db.write, &sub.id, "reader", fifteen)
-                .await
-                .unwrap()
-        );
+        let reader = SUBSCRIPTIONS
+            .claim(&db.write, &sub.id, "reader", fifteen)
+            .await
+            .unwrap()
+            .expect("the reader claims it");
         ingestor.ingest(&reply("answer")).await.unwrap();
         let held = of_task(&db, &first.task_id).await.unwrap().unwrap();
         assert_eq!(
@@ -527,12 +526,7 @@ async fn a_waiting_task_stays_followed_and_a_command_during_a_read_makes_it_due_
         );
         let later = chrono::Utc::now() + chrono::Duration::seconds(15);
         let values = vec![("available_at", sea_orm::Value::from(later))];
-        assert!(
-            SUBSCRIPTIONS
-                .release(&db.write, &sub.id, "reader", "pending", values)
-                .await
-                .unwrap()
-        );
+        assert!(reader.release(&db.write, "pending", values).await.unwrap());
         wake_if_turned(&db.write, &first.task_id, read_at).await.unwrap();
         let due = of_task(&db, &first.task_id).await.unwrap().unwrap();
         assert!(
@@ -588,7 +582,7 @@ async fn the_upgrade_resumes_following_tasks_that_were_waiting() {
             ingestor.ingest(&o).await.unwrap();
             let sub = of_task(&db, &task).await.unwrap().unwrap();
             let mut sub: task_subscription::ActiveModel = sub.into();
-            sub.status = Set("stopped".into());
+            sub.status = Set(server::store::subscriptions::SubscriptionStatus::Stopped);
             sub.update(&db.write).await.unwrap();
             stopped.push(task);
         }

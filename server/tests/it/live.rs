@@ -278,7 +278,7 @@ async fn the_sweep_expiring_a_request_signals_open_pages_reference_4_8() {
         request_key: Set(format!("agent:{task_id}:m:d")),
         source_message_id: Set(Some("m".into())),
         kind: Set("send_message".into()),
-        status: Set("pending".into()),
+        status: Set(server::store::approvals::RequestStatus::Pending),
         title: Set("Deploy".into()),
         summary: Set(String::new()),
         risk: Set("low".into()),

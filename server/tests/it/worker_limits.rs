@@ -191,7 +191,8 @@ async fn two_worker_sets_racing_for_a_command_send_it_exactly_once() {
 /// status only once.
 #[tokio::test]
 async fn lease_writes_are_conditional_and_a_command_leaves_a_status_once() {
-    use server::store::dispatch::{self, Change, CommandStatus};
+    use server::store::commands::{self, Change, CommandStatus};
+    use server::store::dispatch;
     use server::store::leases::OUTBOX;
     let (origin, _calls) = counting_agent(false, Duration::ZERO).await;
     for test_db in support::backends().await {
@@ -206,36 +207,29 @@ async fn lease_writes_are_conditional_and_a_command_leaves_a_status_once() {
         let row = outbox.iter().find(|o| o.aggregate_id == id).unwrap();
         let db = &state.db.write;
         let short = Duration::from_millis(300);
-        assert!(OUTBOX.claim(db, &row.id, "a", short).await.unwrap(), "{name}");
+        let a = OUTBOX.claim(db, &row.id, "a", short).await.unwrap();
+        let a = a.unwrap_or_else(|| panic!("{name}: a claims it"));
+        assert_eq!((a.id(), a.owner()), (row.id.as_str(), "a"), "{name}");
         assert!(
-            !OUTBOX.claim(db, &row.id, "b", short).await.unwrap(),
+            OUTBOX.claim(db, &row.id, "b", short).await.unwrap().is_none(),
             "{name}: held"
         );
-        assert!(
-            !OUTBOX.hold(db, &row.id, "b", short).await.unwrap(),
-            "{name}: not b's"
-        );
-        assert!(OUTBOX.hold(db, &row.id, "a", short).await.unwrap(), "{name}: a's");
+        let b = OUTBOX.held_as(&row.id, "b", short);
+        assert!(!b.renew(db).await.unwrap(), "{name}: not b's");
+        assert!(!b.holds(db).await.unwrap(), "{name}: not b's");
+        assert!(a.renew(db).await.unwrap(), "{name}: a's");
+        assert!(a.holds(db).await.unwrap(), "{name}: a's");
         assert!(
             eventually(Duration::from_secs(5), || async {
-                OUTBOX.claim(db, &row.id, "b", short).await.unwrap()
+                OUTBOX.claim(db, &row.id, "b", short).await.unwrap().is_some()
             })
             .await,
             "{name}: an expired lease is claimed by the next worker"
         );
-        assert!(
-            !OUTBOX.hold(db, &row.id, "a", short).await.unwrap(),
-            "{name}: a lost it"
-        );
-        let values = Vec::new();
-        assert!(
-            !OUTBOX
-                .release(db, &row.id, "a", "processed", values)
-                .await
-                .unwrap(),
-            "{name}"
-        );
-        let moved = |from, to| dispatch::transition(db, &id, from, to, Change::default());
+        assert!(!a.renew(db).await.unwrap(), "{name}: a lost it");
+        assert!(!a.holds(db).await.unwrap(), "{name}: a lost it");
+        assert!(!a.release(db, "processed", Vec::new()).await.unwrap(), "{name}");
+        let moved = |from, to| commands::transition(db, &id, from, to, Change::default());
         assert!(
             moved(CommandStatus::Pending, CommandStatus::Dispatching)
                 .await
@@ -249,13 +243,7 @@ async fn lease_writes_are_conditional_and_a_command_leaves_a_status_once() {
             "{name}: a second worker cannot move it again"
         );
         assert_eq!(command(&state, &id).await.status, "dispatching", "{name}");
-        assert!(
-            OUTBOX
-                .release(db, &row.id, "b", "processed", Vec::new())
-                .await
-                .unwrap(),
-            "{name}"
-        );
+        assert!(b.release(db, "processed", Vec::new()).await.unwrap(), "{name}");
         test_db.cleanup().await;
     }
 }

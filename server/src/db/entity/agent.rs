@@ -10,7 +10,7 @@ pub struct Model {
     pub organization_id: String,
     pub card_url: String,
     /// `env` (from `A2A_REGISTERED_AGENTS`, cannot be removed) or `managed`.
-    pub source: String,
+    pub source: crate::store::agents::AgentSource,
     pub enabled: bool,
     pub display_name: Option<String>,
     pub description: Option<String>,

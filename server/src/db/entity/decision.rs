@@ -9,7 +9,7 @@ pub struct Model {
     pub id: String,
     pub request_id: String,
     pub revision: i32,
-    pub outcome: String,
+    pub outcome: crate::store::approvals::DecisionOutcome,
     pub rationale: Option<String>,
     pub actor_user_id: Option<String>,
     pub idempotency_key: String,

@@ -11,8 +11,8 @@ pub struct Model {
     pub decision_id: String,
     pub request_id: String,
     pub command_id: String,
-    /// The command's status: `pending`, `dispatching`, `succeeded`, `failed`, `uncertain`.
-    pub status: String,
+    /// The command's status when the execution was recorded.
+    pub status: crate::store::commands::CommandStatus,
     pub task_state: Option<String>,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,

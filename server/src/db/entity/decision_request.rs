@@ -16,7 +16,7 @@ pub struct Model {
     pub request_key: String,
     pub source_message_id: Option<String>,
     pub kind: String,
-    pub status: String,
+    pub status: crate::store::approvals::RequestStatus,
     pub title: String,
     pub summary: String,
     pub risk: String,

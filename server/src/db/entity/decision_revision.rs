@@ -13,8 +13,7 @@ pub struct Model {
     pub action_json: Json,
     /// SHA-256 of the action's canonical JSON (reference §1.2.1).
     pub digest: String,
-    /// `agent` or `user`.
-    pub author_type: String,
+    pub author_type: crate::store::approvals::RevisionAuthor,
     pub author_user_id: Option<String>,
     pub created_at: DateTimeUtc,
 }

@@ -11,7 +11,7 @@ pub struct Model {
     pub topic: String,
     pub aggregate_type: String,
     pub aggregate_id: String,
-    pub status: String,
+    pub status: crate::store::dispatch::OutboxStatus,
     pub attempts: i32,
     pub available_at: DateTimeUtc,
     pub lease_owner: Option<String>,

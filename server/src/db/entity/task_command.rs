@@ -12,13 +12,13 @@ pub struct Model {
     pub conversation_id: Option<String>,
     pub task_id: Option<String>,
     pub tenant: String,
-    pub action: String,
+    pub action: crate::store::commands::CommandAction,
     pub idempotency_key: String,
     pub message_id: String,
     pub payload_digest: String,
     #[sea_orm(column_type = "JsonBinary")]
     pub payload_json: Json,
-    pub status: String,
+    pub status: crate::store::commands::CommandStatus,
     pub attempts: i32,
     #[sea_orm(column_type = "JsonBinary", nullable)]
     pub result_json: Option<Json>,

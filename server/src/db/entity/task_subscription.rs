@@ -9,7 +9,7 @@ pub struct Model {
     pub id: String,
     pub organization_id: String,
     pub task_id: String,
-    pub status: String,
+    pub status: crate::store::subscriptions::SubscriptionStatus,
     pub attempts: i32,
     pub available_at: DateTimeUtc,
     pub lease_owner: Option<String>,

@@ -27,8 +27,9 @@ use crate::db::Db;
 use crate::db::entity::task_command;
 use crate::ingest::archive::digest;
 use crate::ingest::canonical;
-use crate::services::commands::{self, CommandBody, KEY_REQUIRED, NewCommand, ValidBody};
+use crate::services::commands::{self, Action, CommandBody, KEY_REQUIRED, NewCommand, ValidBody};
 use crate::state::AppState;
+use crate::store::commands::CommandStatus;
 use crate::store::{StoreError, new_id};
 
 /// How long `/messages` and `/cancel` wait for the outcome (reference §4.5).
@@ -159,7 +160,7 @@ pub async fn cancel(
     principal.require(Permission::Operate)?;
     let key = header_key(&headers)?.unwrap_or_else(new_id);
     let body = CommandBody {
-        action: Some("cancelTask".into()),
+        action: Some(Action::CancelTask.as_str().into()),
         task_id: Some(remote_task_id),
         tenant: query.tenant.filter(|t| !t.is_empty()),
         ..CommandBody::default()
@@ -171,7 +172,7 @@ pub async fn cancel(
 
 /// Whether a command's dispatch has ended (`succeeded`, `failed` or `uncertain`).
 pub fn is_settled(command: &task_command::Model) -> bool {
-    matches!(command.status.as_str(), "succeeded" | "failed" | "uncertain")
+    command.status.is_settled()
 }
 
 /// Re-reads the command every [`WAIT_POLL`] until it settles or `wait` has passed; returns
@@ -200,8 +201,8 @@ pub async fn wait_for(
 /// agent's answer and `sessionId` = `requestId` = the command id; failed or uncertain → `409`
 /// with the reason; still pending → `504` telling the caller to query the command first.
 pub fn outcome(command: &task_command::Model) -> Response {
-    match command.status.as_str() {
-        "succeeded" => {
+    match command.status {
+        CommandStatus::Succeeded => {
             let result = command.result_json.clone().unwrap_or(Value::Null);
             Json(json!({
                 "result": result.get("event").cloned().unwrap_or(Value::Null),
@@ -213,11 +214,13 @@ pub fn outcome(command: &task_command::Model) -> Response {
             }))
             .into_response()
         }
-        "failed" | "uncertain" => {
+        CommandStatus::Failed | CommandStatus::Uncertain => {
             ApiError::conflict(command.last_error.clone().unwrap_or_else(|| FAILED.to_owned()))
                 .into_response()
         }
-        _ => ApiError::new(StatusCode::GATEWAY_TIMEOUT, waiting_stopped(&command.id)).into_response(),
+        CommandStatus::Pending | CommandStatus::Dispatching => {
+            ApiError::new(StatusCode::GATEWAY_TIMEOUT, waiting_stopped(&command.id)).into_response()
+        }
     }
 }
 

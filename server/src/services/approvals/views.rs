@@ -1,0 +1,139 @@
+//! Reading approval requests back: the lists, the pending count and one request's detail.
+
+use app::api::approvals::{
+    ApprovalDecision, ApprovalDetail, ApprovalExecution, ApprovalRevision, ApprovalSummary,
+};
+use chrono::{DateTime, Utc};
+use sea_orm::{ConnectionTrait, DbErr};
+
+use super::{ApprovalError, UNKNOWN_STATUS};
+use crate::db::Db;
+use crate::db::entity::decision_request;
+use crate::store::{agents, approvals as store, commands, tasks};
+
+/// Requests of the organization, newest first (at most 100), optionally of one status and task.
+pub async fn list(
+    db: &Db,
+    organization_id: &str,
+    status: Option<&str>,
+    task_id: Option<&str>,
+) -> Result<Vec<ApprovalSummary>, ApprovalError> {
+    if let Some(status) = status
+        && !app::api::approvals::STATUSES.contains(&status)
+    {
+        return Err(ApprovalError::Invalid(UNKNOWN_STATUS.into()));
+    }
+    let rows = store::list(&db.read, organization_id, status, task_id).await?;
+    let mut out = Vec::with_capacity(rows.len());
+    for row in rows {
+        out.push(summary(&db.read, row).await?);
+    }
+    Ok(out)
+}
+
+/// How many requests wait for a decision.
+pub async fn pending_count(db: &Db, organization_id: &str) -> Result<u64, ApprovalError> {
+    Ok(store::count_pending(&db.read, organization_id, Utc::now()).await?)
+}
+
+async fn summary<C: ConnectionTrait>(db: &C, row: decision_request::Model) -> Result<ApprovalSummary, DbErr> {
+    let task = tasks::by_id(db, &row.task_id).await?;
+    let agent = agents::by_id(db, &row.agent_id).await?;
+    Ok(ApprovalSummary {
+        id: row.id,
+        conversation_id: task
+            .as_ref()
+            .map(|t| t.conversation_id.clone())
+            .unwrap_or_default(),
+        task_title: task.as_ref().map(|t| t.title.clone()).unwrap_or_default(),
+        task_state: task.map(|t| t.state).unwrap_or_default(),
+        task_id: row.task_id,
+        agent_name: agent
+            .map(|a| a.display_name.unwrap_or(a.card_url))
+            .unwrap_or_default(),
+        agent_id: row.agent_id,
+        skill_id: row.skill_id,
+        kind: row.kind,
+        status: row.status.as_str().to_owned(),
+        title: row.title,
+        summary: row.summary,
+        risk: row.risk,
+        current_revision: row.current_revision,
+        expires_at: time(row.expires_at),
+        created_at: time(row.created_at),
+        updated_at: time(row.updated_at),
+    })
+}
+
+fn time(at: DateTime<Utc>) -> String {
+    at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+/// The request `id` of the organization (`NotFound` for anything else, including non-UUIDs).
+async fn find_request<C: ConnectionTrait>(
+    db: &C,
+    organization_id: &str,
+    id: &str,
+) -> Result<decision_request::Model, ApprovalError> {
+    if uuid::Uuid::parse_str(id).is_err() {
+        return Err(ApprovalError::NotFound);
+    }
+    store::find(db, organization_id, id)
+        .await?
+        .ok_or(ApprovalError::NotFound)
+}
+
+/// One request with its revisions, decisions and executions (execution statuses refreshed
+/// from their commands).
+pub async fn detail(db: &Db, organization_id: &str, id: &str) -> Result<ApprovalDetail, ApprovalError> {
+    let row = find_request(&db.read, organization_id, id).await?;
+    detail_of(&db.read, row).await
+}
+
+pub(super) async fn detail_of<C: ConnectionTrait>(
+    db: &C,
+    row: decision_request::Model,
+) -> Result<ApprovalDetail, ApprovalError> {
+    let id = row.id.clone();
+    let task_state = tasks::by_id(db, &row.task_id).await?.map(|t| t.state);
+    let revisions = store::revisions(db, &id)
+        .await?
+        .into_iter()
+        .map(|r| ApprovalRevision {
+            revision: r.revision,
+            action: r.action_json,
+            digest: r.digest,
+            author_type: r.author_type.as_str().to_owned(),
+            created_at: time(r.created_at),
+        })
+        .collect();
+    let decisions = store::decisions(db, &id)
+        .await?
+        .into_iter()
+        .map(|d| ApprovalDecision {
+            id: d.id,
+            revision: d.revision,
+            outcome: d.outcome.as_str().to_owned(),
+            rationale: d.rationale,
+            created_at: time(d.created_at),
+        })
+        .collect();
+    let mut executions = Vec::new();
+    for execution in store::executions(db, &id).await? {
+        let status = commands::by_id(db, &execution.command_id)
+            .await?
+            .map_or(execution.status, |c| c.status);
+        executions.push(ApprovalExecution {
+            decision_id: execution.decision_id,
+            command_id: execution.command_id,
+            status: status.as_str().to_owned(),
+            task_state: task_state.clone(),
+        });
+    }
+    Ok(ApprovalDetail {
+        request: summary(db, row).await?,
+        revisions,
+        decisions,
+        executions,
+    })
+}
