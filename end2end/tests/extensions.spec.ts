@@ -143,7 +143,7 @@ test("a task's page shows its A2UI surface once the code has loaded, and its act
   await expect(page.getByTestId("a2ui-surface")).toBeVisible();
   const href = await page.getByTestId("task-card").last().locator("a.task-card-title").getAttribute("href");
   await openHydrated(page, href!);
-  // The section and its code load after hydration (ADR 0015), only for a task with A2UI parts.
+  // The section is shown only for a task with A2UI parts.
   const section = page.getByTestId("task-interface");
   const surface = section.getByTestId("a2ui-surface");
   await expect(surface.getByText("Confirm deployment", { exact: true })).toBeVisible();

@@ -157,7 +157,7 @@ test("the theme switch applies at once and persists across reload", async ({ pag
   await expect(html).toHaveAttribute("data-theme", "dark");
   await expect(page.locator("body")).toHaveAttribute("data-hydrated", "true");
   await expect(themes.getByRole("button", { name: "Dark" })).toHaveAttribute("aria-pressed", "true");
-  // The hydrated switch starts from the rendered theme (ADR 0018): had it started from another,
+  // The hydrated switch starts from the rendered theme (`<html data-theme>`): had it started from another,
   // Dark would stay pressed here, as the server drew it.
   await themes.getByRole("button", { name: "Light" }).click();
   await expect(html).toHaveAttribute("data-theme", "light");

@@ -446,7 +446,7 @@ async fn the_agent_page_shows_the_card_and_falls_back_to_the_last_snapshot() {
     );
     let (status, body) = call(&state, "get_chat_agent", "agent_id=no-such-agent").await;
     assert_eq!((status, body), (404, serde_json::json!("NotFound")));
-    // A new chat starts from an empty conversation with the agent's name (ADR 0017).
+    // A new chat starts from an empty conversation with the agent's name.
     let (status, chat) = call(&state, "get_new_conversation", &format!("agent_id={}", agent.id)).await;
     assert_eq!(status, 200);
     assert_eq!(
