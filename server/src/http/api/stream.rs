@@ -94,6 +94,11 @@ struct Follow {
     /// that same status (the agent's first answer may be a stale snapshot), only once the task
     /// moved to another state or a newer status (a new question) (issue #27).
     waiting_from: Option<Status>,
+    /// The ledger sequence of the first event sent that moved the task away from `waiting_from`.
+    /// It counts only once the task row read before deciding the end includes it: events are
+    /// read after the row, and ending on a row older than the event would end at the stale
+    /// pause the reply was sent from.
+    left_at: Option<i64>,
 }
 
 /// A task state with the agent's timestamp of it, if it sent one.
@@ -173,6 +178,7 @@ pub async fn stream(
         events,
         version: None,
         waiting_from,
+        left_at: None,
     };
     let first = (!replay).then(|| frame("accepted", &json!({ "commandId": command.id })));
     Ok(spawn(state, follow, first, permit))
@@ -210,6 +216,7 @@ async fn resubscribe(
         events,
         version: None,
         waiting_from: None,
+        left_at: None,
     };
     Ok(spawn(state, follow, None, permit))
 }
@@ -367,9 +374,10 @@ async fn cycle(state: &AppState, follow: &mut Follow, tx: &mpsc::Sender<Event>) 
 async fn send_events(follow: &mut Follow, events: Vec<LedgerEvent>, tx: &mpsc::Sender<Event>) -> bool {
     for event in events {
         if let Some(from) = &follow.waiting_from
+            && follow.left_at.is_none()
             && status_of(&event.payload).is_some_and(|status| from.left_by(&status))
         {
-            follow.waiting_from = None;
+            follow.left_at = Some(event.sequence);
         }
         let meta = json!({
             "protocolVersion": event.protocol_version,
@@ -399,10 +407,12 @@ fn finished(follow: &mut Follow, row: &task::Model) -> bool {
         state: now.clone(),
         timestamp: row.state_timestamp.clone(),
     };
-    if follow
-        .waiting_from
-        .as_ref()
-        .is_some_and(|from| from.left_by(&current))
+    let left_in_row = follow.left_at.is_some_and(|at| row.last_sequence >= at);
+    if left_in_row
+        || follow
+            .waiting_from
+            .as_ref()
+            .is_some_and(|from| from.left_by(&current))
     {
         follow.waiting_from = None;
     }
