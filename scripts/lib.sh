@@ -138,11 +138,13 @@ build_server() {
 
 SERVER_BIN() { echo "$CARGO_TARGET_DIR/release/agent-taskbay"; }
 
-# The browser tests run the server of the Rust tests' profile (dev): `scripts/test` has built it
-# already, so the test command compiles the server once, not twice.
+# The browser tests run the server binary the Rust tests build (`cargo test` builds it for the
+# integration tests, with the same features): after `scripts/test`'s Rust tests this compiles
+# nothing, so the test command compiles the server once, not twice. (`cargo build --bin` would
+# leave out the dev-dependencies' features and compile part of the dependency tree again.)
 build_test_server() {
-  step "Building the agent-taskbay server (dev profile, as the Rust tests build it)"
-  cargo build -p server --bin agent-taskbay
+  step "Building the agent-taskbay server (as the Rust tests build it)"
+  cargo test --all-targets --no-run
   install_hash_file "$(TEST_SERVER_BIN)"
 }
 
