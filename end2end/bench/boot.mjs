@@ -1,4 +1,4 @@
-// What hydrate.mjs and compare.mjs share: the init script that reports when a page hydrated,
+// What the page-load benchmarks share: the init script that reports when a page hydrated,
 // and the median they quote.
 
 // Runs in each page before its own scripts: says "hydrated <ms>" once the mark is set and,
