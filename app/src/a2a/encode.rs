@@ -283,39 +283,41 @@ pub(crate) fn sample_message() -> Message {
     m
 }
 
+/// [`sample_message`] sent to tenant `acme` with every configuration field set: the fixture of
+/// the send encoders' tests.
+#[cfg(test)]
+pub(crate) fn sample_send_params() -> SendParams {
+    SendParams {
+        tenant: Some("acme".into()),
+        message: sample_message(),
+        configuration: Some(SendConfiguration {
+            accepted_output_modes: vec!["text/plain".into()],
+            history_length: Some(0),
+            return_immediately: true,
+            push: Some(PushConfig {
+                id: None,
+                task_id: None,
+                url: "https://c/hook".into(),
+                token: Some("t".into()),
+                authentication: Some(super::push::PushAuth {
+                    scheme: "Bearer".into(),
+                    credentials: None,
+                }),
+                tenant: None,
+            }),
+        }),
+        metadata: Some(json!({"k": "v"}).as_object().cloned().expect("map")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::a2a::push::PushAuth;
-
-    fn params() -> SendParams {
-        SendParams {
-            tenant: Some("acme".into()),
-            message: sample_message(),
-            configuration: Some(SendConfiguration {
-                accepted_output_modes: vec!["text/plain".into()],
-                history_length: Some(0),
-                return_immediately: true,
-                push: Some(PushConfig {
-                    id: None,
-                    task_id: None,
-                    url: "https://c/hook".into(),
-                    token: Some("t".into()),
-                    authentication: Some(PushAuth {
-                        scheme: "Bearer".into(),
-                        credentials: None,
-                    }),
-                    tenant: None,
-                }),
-            }),
-            metadata: Some(json!({"k": "v"}).as_object().cloned().expect("map")),
-        }
-    }
 
     #[test]
     fn v1_send_params() {
         assert_eq!(
-            encode_send_params(&params(), ProtocolVersion::V1_0),
+            encode_send_params(&sample_send_params(), ProtocolVersion::V1_0),
             json!({
                 "tenant": "acme",
                 "message": {
@@ -340,7 +342,7 @@ mod tests {
     #[test]
     fn v03_send_params() {
         assert_eq!(
-            encode_send_params(&params(), ProtocolVersion::V0_3),
+            encode_send_params(&sample_send_params(), ProtocolVersion::V0_3),
             json!({
                 "message": {
                     "kind": "message", "messageId": "m-1", "role": "user", "contextId": "ctx", "taskId": "task",

@@ -5,36 +5,22 @@
 use serde_json::json;
 
 use super::*;
-use crate::a2a::encode::{SendConfiguration, SendParams, encode_send_params};
+use crate::a2a::encode::{SendParams, encode_send_params};
 use crate::a2a::event::{StreamEvent, decode_stream_event};
 use crate::a2a::part::PartContent;
-use crate::a2a::push::{PushAuth, PushConfig};
+use crate::a2a::push::PushConfig;
 use crate::a2a::version::ProtocolVersion;
 
+/// The encoders' fixture, with a reference task, its full history and a blocking send.
 fn outgoing() -> SendParams {
-    let mut message = crate::a2a::encode::sample_message();
-    message.reference_task_ids = vec!["old".into()];
-    SendParams {
-        tenant: None,
-        message,
-        configuration: Some(SendConfiguration {
-            accepted_output_modes: vec!["text/plain".into()],
-            history_length: None,
-            return_immediately: false,
-            push: Some(PushConfig {
-                id: None,
-                task_id: None,
-                url: "https://c/hook".into(),
-                token: Some("t".into()),
-                authentication: Some(PushAuth {
-                    scheme: "Bearer".into(),
-                    credentials: None,
-                }),
-                tenant: None,
-            }),
-        }),
-        metadata: Some(json!({"k": "v"}).as_object().cloned().expect("map")),
+    let mut params = crate::a2a::encode::sample_send_params();
+    params.tenant = None;
+    params.message.reference_task_ids = vec!["old".into()];
+    if let Some(configuration) = params.configuration.as_mut() {
+        configuration.history_length = None;
+        configuration.return_immediately = false;
     }
+    params
 }
 
 #[test]
