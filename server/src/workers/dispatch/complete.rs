@@ -3,7 +3,7 @@
 
 use app::a2a::{Message, ProtocolVersion, StreamEvent, TaskState, decode_stream_event, encode_message};
 use app::projection::TaskKind;
-use sea_orm::{DbErr, TransactionTrait};
+use sea_orm::{DatabaseTransaction, DbErr, TransactionTrait};
 use serde_json::{Value, json};
 
 use super::message::context_of;
@@ -11,92 +11,55 @@ use super::settle::{Settled, publish_command, settle};
 use super::{LEASE_LOST, UNCERTAIN};
 use crate::db::entity::task_command;
 use crate::gateway::Endpoint;
-use crate::ingest::{Observation, Source};
+use crate::ingest::{Ingested, Observation, Prepared, Source};
 use crate::store::commands::{self as command_store, Change, CommandStatus};
 use crate::store::dispatch::{self as store, OutboxStatus};
 use crate::store::leases::Held;
 use crate::workers::WorkerDeps;
 use crate::workers::subscriptions::{self, Handover};
 
+/// The agent's answer to a dispatched command, with what the dispatch sent.
+pub(super) struct Answered<'a> {
+    pub answer: Value,
+    /// The user's message the command sent (none for a cancel).
+    pub user_message: Option<Message>,
+    /// The sideband URIs negotiated for the send.
+    pub extensions: &'a [String],
+    pub endpoint: &'a Endpoint,
+    /// The answer is the first event of a send stream the caller keeps open.
+    pub keep_stream: bool,
+}
+
 /// Ingests the answer (and the user's message before it), marks the command succeeded and
 /// completes the outbox row, in one transaction fenced by the lease. With `keep_stream` (the
 /// answer is the first event of a send stream) and a task left active, the same transaction
 /// claims the task's subscription, armed by that ingestion, and returns it with its lease owner
 /// so the caller follows the rest of the stream; no subscription worker can claim it meanwhile.
-#[allow(clippy::too_many_arguments)]
 pub(super) async fn complete(
     deps: &WorkerDeps,
     command: &task_command::Model,
     lease: &Held,
-    answer: Value,
-    user_message: Option<Message>,
-    extensions: &[String],
-    endpoint: &Endpoint,
-    keep_stream: bool,
+    answered: Answered<'_>,
 ) -> Result<Option<Handover>, DbErr> {
-    let decoded = match decode_stream_event(&answer) {
-        Ok(decoded) => decoded,
-        Err(_) => {
-            settle(
-                deps,
-                command,
-                CommandStatus::Dispatching,
-                lease,
-                Settled::Uncertain(UNCERTAIN.into()),
-            )
-            .await?;
-            return Ok(None);
-        }
+    let Some((observations, prepared, remote_task)) = prepare_answer(deps, command, &answered).await else {
+        let settled = Settled::Uncertain(UNCERTAIN.into());
+        settle(deps, command, CommandStatus::Dispatching, lease, settled).await?;
+        return Ok(None);
     };
-    let remote_task = decoded.event.task_id().map(str::to_owned);
-    let observations = observations(
-        command,
-        &answer,
-        user_message,
-        &decoded.event,
-        remote_task.as_deref(),
-        extensions,
-        endpoint,
-    );
-    let mut prepared = Vec::new();
-    for observation in &observations {
-        match deps.ingestor.prepare(observation) {
-            Ok(p) => prepared.push(p),
-            Err(error) => {
-                tracing::warn!(%error, command = %command.id, "answer could not be ingested");
-                settle(
-                    deps,
-                    command,
-                    CommandStatus::Dispatching,
-                    lease,
-                    Settled::Uncertain(UNCERTAIN.into()),
-                )
-                .await?;
-                return Ok(None);
-            }
-        }
-    }
     // The command's result keeps the answer as stored: archive references, never inline bytes.
     let stored_answer = prepared
         .last()
-        .map_or_else(|| answer.clone(), |p| p.payload().clone());
+        .map_or_else(|| answered.answer.clone(), |p| p.payload().clone());
     let tx = deps.db.write.begin().await?;
     if !lease.holds(&tx).await? {
         tracing::info!(command = %command.id, "{LEASE_LOST}");
         return Ok(None);
     }
-    let mut ingested = Vec::new();
-    let mut local_task = command.task_id.clone();
-    for (mut observation, prepared) in observations.into_iter().zip(prepared) {
-        observation.local_task_id.clone_from(&local_task);
-        let done = deps
-            .ingestor
-            .apply(&tx, &observation, prepared)
-            .await
-            .map_err(|e| DbErr::Custom(e.to_string()))?;
-        local_task = Some(done.task_id.clone());
-        ingested.push(done);
-    }
+    let ingested = apply_all(deps, &tx, command, observations, prepared).await?;
+    let local_task = ingested
+        .last()
+        .map(|done| done.task_id.clone())
+        .or_else(|| command.task_id.clone());
     let change = Change {
         last_error: Some(None),
         task_id: Some(local_task.clone()),
@@ -119,12 +82,12 @@ pub(super) async fn complete(
         // Kept unless the answer finished the task: a reply's stream may open with an artifact
         // or a stale input-required snapshot before the agent's work (issue #27).
         // A direct message reply has no task to follow.
-        Some(answered)
-            if keep_stream
-                && answered.kind == TaskKind::Task
-                && !TaskState::parse(&answered.state).is_terminal() =>
+        Some(done)
+            if answered.keep_stream
+                && done.kind == TaskKind::Task
+                && !TaskState::parse(&done.state).is_terminal() =>
         {
-            subscriptions::claim_for_task(&tx, &answered.task_id).await?
+            subscriptions::claim_for_task(&tx, &done.task_id).await?
         }
         _ => None,
     };
@@ -136,17 +99,59 @@ pub(super) async fn complete(
     Ok(claimed)
 }
 
+/// The observations of an answer, prepared for ingestion off the executor, with the remote
+/// task the answer names; `None` when the answer cannot be decoded or stored (its outcome is
+/// then uncertain).
+async fn prepare_answer(
+    deps: &WorkerDeps,
+    command: &task_command::Model,
+    answered: &Answered<'_>,
+) -> Option<(Vec<Observation>, Vec<Prepared>, Option<String>)> {
+    let decoded = decode_stream_event(&answered.answer).ok()?;
+    let remote_task = decoded.event.task_id().map(str::to_owned);
+    let observations = observations(command, answered, &decoded.event, remote_task.as_deref());
+    match deps.ingestor.prepare_all(&observations).await {
+        Ok(prepared) => Some((observations, prepared, remote_task)),
+        Err(error) => {
+            tracing::warn!(%error, command = %command.id, "answer could not be ingested");
+            None
+        }
+    }
+}
+
+/// Applies the prepared observations in order inside `tx`; the message joins the task the
+/// answer creates or names.
+async fn apply_all(
+    deps: &WorkerDeps,
+    tx: &DatabaseTransaction,
+    command: &task_command::Model,
+    observations: Vec<Observation>,
+    prepared: Vec<Prepared>,
+) -> Result<Vec<Ingested>, DbErr> {
+    let mut ingested: Vec<Ingested> = Vec::new();
+    for (mut observation, prepared) in observations.into_iter().zip(prepared) {
+        observation.local_task_id = ingested
+            .last()
+            .map(|done| done.task_id.clone())
+            .or_else(|| command.task_id.clone());
+        let done = deps
+            .ingestor
+            .apply(tx, &observation, prepared)
+            .await
+            .map_err(|e| DbErr::Custom(e.to_string()))?;
+        ingested.push(done);
+    }
+    Ok(ingested)
+}
+
 /// What a command's answer is stored as: the user's message (its task and context taken from
 /// the answer) when the command sent one, then the answer itself, which re-arms the task's
 /// subscription.
 fn observations(
     command: &task_command::Model,
-    answer: &Value,
-    user_message: Option<Message>,
+    answered: &Answered<'_>,
     event: &StreamEvent,
     remote_task: Option<&str>,
-    extensions: &[String],
-    endpoint: &Endpoint,
 ) -> Vec<Observation> {
     let conversation_id = command
         .conversation_id
@@ -161,14 +166,14 @@ fn observations(
         source: Source::Command,
         source_key: Some(format!("command:{}", command.id)),
         payload: Value::Null,
-        extensions: extensions.to_vec(),
-        protocol_version: Some(endpoint.version.as_str().to_owned()),
+        extensions: answered.extensions.to_vec(),
+        protocol_version: Some(answered.endpoint.version.as_str().to_owned()),
         skill_id: command.skill_id.clone(),
         fence: None,
         rearm: false,
     };
     let mut observations = Vec::new();
-    if let Some(mut message) = user_message {
+    if let Some(mut message) = answered.user_message.clone() {
         message.task_id = remote_task.map(str::to_owned);
         if message.context_id.is_none() {
             message.context_id = context_of(event);
@@ -180,7 +185,7 @@ fn observations(
     }
     observations.push(Observation {
         source: Source::CommandResponse,
-        payload: answer.clone(),
+        payload: answered.answer.clone(),
         rearm: true,
         ..base
     });
