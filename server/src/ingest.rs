@@ -95,8 +95,3 @@ impl Ingestor {
         }
     }
 }
-
-/// The ledger form of canonical JSON, over which payload digests are computed; one writer for
-/// the whole workspace lives in [`app::ext::canonical`], whose docs say why the ledger keeps its own
-/// key order and number text.
-pub use app::ext::canonical::ledger_json as canonical;

@@ -262,8 +262,8 @@ fn remote_timestamp(event: &StreamEvent) -> Option<String> {
 
 async fn check_fence(tx: &DatabaseTransaction, fence: &Fence) -> Result<(), IngestError> {
     match fence {
-        Fence::Subscription { id, owner } => {
-            if ledger::lease_held(tx, id, owner).await? {
+        Fence::Lease(lease) => {
+            if lease.holds(tx).await? {
                 Ok(())
             } else {
                 Err(IngestError::LeaseLost)

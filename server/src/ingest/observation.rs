@@ -6,6 +6,7 @@ use sea_orm::DbErr;
 use serde_json::Value;
 
 use crate::db::entity::task;
+use crate::store::leases::Held;
 
 /// Where an observation came from (`task_events.source`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,7 +35,10 @@ impl Source {
 /// A lease the caller must still hold for its observation to commit (`fenced` writes, §3.5).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Fence {
-    Subscription { id: String, owner: String },
+    /// The lease on the task's subscription, checked with [`Held::holds`] inside the writing
+    /// transaction: it renews the lease and locks the row until commit, so a competing claim
+    /// waits and then finds it renewed.
+    Lease(Held),
 }
 
 /// One observation to ingest.

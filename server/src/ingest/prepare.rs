@@ -6,7 +6,8 @@ use app::a2a::{DecodedEvent, StreamEvent, decode_stream_event};
 use serde_json::Value;
 
 use super::archive::{self, Archived, digest};
-use super::{IngestError, Ingestor, Observation, canonical};
+use super::{IngestError, Ingestor, Observation};
+use app::ext::canonical::ledger_json;
 
 /// An observation checked and with its bytes archived, ready for the transaction.
 pub struct Prepared {
@@ -31,7 +32,7 @@ impl Ingestor {
     pub fn prepare(&self, observation: &Observation) -> Result<Prepared, IngestError> {
         let DecodedEvent { event, .. } =
             decode_stream_event(&observation.payload).map_err(|e| IngestError::Invalid(e.to_string()))?;
-        let original = canonical(&observation.payload);
+        let original = ledger_json(&observation.payload);
         let digest = digest(original.as_bytes());
         let (payload, archived) = self
             .store
@@ -55,7 +56,7 @@ impl Ingestor {
                     Err(archive::PutError::QuotaFull(_)) => false,
                 };
             if !kept {
-                let stored = archive::digest(canonical(&payload).as_bytes());
+                let stored = archive::digest(ledger_json(&payload).as_bytes());
                 self.store.put_marker(
                     &observation.organization_id,
                     &archive::stored_marker(&digest, &stored),

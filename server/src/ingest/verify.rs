@@ -9,10 +9,10 @@ use app::a2a::decode_stream_event;
 use serde_json::Value;
 
 use super::archive::{ArtifactStore, ObjectProblem, archive_notes, digest, stored_marker};
-use super::canonical;
 use crate::db::Db;
 use crate::db::entity::task_event;
 use crate::store::{ledger, task_rows};
+use app::ext::canonical::ledger_json;
 
 /// What makes a task's ledger unfit to rebuild from.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -90,7 +90,7 @@ fn check_event(
         task: task.to_owned(),
         sequence,
     };
-    let stored = canonical(&event.payload_json);
+    let stored = ledger_json(&event.payload_json);
     // Only an event whose bytes were archived is stored differently from what arrived: its
     // original is archived under the event's digest, must rewrite to exactly the stored
     // version, and every object that rewrite refers to must be intact. (References the agent
@@ -119,7 +119,7 @@ fn check_event(
         };
         let original: Value = serde_json::from_slice(&original).map_err(|_| mismatch())?;
         let (rewritten, objects) = store.rewritten(organization_id, &original);
-        if canonical(&rewritten) != stored {
+        if ledger_json(&rewritten) != stored {
             return Err(mismatch());
         }
         archived = objects;

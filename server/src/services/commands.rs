@@ -14,9 +14,9 @@ use crate::db::Db;
 use crate::db::entity::{agent, task, task_command};
 use crate::ingest::archive::digest;
 use crate::ingest::bus::{Bus, Notice};
-use crate::ingest::canonical;
 use crate::store::commands::{self as command_store, CommandStatus};
 use crate::store::{StoreError, card_snapshots, dispatch, new_id, tasks};
+use app::ext::canonical::ledger_json;
 
 pub use crate::store::dispatch::DISPATCH_TOPIC;
 /// Longest idempotency key, message id, skill id and tenant.
@@ -205,7 +205,7 @@ pub async fn accept_in(
     let ValidBody { action, body, .. } = new.body;
     let tenant = body.tenant.clone().unwrap_or_default();
     let content = json!({"agentId": new.agent.id, "conversationId": new.conversation_id, "body": body});
-    let payload_digest = digest(canonical(&content).as_bytes());
+    let payload_digest = digest(ledger_json(&content).as_bytes());
     if let Some(existing) = command_store::by_key(tx, &new.organization_id, &key).await? {
         return replay(existing, &payload_digest);
     }

@@ -19,7 +19,7 @@ use sea_orm::sea_query::{Alias, Expr, ExprTrait, Query, SimpleExpr};
 use sea_orm::{ConnectionTrait, DbErr, Value};
 
 /// One kind of leased row: its table and the status it has while held.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Lease {
     table: &'static str,
     /// The status of a held row (`processing`, `streaming`).
@@ -117,7 +117,7 @@ impl Lease {
 
 /// A lease one worker holds (or held) on one row: what every fenced write names. Each
 /// operation is conditional on the lease still being this owner's.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Held {
     lease: Lease,
     id: String,

@@ -1,6 +1,5 @@
 //! The event ledger as ingestion writes it: the organization's sequence counter, the
-//! append-only events, the artifact access rows beside them, the lease check of fenced writes,
-//! and the projection reset and event list of a rebuild. Only `ingest` calls these; readers of
+//! append-only events, the artifact access rows beside them, and the projection reset and event list of a rebuild. Only `ingest` calls these; readers of
 //! the ledger use [`tasks`](super::tasks).
 
 use chrono::{DateTime, Utc};
@@ -14,8 +13,7 @@ use serde_json::Value;
 use super::new_id;
 use crate::db::Db;
 use crate::db::entity::{
-    artifact_access, task, task_artifact, task_artifact_chunk, task_event, task_message, task_subscription,
-    task_transition,
+    artifact_access, task, task_artifact, task_artifact_chunk, task_event, task_message, task_transition,
 };
 
 /// One event to append.
@@ -42,16 +40,6 @@ pub struct NewAccess<'a> {
     pub media_type: Option<String>,
     pub filename: Option<String>,
     pub size: u64,
-}
-
-/// Whether `owner` still holds the subscription's lease (a fenced write may commit).
-pub async fn lease_held(tx: &DatabaseTransaction, subscription_id: &str, owner: &str) -> Result<bool, DbErr> {
-    Ok(task_subscription::Entity::find_by_id(subscription_id.to_owned())
-        .filter(task_subscription::Column::LeaseOwner.eq(owner))
-        .filter(task_subscription::Column::LeaseUntil.gt(Utc::now()))
-        .one(tx)
-        .await?
-        .is_some())
 }
 
 /// Whether the task already has the event `(source, source_key)` (de-duplication).

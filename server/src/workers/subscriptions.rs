@@ -101,7 +101,7 @@ async fn pass(
         running.fetch_add(1, Ordering::SeqCst);
         let (deps, running, shutdown) = (deps.clone(), running.clone(), shutdown.clone());
         tracker.spawn(async move {
-            let work = observe(&deps, &sub, lease.owner());
+            let work = observe(&deps, &sub, &lease);
             let outcome = follow(&deps, &lease, &shutdown, work).await;
             finish(&deps, &sub, &lease, outcome).await;
             running.fetch_sub(1, Ordering::SeqCst);
@@ -182,7 +182,7 @@ pub(super) async fn follow_open_stream(
     events: EventStream,
     shutdown: &CancellationToken,
 ) {
-    let work = observe_open(deps, sub, lease.owner(), events);
+    let work = observe_open(deps, sub, lease, events);
     let outcome = follow(deps, lease, shutdown, work).await;
     finish(deps, sub, lease, outcome).await;
 }
@@ -227,7 +227,7 @@ async fn follow(
     }
 }
 
-async fn observe(deps: &WorkerDeps, sub: &task_subscription::Model, owner: &str) -> Outcome {
+async fn observe(deps: &WorkerDeps, sub: &task_subscription::Model, lease: &Held) -> Outcome {
     let target = match target(deps, sub).await {
         Ok(Some(target)) => target,
         Ok(None) => return Outcome::Stopped,
@@ -235,8 +235,7 @@ async fn observe(deps: &WorkerDeps, sub: &task_subscription::Model, owner: &str)
     };
     let observer = Observer {
         deps,
-        sub,
-        owner,
+        lease,
         target: &target,
     };
     // A stream holds a slot for as long as it is open; without one the task is polled. A task
@@ -255,7 +254,7 @@ async fn observe(deps: &WorkerDeps, sub: &task_subscription::Model, owner: &str)
 async fn observe_open(
     deps: &WorkerDeps,
     sub: &task_subscription::Model,
-    owner: &str,
+    lease: &Held,
     events: EventStream,
 ) -> Outcome {
     let target = match target(deps, sub).await {
@@ -265,8 +264,7 @@ async fn observe_open(
     };
     Observer {
         deps,
-        sub,
-        owner,
+        lease,
         target: &target,
     }
     .consume(events, TaskState::parse(&target.task.state))

@@ -12,7 +12,9 @@ use server::db::Db;
 use server::ingest::archive::ArtifactStore;
 use server::ingest::bus::Bus;
 use server::ingest::{Fence, IngestError, Ingestor, Observation, Source};
+use server::store::leases::SUBSCRIPTIONS;
 use server::store::organizations;
+use server::store::subscriptions::SubscriptionStatus;
 use server::store::tasks::{self as task_store, EventScope};
 
 use crate::support;
@@ -313,10 +315,11 @@ async fn an_observation_without_the_lease_commits_nothing() {
             status("TASK_STATE_COMPLETED", None, None),
         );
         late.local_task_id = Some(first.task_id.clone());
-        late.fence = Some(Fence::Subscription {
-            id: sub.id.clone(),
-            owner: "someone-else".into(),
-        });
+        late.fence = Some(Fence::Lease(SUBSCRIPTIONS.held_as(
+            &sub.id,
+            "someone-else",
+            Duration::from_secs(60),
+        )));
         assert!(matches!(
             ingestor.ingest(&late).await,
             Err(IngestError::LeaseLost)
@@ -628,16 +631,18 @@ async fn a_group_of_stream_events_commits_like_one_event_at_a_time() {
             .unwrap()
             .unwrap();
         let mut leased: task_subscription::ActiveModel = sub.clone().into();
+        leased.status = Set(SubscriptionStatus::Streaming);
         leased.lease_owner = Set(Some("worker-1".into()));
         leased.lease_until = Set(Some(chrono::Utc::now() + chrono::Duration::minutes(1)));
         leased.update(&db.write).await.unwrap();
         let fenced = |(source, key, payload): (Source, Option<String>, Value), owner: &str| {
             let mut obs = observation(&org, &agent, source, key.as_deref(), payload);
             obs.local_task_id = Some(task_id.clone());
-            obs.fence = Some(Fence::Subscription {
-                id: sub.id.clone(),
-                owner: owner.into(),
-            });
+            obs.fence = Some(Fence::Lease(SUBSCRIPTIONS.held_as(
+                &sub.id,
+                owner,
+                Duration::from_secs(300),
+            )));
             obs
         };
         let rest: Vec<_> = script.collect();
@@ -713,6 +718,15 @@ async fn a_group_of_stream_events_commits_like_one_event_at_a_time() {
             sequences.len() as u64
         );
         // The group again (a replay): all duplicates, nothing stored, no group commit counted.
+        let renewed = server::store::subscriptions::of_task(&db, &task_id)
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(
+            renewed.lease_until.unwrap() > chrono::Utc::now() + chrono::Duration::minutes(4),
+            "{}: the fence of a committed group renews the lease it checked",
+            test_db.name
+        );
         let replay = ingestor.ingest_group(&group[..completed]).await.unwrap();
         assert!(replay.iter().all(|d| d.sequence.is_none()));
         assert_eq!(ingestor.counters.group_commits.load(Relaxed), 1);

@@ -3,6 +3,7 @@
 //! edited event, a missing or altered archived object, or an event that no longer decodes stops
 //! it with one line and exit code 1, and the previous projection stays as it was.
 
+use app::ext::canonical::ledger_json;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 use serde_json::{Value, json};
@@ -10,7 +11,7 @@ use server::db::Db;
 use server::db::entity::task_event;
 use server::ingest::archive::{ArtifactStore, digest};
 use server::ingest::bus::Bus;
-use server::ingest::{Ingestor, Observation, Source, canonical};
+use server::ingest::{Ingestor, Observation, Source};
 use server::store::tasks as task_store;
 
 use crate::support;
@@ -274,7 +275,7 @@ async fn an_undecodable_event_is_one_clear_line_security_3_3() {
     let before = ledger.projection().await;
     let garbage = json!({"task": {"id": 7}});
     ledger
-        .tamper(garbage.clone(), Some(digest(canonical(&garbage).as_bytes())))
+        .tamper(garbage.clone(), Some(digest(ledger_json(&garbage).as_bytes())))
         .await;
     let (code, stdout, stderr) = ledger.rebuild();
     assert_eq!((code, stdout.as_str()), (Some(1), ""));

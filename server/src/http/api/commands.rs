@@ -26,11 +26,11 @@ use super::principal::{Permission, Principal};
 use crate::db::Db;
 use crate::db::entity::task_command;
 use crate::ingest::archive::digest;
-use crate::ingest::canonical;
 use crate::services::commands::{self, Action, CommandBody, KEY_REQUIRED, NewCommand, ValidBody};
 use crate::state::AppState;
 use crate::store::commands::CommandStatus;
 use crate::store::{StoreError, new_id};
+use app::ext::canonical::ledger_json;
 
 /// How long `/messages` and `/cancel` wait for the outcome (reference §4.5).
 pub const WAIT: Duration = Duration::from_secs(50);
@@ -63,7 +63,7 @@ pub fn default_key(agent_id: &str, body: &CommandBody) -> String {
                 "tenant": body.tenant.clone().unwrap_or_default(),
                 "messageId": message_id,
             });
-            format!("message:{}", digest(canonical(&content).as_bytes()))
+            format!("message:{}", digest(ledger_json(&content).as_bytes()))
         }
         None => new_id(),
     }

@@ -19,10 +19,10 @@ use crate::db::Db;
 use crate::db::entity::{decision, decision_execution, decision_request, task, task_command};
 use crate::ingest::archive::digest;
 use crate::ingest::bus::{Bus, Notice};
-use crate::ingest::canonical;
 use crate::services::commands::{self, CommandBody, CommandConfig, CommandError, NewCommand};
 use crate::store::approvals::{self as store, RequestStatus, RevisionAuthor};
 use crate::store::{StoreError, agents, new_id, tasks};
+use app::ext::canonical::ledger_json;
 
 /// Records a decision (reference §4.8 `POST /api/decisions/{id}/decisions`). The same key with
 /// the same body replays (`Ok((detail, true))`); with another body it is refused. Approve and
@@ -92,7 +92,7 @@ async fn decide_once(
     key: &str,
 ) -> Result<(ApprovalDetail, bool), ApprovalError> {
     let (outcome, key) = check_input(input, key)?;
-    let payload_digest = digest(canonical(&serde_json::to_value(input).unwrap_or(Value::Null)).as_bytes());
+    let payload_digest = digest(ledger_json(&serde_json::to_value(input).unwrap_or(Value::Null)).as_bytes());
     if uuid::Uuid::parse_str(id).is_err() {
         return Err(ApprovalError::NotFound);
     }

@@ -22,11 +22,12 @@ use futures::{FutureExt, StreamExt};
 use serde_json::Value;
 
 use super::{GROUP_LIMIT, HEALTHY_STREAM, Outcome, Target};
-use crate::db::entity::task_subscription;
 use crate::gateway::{EventStream, GatewayError};
 use crate::ingest::archive::digest;
-use crate::ingest::{Fence, IngestError, Observation, Source, canonical};
+use crate::ingest::{Fence, IngestError, Observation, Source};
+use crate::store::leases::Held;
 use crate::workers::WorkerDeps;
+use app::ext::canonical::ledger_json;
 
 /// Attempts at the read after a task finished through a resubscription (an agent may answer
 /// an error for a moment right after it finished).
@@ -34,8 +35,8 @@ const FINAL_READS: u32 = 3;
 
 pub(super) struct Observer<'a> {
     pub deps: &'a WorkerDeps,
-    pub sub: &'a task_subscription::Model,
-    pub owner: &'a str,
+    /// The subscription's lease, which fences every ingested event.
+    pub lease: &'a Held,
     pub target: &'a Target,
 }
 
@@ -103,7 +104,7 @@ impl Observer<'_> {
         let opened = std::time::Instant::now();
         let mut seen: HashMap<String, u32> = HashMap::new();
         let mut key = |payload: &Value| {
-            let fingerprint = digest(canonical(payload).as_bytes());
+            let fingerprint = digest(ledger_json(payload).as_bytes());
             let occurrence = seen.entry(fingerprint.clone()).or_default();
             *occurrence += 1;
             format!("{fingerprint}:{occurrence}")
@@ -223,10 +224,7 @@ impl Observer<'_> {
             extensions: self.target.negotiated.clone(),
             protocol_version: Some(self.target.endpoint.version.as_str().to_owned()),
             skill_id: None,
-            fence: Some(Fence::Subscription {
-                id: self.sub.id.clone(),
-                owner: self.owner.to_owned(),
-            }),
+            fence: Some(Fence::Lease(self.lease.clone())),
             rearm: false,
         }
     }
