@@ -39,7 +39,7 @@ trim_target_dir() {
   fi
 }
 
-ensure_rust_tools() {
+ensure_rust_toolchain() {
   trim_target_dir
   step "Checking the Rust toolchain"
   command -v cargo >/dev/null || { echo "cargo not found: install Rust 1.95 with rustup first." >&2; exit 1; }
@@ -48,14 +48,60 @@ ensure_rust_tools() {
     step "Installing the wasm32-unknown-unknown target"
     rustup target add wasm32-unknown-unknown
   fi
+}
+
+ensure_wasm_bindgen() {
   local want
   want="$(wasm_bindgen_version)"
   if ! wasm-bindgen --version 2>/dev/null | grep -qx "wasm-bindgen $want"; then
-    step "Installing wasm-bindgen-cli $want from crates.io (about 2 minutes, once)"
+    step "Installing wasm-bindgen-cli $want from crates.io (about 4 minutes on 2 cores, once)"
     # Not --locked: its lockfile names a webpki-roots release the registry does not serve.
     cargo install wasm-bindgen-cli --version "$want" --force
   fi
   note "$(wasm-bindgen --version)"
+}
+
+ensure_rust_tools() {
+  ensure_rust_toolchain
+  ensure_wasm_bindgen
+}
+
+# Background jobs (scripts/test): a job's output goes to a file; `join_job` waits for it, prints
+# what it printed and stops the script when it failed; `stop_jobs` (on exit) ends what still runs.
+JOBS_DIR=""
+declare -A JOB_PIDS=()
+
+start_job() {
+  local name="$1"
+  shift
+  [ -n "$JOBS_DIR" ] || JOBS_DIR="$(mktemp -d)"
+  ("$@") >"$JOBS_DIR/$name.log" 2>&1 &
+  JOB_PIDS[$name]=$!
+  note "started in the background: $name (its output follows when it is joined)"
+}
+
+join_job() {
+  local name="$1" status=0
+  wait "${JOB_PIDS[$name]}" || status=$?
+  unset "JOB_PIDS[$name]"
+  step "Joined the background job: $name"
+  cat "$JOBS_DIR/$name.log"
+  if [ "$status" -ne 0 ]; then
+    echo "The background job '$name' failed (exit $status)." >&2
+    exit "$status"
+  fi
+}
+
+kill_tree() {
+  local child
+  for child in $(pgrep -P "$1" 2>/dev/null); do kill_tree "$child"; done
+  kill -TERM "$1" 2>/dev/null || true
+}
+
+stop_jobs() {
+  local pid
+  for pid in "${JOB_PIDS[@]}"; do kill_tree "$pid"; done
+  [ -z "$JOBS_DIR" ] || rm -rf "$JOBS_DIR"
 }
 
 ensure_node_packages() {
