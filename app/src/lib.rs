@@ -12,6 +12,7 @@
 //! - [`live`]: the browser's subscriptions to the live update streams (server-sent events).
 //! - [`pages`]: one module per screen.
 //! - [`projection`]: the task projection and the fold the browser and the server share.
+//! - [`words`]: closed sets of stored words (statuses, actions) as enums, and `stored_words!`.
 //!
 //! Nothing in this crate performs server I/O: server-only crates are optional and enabled by `ssr`.
 
@@ -32,5 +33,6 @@ pub mod projection;
 mod root;
 pub mod settings;
 pub mod theme;
+pub mod words;
 
 pub use root::{App, shell};

@@ -274,6 +274,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::a2a::TaskState;
 
     #[test]
     fn ledger_command_and_task_frames_decode() {
@@ -320,14 +321,14 @@ mod tests {
     fn folding_applies_once_and_reports_bad_payloads() {
         let mut view = TaskView {
             local_id: "t".into(),
-            state: "TASK_STATE_SUBMITTED".into(),
+            state: TaskState::Submitted,
             ..TaskView::default()
         };
         assert_eq!(
             fold_ledger_event(&mut view, &status_event(3, "TASK_STATE_WORKING")),
             Ok(true)
         );
-        assert_eq!(view.state, "TASK_STATE_WORKING");
+        assert_eq!(view.state, TaskState::Working);
         assert_eq!(
             fold_ledger_event(&mut view, &status_event(3, "TASK_STATE_WORKING")),
             Ok(false)

@@ -23,31 +23,14 @@ use crate::a2a::{Artifact, Message, Part, PartContent, Role, StreamEvent, TaskSt
 /// Longest stored title (first user text), in characters.
 pub const MAX_TITLE_CHARS: usize = 500;
 
-/// A task row: an A2A task, or a direct Message reply kept as its own row (never a fake task).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub enum TaskKind {
-    #[default]
-    Task,
-    Message,
-}
-
-impl TaskKind {
-    /// The stored value.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TaskKind::Task => "task",
-            TaskKind::Message => "message",
-        }
-    }
-
-    /// Parses the stored value (anything unknown is a task).
-    pub fn parse(value: &str) -> TaskKind {
-        if value == "message" {
-            TaskKind::Message
-        } else {
-            TaskKind::Task
-        }
+crate::stored_words! {
+    /// A task row: an A2A task, or a direct Message reply kept as its own row (never a fake
+    /// task). Stored in `tasks.kind`.
+    #[derive(Default)]
+    pub enum TaskKind {
+        #[default]
+        Task = "task",
+        Message = "message",
     }
 }
 
@@ -62,7 +45,7 @@ pub struct MessageView {
     pub from_status: bool,
     /// The task state the status carried, for prompts (`TASK_STATE_INPUT_REQUIRED`, …).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub state: Option<String>,
+    pub state: Option<TaskState>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timestamp: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -101,7 +84,7 @@ pub struct ArtifactView {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Transition {
-    pub state: String,
+    pub state: TaskState,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timestamp: Option<String>,
     pub sequence: i64,
@@ -123,8 +106,8 @@ pub struct TaskView {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub remote_context_id: Option<String>,
     pub tenant: String,
-    /// `TASK_STATE_*`.
-    pub state: String,
+    /// Serialised as `TASK_STATE_*` (or the stored word of a state the console does not know).
+    pub state: TaskState,
     /// The remote timestamp of the state, when the agent sent one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state_timestamp: Option<String>,
@@ -239,7 +222,7 @@ impl MessageView {
             role: message.role,
             parts: message.parts.clone(),
             from_status: status.is_some(),
-            state: status.map(|s| s.state.as_v1_str().to_owned()),
+            state: status.map(|s| s.state.clone()),
             timestamp: status.and_then(|s| s.timestamp.clone()),
             metadata: message.metadata.clone(),
             extensions: message.extensions.clone(),
@@ -283,11 +266,6 @@ impl ArtifactView {
 }
 
 impl TaskView {
-    /// The task state, parsed.
-    pub fn task_state(&self) -> TaskState {
-        TaskState::parse(&self.state)
-    }
-
     /// Folds one committed ledger event in. Events at or below [`TaskView::last_sequence`]
     /// were folded already and change nothing (a reconnect may deliver them again).
     /// Returns whether the view changed beyond its resume point (`last_sequence`): the browser
@@ -305,7 +283,7 @@ impl TaskView {
                     self.remote_task_id = Some(task.id.clone());
                 }
                 // A finished task's artifacts only take a missing tail (see `missing_tail`).
-                let finished = self.task_state().is_terminal();
+                let finished = self.state.is_terminal();
                 if self.apply_status(sequence, &task.status).takes_content() {
                     for message in &task.history {
                         self.add_message(sequence, message, None);
@@ -325,7 +303,7 @@ impl TaskView {
             }
             StreamEvent::ArtifactUpdate(update) => {
                 self.note_context(update.context_id.as_deref());
-                if !self.task_state().is_terminal() {
+                if !self.state.is_terminal() {
                     self.fold_artifact(sequence, &update.artifact, update.append, update.last_chunk);
                 }
             }
@@ -338,7 +316,7 @@ impl TaskView {
     }
 
     /// What a fold can change that a page shows, besides content (which bumps `version`).
-    fn shown(&self) -> (i64, String, Option<String>, Option<String>, Option<String>) {
+    fn shown(&self) -> (i64, TaskState, Option<String>, Option<String>, Option<String>) {
         (
             self.version,
             self.state.clone(),
@@ -358,14 +336,14 @@ impl TaskView {
 
     fn apply_status(&mut self, sequence: i64, status: &TaskStatus) -> StatusVerdict {
         let verdict = status_verdict(
-            &self.task_state(),
+            &self.state,
             self.state_timestamp.as_deref(),
             &status.state,
             status.timestamp.as_deref(),
         );
         match verdict {
             StatusVerdict::Apply => {
-                self.state = status.state.as_v1_str().to_owned();
+                self.state = status.state.clone();
                 self.transitions.push(Transition {
                     state: self.state.clone(),
                     timestamp: status.timestamp.clone(),

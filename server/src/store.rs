@@ -16,63 +16,8 @@
 //! - [`tasks`]: tasks, conversations and the ledger, read back.
 //!
 //! Statuses and other closed sets of words stored in string columns are enums declared with
-//! `stored_words!`, which keeps the stored strings exactly as they were.
-
-/// Declares a status (or other closed set of words) stored in a string column: a sea-orm
-/// `ActiveEnum` whose variants are stored as exactly the given strings, with `as_str`, `parse`,
-/// `Display`, `Serialize` (as the string) and comparison with `&str` for code that still holds
-/// the stored word.
-macro_rules! stored_words {
-    (
-        $(#[$meta:meta])*
-        $vis:vis enum $name:ident {
-            $( $(#[$variant_meta:meta])* $variant:ident = $word:literal, )+
-        }
-    ) => {
-        $(#[$meta])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, sea_orm::EnumIter, sea_orm::DeriveActiveEnum)]
-        #[sea_orm(rs_type = "String", db_type = "String(sea_orm::sea_query::StringLen::None)")]
-        $vis enum $name {
-            $( $(#[$variant_meta])* #[sea_orm(string_value = $word)] $variant, )+
-        }
-
-        impl $name {
-            /// The word stored for this value.
-            pub const fn as_str(self) -> &'static str {
-                match self {
-                    $( $name::$variant => $word, )+
-                }
-            }
-
-            /// The value stored as `word`, if it is one.
-            #[allow(dead_code)]
-            pub fn parse(word: &str) -> Option<$name> {
-                match word {
-                    $( $word => Some($name::$variant), )+
-                    _ => None,
-                }
-            }
-        }
-
-        impl std::fmt::Display for $name {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str(self.as_str())
-            }
-        }
-
-        impl PartialEq<&str> for $name {
-            fn eq(&self, word: &&str) -> bool {
-                self.as_str() == *word
-            }
-        }
-
-        impl serde::Serialize for $name {
-            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                serializer.serialize_str(self.as_str())
-            }
-        }
-    };
-}
+//! `app::stored_words!`, which keeps the stored strings exactly as they were: the sets the
+//! browser reads too are declared in `app` and re-exported by their repository here.
 
 pub mod agents;
 pub mod approvals;
@@ -109,23 +54,29 @@ pub fn new_id() -> String {
 mod tests {
     use sea_orm::{ActiveEnum, Iterable};
 
+    use app::ext::approval::ActionKind;
+    use app::projection::TaskKind;
+
     use super::agents::AgentSource;
     use super::approvals::{DecisionOutcome, RequestStatus, RevisionAuthor};
     use super::commands::{CommandAction, CommandStatus};
     use super::dispatch::OutboxStatus;
     use super::subscriptions::SubscriptionStatus;
 
-    /// Every value's stored word, as `as_str`, `parse` and the database see it.
-    fn words<
+    /// Every value's stored word, as `as_str`, `parse`, the database and JSON see it.
+    fn words<E>(parse: fn(&str) -> Option<E>) -> Vec<String>
+    where
         E: ActiveEnum<Value = String> + Iterable + Copy + std::fmt::Display + PartialEq + std::fmt::Debug,
-    >(
-        parse: fn(&str) -> Option<E>,
-    ) -> Vec<String> {
+        E: serde::Serialize + serde::de::DeserializeOwned,
+    {
         E::iter()
             .map(|value| {
                 let word = value.to_string();
                 assert_eq!(value.to_value(), word);
                 assert_eq!(parse(&word), Some(value));
+                let json = serde_json::to_value(value).expect("serialises");
+                assert_eq!(json, serde_json::Value::String(word.clone()));
+                assert_eq!(serde_json::from_value::<E>(json).expect("deserialises"), value);
                 word
             })
             .collect()
@@ -149,14 +100,56 @@ mod tests {
         );
         assert_eq!(
             words(RequestStatus::parse),
-            app::api::approvals::STATUSES.map(str::to_owned)
+            [
+                "pending",
+                "approved",
+                "rejected",
+                "changes_requested",
+                "expired",
+                "superseded"
+            ]
         );
         assert_eq!(
             words(DecisionOutcome::parse),
-            app::ext::approval::ALL_OUTCOMES.map(|o| o.as_str().to_owned())
+            ["approve", "reject", "edit", "request_changes", "delegate"]
         );
         assert_eq!(words(RevisionAuthor::parse), ["agent", "user"]);
         assert_eq!(words(AgentSource::parse), ["env", "managed"]);
+        assert_eq!(words(TaskKind::parse), ["task", "message"]);
+        assert_eq!(words(ActionKind::parse), ["send_message", "send_data"]);
         assert_eq!(CommandStatus::parse("sent"), None);
+    }
+
+    /// Task states are stored as their 1.0 names, states the console does not know (and the
+    /// `MESSAGE` of direct replies) verbatim, and read back as the same value.
+    #[test]
+    fn task_states_are_stored_as_their_1_0_names() {
+        use app::a2a::TaskState;
+        use sea_orm::sea_query::{Value, ValueType};
+
+        let cases = [
+            (TaskState::Submitted, "TASK_STATE_SUBMITTED"),
+            (TaskState::Working, "TASK_STATE_WORKING"),
+            (TaskState::InputRequired, "TASK_STATE_INPUT_REQUIRED"),
+            (TaskState::AuthRequired, "TASK_STATE_AUTH_REQUIRED"),
+            (TaskState::Completed, "TASK_STATE_COMPLETED"),
+            (TaskState::Canceled, "TASK_STATE_CANCELED"),
+            (TaskState::Failed, "TASK_STATE_FAILED"),
+            (TaskState::Rejected, "TASK_STATE_REJECTED"),
+            (TaskState::Unspecified, "TASK_STATE_UNSPECIFIED"),
+            (TaskState::Other("MESSAGE".into()), "MESSAGE"),
+            (TaskState::Other("paused-by-ops".into()), "paused-by-ops"),
+        ];
+        for (state, word) in cases {
+            assert_eq!(Value::from(state.clone()), Value::from(word));
+            assert_eq!(
+                <TaskState as ValueType>::try_from(Value::from(word)).expect("reads"),
+                state
+            );
+            assert_eq!(
+                serde_json::to_value(&state).expect("serialises"),
+                serde_json::Value::String(word.into())
+            );
+        }
     }
 }

@@ -8,8 +8,19 @@ use super::error::DecodeError;
 use super::lenient::{array, as_object, index, join, opt_object, opt_str, opt_u64, present, req_str};
 use super::message::Message;
 
-/// The lifecycle state of a task. Serialises as the 1.0 name; reads both spellings.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// The lifecycle state of a task. Serialises as the 1.0 name; reads both spellings. With `ssr`
+/// it is also a sea-orm string column (`tasks.state`, `task_transitions.state`), stored as the
+/// 1.0 name ([`TaskState::Other`] verbatim), which [`TaskState::parse`] reads back unchanged.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "ssr",
+    derive(sea_orm::DeriveValueType),
+    sea_orm(
+        value_type = "String",
+        from_str = "TaskState::from_stored",
+        to_str = "TaskState::as_v1_str"
+    )
+)]
 pub enum TaskState {
     /// Accepted, not started.
     Submitted,
@@ -27,7 +38,8 @@ pub enum TaskState {
     Failed,
     /// Refused by the agent.
     Rejected,
-    /// `TASK_STATE_UNSPECIFIED` (1.0) or `unknown` (0.3).
+    /// `TASK_STATE_UNSPECIFIED` (1.0) or `unknown` (0.3); the default.
+    #[default]
     Unspecified,
     /// Any other string, kept verbatim.
     Other(String),
@@ -52,6 +64,12 @@ impl TaskState {
             "UNSPECIFIED" | "UNKNOWN" => TaskState::Unspecified,
             _ => TaskState::Other(trimmed.to_owned()),
         }
+    }
+
+    /// Reads a stored state (sea-orm's `from_str`): never fails, see [`TaskState::parse`].
+    #[cfg(feature = "ssr")]
+    fn from_stored(state: &str) -> Result<TaskState, std::convert::Infallible> {
+        Ok(TaskState::parse(state))
     }
 
     /// The 1.0 spelling, e.g. `TASK_STATE_INPUT_REQUIRED`.
@@ -102,6 +120,20 @@ impl TaskState {
     /// A stream for this task closes at this state (terminal or paused).
     pub fn ends_stream(&self) -> bool {
         self.is_terminal() || self.is_paused()
+    }
+}
+
+/// The 1.0 spelling (as [`TaskState::as_v1_str`]).
+impl std::fmt::Display for TaskState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_v1_str())
+    }
+}
+
+/// Compares with a stored or wire word in the 1.0 spelling (as [`TaskState::as_v1_str`]).
+impl PartialEq<&str> for TaskState {
+    fn eq(&self, word: &&str) -> bool {
+        self.as_v1_str() == *word
     }
 }
 

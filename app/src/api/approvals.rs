@@ -7,19 +7,17 @@ use serde_json::Value;
 
 use crate::error::AppError;
 
-/// The statuses a request can have, for the list filter (reference §4.8).
-pub const STATUSES: [&str; 6] = [
-    "pending",
-    "approved",
-    "rejected",
-    "changes_requested",
-    "expired",
-    "superseded",
-];
+pub use crate::ext::approval::{ActionKind, Outcome, RequestStatus};
+use crate::words::CommandStatus;
 
-/// Whether `status` names a request that can still be decided.
-pub fn is_open(status: &str) -> bool {
-    matches!(status, "pending" | "changes_requested")
+crate::stored_words! {
+    /// Who wrote a revision of a request's action (`decision_revisions.author_type`).
+    pub enum RevisionAuthor {
+        /// The agent's prompt (revision 1).
+        Agent = "agent",
+        /// A reviewer's edit.
+        User = "user",
+    }
 }
 
 /// One approval request as the lists show it.
@@ -35,9 +33,8 @@ pub struct ApprovalSummary {
     pub task_title: String,
     pub task_state: String,
     pub skill_id: Option<String>,
-    /// `send_message` or `send_data`.
-    pub kind: String,
-    pub status: String,
+    pub kind: ActionKind,
+    pub status: RequestStatus,
     pub title: String,
     pub summary: String,
     pub risk: String,
@@ -56,8 +53,7 @@ pub struct ApprovalRevision {
     pub action: Value,
     /// SHA-256 of the action's canonical JSON, echoed to the agent as `revisionDigest`.
     pub digest: String,
-    /// `agent` or `user`.
-    pub author_type: String,
+    pub author_type: RevisionAuthor,
     pub created_at: String,
 }
 
@@ -67,7 +63,7 @@ pub struct ApprovalRevision {
 pub struct ApprovalDecision {
     pub id: String,
     pub revision: i32,
-    pub outcome: String,
+    pub outcome: Outcome,
     pub rationale: Option<String>,
     pub created_at: String,
 }
@@ -78,7 +74,7 @@ pub struct ApprovalDecision {
 pub struct ApprovalExecution {
     pub decision_id: String,
     pub command_id: String,
-    pub status: String,
+    pub status: CommandStatus,
     pub task_state: Option<String>,
 }
 

@@ -7,8 +7,10 @@ use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::a2a::TaskState;
 use crate::error::AppError;
 use crate::projection::{TaskKind, TaskView};
+pub use crate::words::{CommandAction, CommandStatus};
 
 /// Rows per page of the task list.
 pub const TASK_PAGE_SIZE: u64 = 50;
@@ -86,7 +88,7 @@ pub struct TaskSummary {
     pub remote_task_id: Option<String>,
     pub remote_context_id: Option<String>,
     pub tenant: String,
-    pub state: String,
+    pub state: TaskState,
     pub title: String,
     pub created_at: String,
     pub updated_at: String,
@@ -111,7 +113,7 @@ pub struct ConversationSummary {
     pub title: String,
     pub task_count: u64,
     /// The state of its newest task.
-    pub state: String,
+    pub state: TaskState,
     pub updated_at: String,
 }
 
@@ -121,12 +123,10 @@ pub struct ConversationSummary {
 pub struct CommandView {
     pub id: String,
     pub agent_id: String,
-    /// `send` or `cancelTask`.
-    pub action: String,
+    pub action: CommandAction,
     /// The A2A `messageId`, fixed when the command was accepted.
     pub message_id: String,
-    /// `pending`, `dispatching`, `succeeded`, `failed` or `uncertain`.
-    pub status: String,
+    pub status: CommandStatus,
     pub error: Option<String>,
     /// The local task the outcome landed in, once known.
     pub task_id: Option<String>,
@@ -139,7 +139,7 @@ pub struct CommandView {
 impl CommandView {
     /// Still on its way (not yet succeeded, failed or uncertain).
     pub fn in_flight(&self) -> bool {
-        matches!(self.status.as_str(), "pending" | "dispatching")
+        matches!(self.status, CommandStatus::Pending | CommandStatus::Dispatching)
     }
 }
 

@@ -114,7 +114,7 @@ pub fn A2uiSurfaces(
     busy: Signal<bool>,
 ) -> impl IntoView {
     let folded = Memo::new(move |_| version.get().map(|_| task.with(fold_task)));
-    let finished = Memo::new(move |_| task.with(|t| t.task_state().is_terminal()));
+    let finished = Memo::new(move |_| task.with(|t| t.state.is_terminal()));
     let prefix = task.with_untracked(|t| format!("a2ui-{}", dom_token(&t.local_id)));
     let shown = move || {
         folded.with(|s| {

@@ -7,11 +7,11 @@ use crate::a2a::TaskState;
 use crate::projection::TaskKind;
 
 /// The label a person reads for a task state; direct message replies read "Message".
-pub fn state_label(state: &str, kind: TaskKind) -> String {
+pub fn state_label(state: &TaskState, kind: TaskKind) -> String {
     if kind == TaskKind::Message {
         return "Message".into();
     }
-    match TaskState::parse(state) {
+    match state {
         TaskState::Submitted => "Submitted".into(),
         TaskState::Working => "Working".into(),
         TaskState::InputRequired => "Needs input".into(),
@@ -22,16 +22,16 @@ pub fn state_label(state: &str, kind: TaskKind) -> String {
         TaskState::Rejected => "Rejected".into(),
         TaskState::Unspecified => "Unknown".into(),
         TaskState::Other(other) if other.is_empty() => "Unknown".into(),
-        TaskState::Other(other) => other,
+        TaskState::Other(other) => other.clone(),
     }
 }
 
 /// The colour family of a state chip (a CSS class suffix).
-pub fn state_tone(state: &str, kind: TaskKind) -> &'static str {
+pub fn state_tone(state: &TaskState, kind: TaskKind) -> &'static str {
     if kind == TaskKind::Message {
         return "message";
     }
-    match TaskState::parse(state) {
+    match state {
         TaskState::Submitted | TaskState::Working => "active",
         TaskState::InputRequired => "input",
         TaskState::AuthRequired => "auth",
@@ -44,16 +44,14 @@ pub fn state_tone(state: &str, kind: TaskKind) -> &'static str {
 /// A compact chip with the state's label; `data-state` keeps the raw value for tests.
 #[component]
 pub fn StateChip(
-    /// `TASK_STATE_*` (or a 0.3 spelling).
-    #[prop(into)]
-    state: String,
+    #[prop(into)] state: TaskState,
     /// Direct message replies show "Message" whatever their state.
     #[prop(optional)]
     kind: TaskKind,
 ) -> impl IntoView {
     let class = format!("state-chip tone-{}", state_tone(&state, kind));
     view! {
-        <span class=class data-testid="state-chip" data-state=state.clone()>{state_label(&state, kind)}</span>
+        <span class=class data-testid="state-chip" data-state=state.as_v1_str().to_owned()>{state_label(&state, kind)}</span>
     }
 }
 
@@ -77,22 +75,26 @@ mod tests {
             ("paused-by-ops", "paused-by-ops"),
         ];
         for (state, label) in cases {
-            assert_eq!(state_label(state, TaskKind::Task), label, "{state}");
+            assert_eq!(
+                state_label(&TaskState::parse(state), TaskKind::Task),
+                label,
+                "{state}"
+            );
         }
     }
 
     #[test]
     fn message_rows_read_message() {
-        assert_eq!(state_label("TASK_STATE_COMPLETED", TaskKind::Message), "Message");
-        assert_eq!(state_tone("TASK_STATE_COMPLETED", TaskKind::Message), "message");
+        assert_eq!(state_label(&TaskState::Completed, TaskKind::Message), "Message");
+        assert_eq!(state_tone(&TaskState::Completed, TaskKind::Message), "message");
     }
 
     #[test]
     fn tones_group_states() {
-        assert_eq!(state_tone("TASK_STATE_WORKING", TaskKind::Task), "active");
-        assert_eq!(state_tone("TASK_STATE_INPUT_REQUIRED", TaskKind::Task), "input");
-        assert_eq!(state_tone("TASK_STATE_AUTH_REQUIRED", TaskKind::Task), "auth");
-        assert_eq!(state_tone("TASK_STATE_REJECTED", TaskKind::Task), "failed");
-        assert_eq!(state_tone("TASK_STATE_CANCELED", TaskKind::Task), "neutral");
+        assert_eq!(state_tone(&TaskState::Working, TaskKind::Task), "active");
+        assert_eq!(state_tone(&TaskState::InputRequired, TaskKind::Task), "input");
+        assert_eq!(state_tone(&TaskState::AuthRequired, TaskKind::Task), "auth");
+        assert_eq!(state_tone(&TaskState::Rejected, TaskKind::Task), "failed");
+        assert_eq!(state_tone(&TaskState::Canceled, TaskKind::Task), "neutral");
     }
 }

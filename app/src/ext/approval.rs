@@ -26,9 +26,19 @@ pub const MAX_LIFETIME_MS: u64 = 604_800_000;
 /// Lifetime when `expiresInSeconds` is absent: 24 hours (§1.2).
 pub const DEFAULT_LIFETIME_MS: u64 = 86_400_000;
 /// Action kind that sends a text reply (§1.2).
-pub const KIND_SEND_MESSAGE: &str = "send_message";
+pub const KIND_SEND_MESSAGE: &str = ActionKind::SendMessage.as_str();
 /// Action kind that sends form values as one JSON data part (§1.2).
-pub const KIND_SEND_DATA: &str = "send_data";
+pub const KIND_SEND_DATA: &str = ActionKind::SendData.as_str();
+
+crate::stored_words! {
+    /// What a proposed action does (§1.2 `action.kind`; stored in `decision_requests.kind`).
+    pub enum ActionKind {
+        /// Sends a text reply (and optional data).
+        SendMessage = "send_message",
+        /// Sends form values as one JSON data part.
+        SendData = "send_data",
+    }
+}
 
 /// Risk of a request (§1.2 `risk`, default `medium`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -87,10 +97,10 @@ pub enum ApprovalAction {
 
 impl ApprovalAction {
     /// The wire kind: `send_message` or `send_data`.
-    pub fn kind(&self) -> &'static str {
+    pub fn kind(&self) -> ActionKind {
         match self {
-            ApprovalAction::SendMessage { .. } => KIND_SEND_MESSAGE,
-            ApprovalAction::SendData { .. } => KIND_SEND_DATA,
+            ApprovalAction::SendMessage { .. } => ActionKind::SendMessage,
+            ApprovalAction::SendData { .. } => ActionKind::SendData,
         }
     }
 }

@@ -8,7 +8,7 @@ use leptos_meta::Title;
 use leptos_router::hooks::use_query;
 use leptos_router::params::Params;
 
-use crate::api::approvals::{ApprovalSummary, list_approvals};
+use crate::api::approvals::{ApprovalSummary, RequestStatus, list_approvals};
 use crate::components::when::When;
 use crate::live::{FRESHNESS_URL, LiveFrame, use_live_stream};
 
@@ -19,7 +19,7 @@ pub mod review;
 pub struct Tab {
     pub label: &'static str,
     pub value: &'static str,
-    pub statuses: &'static [&'static str],
+    pub statuses: &'static [RequestStatus],
 }
 
 /// The tabs, default first.
@@ -27,17 +27,22 @@ pub const TABS: [Tab; 4] = [
     Tab {
         label: "Pending",
         value: "pending",
-        statuses: &["pending"],
+        statuses: &[RequestStatus::Pending],
     },
     Tab {
         label: "Needs changes",
         value: "changes",
-        statuses: &["changes_requested"],
+        statuses: &[RequestStatus::ChangesRequested],
     },
     Tab {
         label: "Closed",
         value: "closed",
-        statuses: &["approved", "rejected", "expired", "superseded"],
+        statuses: &[
+            RequestStatus::Approved,
+            RequestStatus::Rejected,
+            RequestStatus::Expired,
+            RequestStatus::Superseded,
+        ],
     },
     Tab {
         label: "All",
@@ -54,15 +59,14 @@ pub fn tab_of(value: Option<&str>) -> Tab {
 }
 
 /// The label of a request status.
-pub fn status_label(status: &str) -> &'static str {
+pub fn status_label(status: RequestStatus) -> &'static str {
     match status {
-        "pending" => "Pending",
-        "approved" => "Approved",
-        "rejected" => "Rejected",
-        "changes_requested" => "Changes requested",
-        "expired" => "Expired",
-        "superseded" => "Superseded",
-        _ => "Unknown",
+        RequestStatus::Pending => "Pending",
+        RequestStatus::Approved => "Approved",
+        RequestStatus::Rejected => "Rejected",
+        RequestStatus::ChangesRequested => "Changes requested",
+        RequestStatus::Expired => "Expired",
+        RequestStatus::Superseded => "Superseded",
     }
 }
 
@@ -84,7 +88,7 @@ pub fn ApprovalsPage() -> impl IntoView {
             let all = list_approvals(None, None).await?;
             Ok::<_, crate::error::AppError>(
                 all.into_iter()
-                    .filter(|r| tab.statuses.is_empty() || tab.statuses.contains(&r.status.as_str()))
+                    .filter(|r| tab.statuses.is_empty() || tab.statuses.contains(&r.status))
                     .collect::<Vec<_>>(),
             )
         },
@@ -150,7 +154,7 @@ fn ApprovalList(rows: Vec<ApprovalSummary>) -> impl IntoView {
 /// One request: title, risk, status, agent, task and expiry.
 #[component]
 fn ApprovalRow(row: ApprovalSummary) -> impl IntoView {
-    let open = crate::api::approvals::is_open(&row.status);
+    let open = row.status.is_open();
     view! {
         <li class="task-row" data-testid="approval-row">
             <div class="task-row-main">
@@ -165,7 +169,7 @@ fn ApprovalRow(row: ApprovalSummary) -> impl IntoView {
                 </p>
             </div>
             <span class=format!("chip risk-{}", row.risk)>{format!("{} risk", row.risk)}</span>
-            <span class=format!("chip status-{}", row.status)>{status_label(&row.status)}</span>
+            <span class=format!("chip status-{}", row.status)>{status_label(row.status)}</span>
         </li>
     }
 }
@@ -183,8 +187,8 @@ mod tests {
 
     #[test]
     fn every_status_has_a_label_and_a_tab() {
-        for status in crate::api::approvals::STATUSES {
-            assert_ne!(status_label(status), "Unknown");
+        for status in RequestStatus::ALL {
+            assert!(!status_label(status).is_empty());
             assert!(TABS[..3].iter().any(|t| t.statuses.contains(&status)), "{status}");
         }
     }

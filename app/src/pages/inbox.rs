@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 use leptos_meta::Title;
 
-use crate::api::approvals::{ApprovalSummary, list_approvals};
+use crate::api::approvals::{ApprovalSummary, RequestStatus, list_approvals};
 use crate::api::tasks::{TaskFilter, TaskSummary, list_tasks};
 use crate::components::state_chip::StateChip;
 use crate::components::when::When;
@@ -19,7 +19,7 @@ pub fn InboxPage() -> impl IntoView {
     let items = Resource::new(
         move || freshness.get(),
         |_| async move {
-            let approvals = list_approvals(Some("pending".into()), None).await?;
+            let approvals = list_approvals(Some(RequestStatus::Pending.as_str().to_owned()), None).await?;
             let tasks = list_tasks(TaskFilter::NeedsInput, 0).await?.tasks;
             Ok::<_, crate::error::AppError>((approvals, tasks))
         },

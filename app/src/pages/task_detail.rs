@@ -127,8 +127,7 @@ fn DetailHeader(task: Signal<TaskView>, refresh: Callback<()>) -> impl IntoView 
             parts.join(" · ")
         })
     };
-    let active =
-        move || task.with(|t| !t.task_state().is_terminal() && t.kind == crate::projection::TaskKind::Task);
+    let active = move || task.with(|t| !t.state.is_terminal() && t.kind == crate::projection::TaskKind::Task);
     let subscribe_id = local_id.clone();
     view! {
         <Title text=title/>
@@ -279,7 +278,7 @@ fn HistoryEntry(message: MessageView) -> impl IntoView {
 fn ArtifactsCard(task: Signal<TaskView>) -> impl IntoView {
     let artifacts = move || {
         task.with(|t| {
-            let active = !t.task_state().is_terminal();
+            let active = !t.state.is_terminal();
             t.artifacts
                 .iter()
                 .map(|a| (a.clone(), active && a.streaming))

@@ -28,7 +28,7 @@ fn chunk(text: &str, append: bool, last: bool) -> StreamEvent {
 
 fn view() -> TaskView {
     TaskView {
-        state: "TASK_STATE_SUBMITTED".into(),
+        state: TaskState::Submitted,
         ..TaskView::default()
     }
 }
@@ -64,7 +64,7 @@ fn a_terminal_task_never_reopens() {
     v.apply(1, &status("TASK_STATE_WORKING", None, None));
     v.apply(2, &status("TASK_STATE_COMPLETED", None, Some("Done.")));
     v.apply(3, &status("TASK_STATE_WORKING", None, Some("late")));
-    assert_eq!(v.state, "TASK_STATE_COMPLETED");
+    assert_eq!(v.state, TaskState::Completed);
     assert!(
         v.messages.iter().all(|m| m.message_id != "m-late"),
         "content of a reopening status is ignored"
@@ -74,8 +74,8 @@ fn a_terminal_task_never_reopens() {
         v.artifacts.is_empty(),
         "no artifact changes after a terminal state"
     );
-    let states: Vec<_> = v.transitions.iter().map(|t| t.state.as_str()).collect();
-    assert_eq!(states, ["TASK_STATE_WORKING", "TASK_STATE_COMPLETED"]);
+    let states: Vec<_> = v.transitions.iter().map(|t| t.state.clone()).collect();
+    assert_eq!(states, [TaskState::Working, TaskState::Completed]);
 }
 
 #[test]
@@ -93,11 +93,11 @@ fn older_remote_timestamps_never_overwrite_newer_state() {
         2,
         &status("TASK_STATE_WORKING", Some("2026-11-30T10:00:01Z"), Some("stale")),
     );
-    assert_eq!(v.state, "TASK_STATE_INPUT_REQUIRED");
+    assert_eq!(v.state, TaskState::InputRequired);
     assert_eq!(v.messages.len(), 1);
     // Untimestamped observations are ordered by sequence.
     v.apply(3, &status("TASK_STATE_WORKING", None, None));
-    assert_eq!(v.state, "TASK_STATE_WORKING");
+    assert_eq!(v.state, TaskState::Working);
 }
 
 #[test]
@@ -144,7 +144,7 @@ fn a_stale_snapshot_brings_no_content() {
     );
     v.apply(2, &snapshot);
     assert!(v.artifacts.is_empty());
-    assert_eq!(v.state, "TASK_STATE_WORKING");
+    assert_eq!(v.state, TaskState::Working);
 }
 
 #[test]

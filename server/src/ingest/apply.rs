@@ -2,7 +2,7 @@
 //! de-duplication, the ledger append and the fold into the locked task row, which is written
 //! once when its observations are done.
 
-use app::a2a::{StreamEvent, TaskState};
+use app::a2a::StreamEvent;
 use app::projection::TaskKind;
 use chrono::{DateTime, Utc};
 use sea_orm::{DatabaseTransaction, DbErr, TransactionTrait};
@@ -77,7 +77,7 @@ impl Ingestor {
             // Nothing after a terminal state can change the task; a paused one may still move
             // on (a stale snapshot first, then the agent's work: issue #27), so the rest of
             // the group is kept.
-            let ended = TaskState::parse(&ingested.state).is_terminal();
+            let ended = ingested.state.is_terminal();
             done.push(ingested);
             if ended {
                 break;
@@ -116,7 +116,7 @@ impl Ingestor {
             return Ok(outcome(&open.row, None, new_task));
         };
         let row = &mut open.row;
-        let was_terminal = TaskState::parse(&row.state).is_terminal();
+        let was_terminal = row.state.is_terminal();
         let mut folded = fold::Folded { row, changed: false };
         fold::fold(tx, &mut folded, sequence, &event).await?;
         let changed = folded.changed;
@@ -128,7 +128,7 @@ impl Ingestor {
         }
         row.last_sequence = sequence;
         row.updated_at = now;
-        let state = TaskState::parse(&row.state);
+        let state = row.state.clone();
         if state.is_terminal() && !was_terminal {
             row.terminal_at = Some(now);
         }
@@ -142,7 +142,7 @@ impl Ingestor {
         // Every unfinished task is followed, a waiting one included: an agent may move on from
         // input-required by itself, and a reply's first answer may be a stale snapshot (the
         // subscription worker polls waiting tasks, security-and-durability §3.6).
-        if row.kind == TaskKind::Task.as_str() && row.remote_task_id.is_some() && !state.is_terminal() {
+        if row.kind == TaskKind::Task && row.remote_task_id.is_some() && !state.is_terminal() {
             // Arming a task that has its row changes nothing, unless it restarts a stopped one.
             if observation.rearm || !(open.armed || self.subscribed.contains(&row.id)) {
                 subscriptions::arm(tx, row, observation.rearm).await?;

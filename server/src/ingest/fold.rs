@@ -29,11 +29,11 @@ pub(super) async fn fold(
     match event {
         StreamEvent::Task(snapshot) => {
             note_context(folded, snapshot.context_id.as_deref());
-            if folded.row.remote_task_id.is_none() && folded.row.kind == "task" {
+            if folded.row.remote_task_id.is_none() && folded.row.kind == app::projection::TaskKind::Task {
                 folded.row.remote_task_id = Some(snapshot.id.clone());
             }
             // A finished task's artifacts only take a missing tail (`missing_tail`).
-            let finished = app::a2a::TaskState::parse(&folded.row.state).is_terminal();
+            let finished = folded.row.state.is_terminal();
             if status(tx, folded, sequence, &snapshot.status)
                 .await?
                 .takes_content()
@@ -56,7 +56,7 @@ pub(super) async fn fold(
         }
         StreamEvent::ArtifactUpdate(update) => {
             note_context(folded, update.context_id.as_deref());
-            if !app::a2a::TaskState::parse(&folded.row.state).is_terminal() {
+            if !folded.row.state.is_terminal() {
                 let existing = find_artifact(tx, &folded.row.id, &update.artifact.artifact_id).await?;
                 match existing {
                     Some(existing) if update.append => {
@@ -90,16 +90,15 @@ async fn status(
     sequence: i64,
     status: &TaskStatus,
 ) -> Result<StatusVerdict, DbErr> {
-    let current = app::a2a::TaskState::parse(&folded.row.state);
     let verdict = status_verdict(
-        &current,
+        &folded.row.state,
         folded.row.state_timestamp.as_deref(),
         &status.state,
         status.timestamp.as_deref(),
     );
     match verdict {
         StatusVerdict::Apply => {
-            folded.row.state = status.state.as_v1_str().to_owned();
+            folded.row.state = status.state.clone();
             folded.changed = true;
             projections::insert_transition(
                 tx,
@@ -145,7 +144,7 @@ async fn add_message(
         role: message.role.as_v1_str().to_owned(),
         parts_json: parts,
         from_status: status.is_some(),
-        state: status.map(|s| s.state.as_v1_str().to_owned()),
+        state: status.map(|s| s.state.clone()),
         timestamp: status.and_then(|s| s.timestamp.clone()),
         metadata_json: message.metadata.clone().map(Value::Object),
         extensions_json: json!(message.extensions),

@@ -63,7 +63,7 @@ fn first_sight(observation: &Observation, remote: Option<String>) -> task::Model
         tenant: observation.tenant.clone(),
         remote_task_id: remote,
         remote_context_id: None,
-        kind: kind.as_str().to_owned(),
+        kind,
         state: initial_state(kind),
         state_timestamp: None,
         title: String::new(),
@@ -78,9 +78,9 @@ fn first_sight(observation: &Observation, remote: Option<String>) -> task::Model
 }
 
 /// The state of a row no event has been folded into yet.
-pub(super) fn initial_state(kind: TaskKind) -> String {
+pub(super) fn initial_state(kind: TaskKind) -> TaskState {
     match kind {
-        TaskKind::Task => TaskState::Submitted.as_v1_str().to_owned(),
-        TaskKind::Message => "MESSAGE".to_owned(),
+        TaskKind::Task => TaskState::Submitted,
+        TaskKind::Message => TaskState::Other("MESSAGE".to_owned()),
     }
 }

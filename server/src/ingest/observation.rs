@@ -77,7 +77,7 @@ pub struct Ingested {
     /// The new ledger sequence; `None` when the event was a duplicate and changed nothing.
     pub sequence: Option<i64>,
     pub new_task: bool,
-    pub state: String,
+    pub state: app::a2a::TaskState,
     /// The task's subscription row exists once this commits.
     pub subscribed: bool,
 }
@@ -102,7 +102,7 @@ pub(super) fn outcome(row: &task::Model, sequence: Option<i64>, new_task: bool) 
         organization_id: row.organization_id.clone(),
         task_id: row.id.clone(),
         conversation_id: row.conversation_id.clone(),
-        kind: TaskKind::parse(&row.kind),
+        kind: row.kind,
         remote_task_id: row.remote_task_id.clone(),
         remote_context_id: row.remote_context_id.clone(),
         sequence,

@@ -1,8 +1,7 @@
 //! Rebuilding projections from the ledger (`rebuild-projections`): the projection rows of a task
 //! are dropped and its stored events folded again, under the task lock, in one transaction.
 
-use app::a2a::{TaskState, decode_stream_event};
-use app::projection::TaskKind;
+use app::a2a::decode_stream_event;
 use sea_orm::{DbErr, TransactionTrait};
 
 use super::IngestError;
@@ -23,7 +22,7 @@ pub async fn rebuild(db: &Db, task_id: &str) -> Result<usize, IngestError> {
         .ok_or(IngestError::Identity("Unknown local task."))?;
     ledger::clear_projections(&tx, task_id).await?;
     // The row as ingestion first created it; identity and scheduling columns stay.
-    row.state = initial_state(TaskKind::parse(&row.kind));
+    row.state = initial_state(row.kind);
     row.state_timestamp = None;
     row.remote_context_id = None;
     row.title = String::new();
@@ -38,7 +37,7 @@ pub async fn rebuild(db: &Db, task_id: &str) -> Result<usize, IngestError> {
             decode_stream_event(&event.payload_json).map_err(|e| IngestError::Invalid(e.to_string()))?;
         fold::fold(&tx, &mut folded, event.sequence, &decoded.event).await?;
     }
-    if TaskState::parse(&row.state).is_terminal() {
+    if row.state.is_terminal() {
         row.terminal_at = Some(row.updated_at);
     }
     task_rows::write_rebuilt(&tx, &row).await?;

@@ -344,9 +344,9 @@ pub fn view(command: &task_command::Model) -> app::api::tasks::CommandView {
     app::api::tasks::CommandView {
         id: command.id.clone(),
         agent_id: command.agent_id.clone(),
-        action: command.action.as_str().to_owned(),
+        action: command.action,
         message_id: command.message_id.clone(),
-        status: command.status.as_str().to_owned(),
+        status: command.status,
         error: command
             .last_error
             .clone()

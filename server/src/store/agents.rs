@@ -9,7 +9,7 @@ use super::{StoreError, new_id};
 use crate::db::Db;
 use crate::db::entity::agent;
 
-stored_words! {
+app::stored_words! {
     /// Where an agent registration came from (`agents.source`).
     pub enum AgentSource {
         /// Seeded from `A2A_REGISTERED_AGENTS`.

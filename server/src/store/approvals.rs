@@ -3,7 +3,6 @@
 //! only moves from the status (and revision) it was read with, so concurrent decisions and
 //! sweeps never overwrite each other.
 
-use app::ext::approval::Outcome;
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, OnConflict};
 use sea_orm::{
@@ -17,64 +16,10 @@ use crate::db::entity::{decision, decision_execution, decision_request, decision
 /// Most requests one list returns.
 pub const LIST_LIMIT: u64 = 100;
 
-stored_words! {
-    /// An approval request's status (`decision_requests.status`).
-    pub enum RequestStatus {
-        /// Waiting for a decision.
-        Pending = "pending",
-        Approved = "approved",
-        Rejected = "rejected",
-        /// The reviewer asked for changes; still open.
-        ChangesRequested = "changes_requested",
-        /// Not decided before `expires_at`.
-        Expired = "expired",
-        /// A newer request of the task replaced it, or the task finished.
-        Superseded = "superseded",
-    }
-}
-
-impl RequestStatus {
-    /// The statuses in which a request can still be decided.
-    pub const OPEN: [RequestStatus; 2] = [RequestStatus::Pending, RequestStatus::ChangesRequested];
-
-    /// Whether a request in this status can still be decided.
-    pub fn is_open(self) -> bool {
-        RequestStatus::OPEN.contains(&self)
-    }
-}
-
-stored_words! {
-    /// What a person decided (`decisions.outcome`; the words of `app::ext::approval::Outcome`).
-    pub enum DecisionOutcome {
-        Approve = "approve",
-        Reject = "reject",
-        Edit = "edit",
-        RequestChanges = "request_changes",
-        Delegate = "delegate",
-    }
-}
-
-impl From<Outcome> for DecisionOutcome {
-    fn from(outcome: Outcome) -> Self {
-        match outcome {
-            Outcome::Approve => DecisionOutcome::Approve,
-            Outcome::Reject => DecisionOutcome::Reject,
-            Outcome::Edit => DecisionOutcome::Edit,
-            Outcome::RequestChanges => DecisionOutcome::RequestChanges,
-            Outcome::Delegate => DecisionOutcome::Delegate,
-        }
-    }
-}
-
-stored_words! {
-    /// Who wrote a revision of a request's action (`decision_revisions.author_type`).
-    pub enum RevisionAuthor {
-        /// The agent's prompt (revision 1).
-        Agent = "agent",
-        /// A reviewer's edit.
-        User = "user",
-    }
-}
+pub use app::api::approvals::RevisionAuthor;
+/// What a person decided (`decisions.outcome`).
+pub use app::ext::approval::Outcome as DecisionOutcome;
+pub use app::ext::approval::RequestStatus;
 
 /// The latest prompt an agent put in a status of task `task_id` (where an approval request is
 /// read from).

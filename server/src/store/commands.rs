@@ -12,45 +12,7 @@ use super::StoreError;
 use crate::db::Db;
 use crate::db::entity::task_command;
 
-stored_words! {
-    /// A command's dispatch status (`task_commands.status`, and its copy in
-    /// `decision_executions.status`).
-    pub enum CommandStatus {
-        /// Stored, not sent yet (also after a discovery failure that will be retried).
-        Pending = "pending",
-        /// The request is going out (or went out) under a dispatch lease.
-        Dispatching = "dispatching",
-        Succeeded = "succeeded",
-        Failed = "failed",
-        /// The request left and its outcome is unknown; never resent.
-        Uncertain = "uncertain",
-    }
-}
-
-impl CommandStatus {
-    /// Whether dispatch has ended (`succeeded`, `failed` or `uncertain`).
-    pub fn is_settled(self) -> bool {
-        matches!(
-            self,
-            CommandStatus::Succeeded | CommandStatus::Failed | CommandStatus::Uncertain
-        )
-    }
-
-    /// Whether dispatch ended without a known success (the command's error is shown).
-    pub fn is_unsuccessful(self) -> bool {
-        matches!(self, CommandStatus::Failed | CommandStatus::Uncertain)
-    }
-}
-
-stored_words! {
-    /// What a command asks of the agent (`task_commands.action`).
-    pub enum CommandAction {
-        /// `SendMessage` (or `SendStreamingMessage`).
-        Send = "send",
-        /// `CancelTask`.
-        CancelTask = "cancelTask",
-    }
-}
+pub use app::words::{CommandAction, CommandStatus};
 
 /// The command with `key` in the organization, if one was accepted under it.
 pub async fn by_key<C: ConnectionTrait>(

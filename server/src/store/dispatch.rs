@@ -15,7 +15,7 @@ use crate::db::entity::outbox_message;
 /// Outbox topic of command dispatch.
 pub const DISPATCH_TOPIC: &str = "a2a.command.dispatch";
 
-stored_words! {
+app::stored_words! {
     /// An outbox row's status (`outbox_messages.status`).
     pub enum OutboxStatus {
         /// Waiting until `available_at`.

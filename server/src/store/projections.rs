@@ -15,14 +15,14 @@ use crate::db::entity::{task_artifact, task_artifact_chunk, task_message, task_t
 pub async fn insert_transition(
     tx: &DatabaseTransaction,
     task_id: &str,
-    state: &str,
+    state: &app::a2a::TaskState,
     timestamp: Option<String>,
     sequence: i64,
 ) -> Result<(), DbErr> {
     task_transition::Entity::insert(task_transition::ActiveModel {
         id: Set(new_id()),
         task_id: Set(task_id.to_owned()),
-        state: Set(state.to_owned()),
+        state: Set(state.clone()),
         timestamp: Set(timestamp),
         sequence: Set(sequence),
     })

@@ -10,7 +10,7 @@ use sea_orm::{
 use super::leases::Held;
 use super::{StoreError, new_id};
 
-stored_words! {
+app::stored_words! {
     /// A subscription's status (`task_subscriptions.status`).
     pub enum SubscriptionStatus {
         /// To be followed once `available_at` has passed.

@@ -1,6 +1,7 @@
 //! Reading tasks, conversations and the ledger back: the views the screens and the API show.
 //! List queries read only the typed task columns, never event payloads.
 
+use app::a2a::TaskState;
 use app::api::tasks::{ConversationSummary, LedgerEvent, TaskFilter, TaskPage, TaskSummary};
 use app::projection::TaskKind;
 use sea_orm::{ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
@@ -12,8 +13,8 @@ use crate::db::entity::{agent, task, task_event};
 /// Most ledger events returned by one read of the live stream.
 pub const EVENTS_PER_READ: u64 = 500;
 
-const ACTIVE: [&str; 2] = ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING"];
-const WAITING: [&str; 2] = ["TASK_STATE_INPUT_REQUIRED", "TASK_STATE_AUTH_REQUIRED"];
+const ACTIVE: [TaskState; 2] = [TaskState::Submitted, TaskState::Working];
+const WAITING: [TaskState; 2] = [TaskState::InputRequired, TaskState::AuthRequired];
 
 fn rfc3339(t: chrono::DateTime<chrono::Utc>) -> String {
     t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
@@ -38,7 +39,7 @@ async fn agent_names<C: ConnectionTrait>(
 fn summary(row: task::Model, agent_name: Option<String>) -> TaskSummary {
     TaskSummary {
         local_id: row.id,
-        kind: TaskKind::parse(&row.kind),
+        kind: row.kind,
         agent_id: row.agent_id,
         agent_name,
         conversation_id: row.conversation_id,
@@ -68,7 +69,7 @@ pub async fn list<C: ConnectionTrait>(
         TaskFilter::Done => query.filter(
             Condition::any()
                 .add(task::Column::State.is_not_in(ACTIVE.into_iter().chain(WAITING)))
-                .add(task::Column::Kind.eq(TaskKind::Message.as_str())),
+                .add(task::Column::Kind.eq(TaskKind::Message)),
         ),
     };
     let mut rows = query

@@ -37,7 +37,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use app::a2a::{AgentCard, TaskState};
+use app::a2a::AgentCard;
 use app::ext::negotiation;
 use chrono::Utc;
 use sea_orm::{ConnectionTrait, DbErr};
@@ -240,7 +240,7 @@ async fn observe(deps: &WorkerDeps, sub: &task_subscription::Model, lease: &Held
     };
     // A stream holds a slot for as long as it is open; without one the task is polled. A task
     // waiting for input is polled too: no stream is open for it (issue #27).
-    let waiting = TaskState::parse(&target.task.state).is_paused();
+    let waiting = target.task.state.is_paused();
     match (target.streaming && !waiting)
         .then(|| deps.streams.try_take())
         .flatten()
@@ -267,7 +267,7 @@ async fn observe_open(
         lease,
         target: &target,
     }
-    .consume(events, TaskState::parse(&target.task.state))
+    .consume(events, target.task.state.clone())
     .await
 }
 
@@ -290,7 +290,7 @@ async fn target(deps: &WorkerDeps, sub: &task_subscription::Model) -> Result<Opt
     let Some(remote_task_id) = task.remote_task_id.clone() else {
         return Ok(None);
     };
-    if TaskState::parse(&task.state).is_terminal() {
+    if task.state.is_terminal() {
         return Ok(None);
     }
     let agent = agents::by_id(&deps.db.write, &task.agent_id)

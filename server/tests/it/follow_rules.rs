@@ -229,7 +229,7 @@ async fn reaches(state: &AppState, org: &str, task: &str, want: &str) -> (String
                 _ => None,
             })
             .collect();
-        (view.state, text)
+        (view.state.to_string(), text)
     };
     eventually(Duration::from_secs(20), || async { read().await.0 == want }).await;
     read().await

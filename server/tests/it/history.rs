@@ -56,7 +56,7 @@ async fn history(db: &Db, dir: &std::path::Path) -> (String, String) {
         skill_id: Set(None),
         request_key: Set(format!("agent:{task}:m1:d")),
         source_message_id: Set(Some("m1".into())),
-        kind: Set("send_message".into()),
+        kind: Set(app::ext::approval::ActionKind::SendMessage),
         status: Set(RequestStatus::Pending),
         title: Set("Delete the staging cluster".into()),
         summary: Set(String::new()),

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use app::a2a::decode_stream_event;
+use app::a2a::{TaskState, decode_stream_event};
 use app::projection::TaskView;
 use serde_json::{Value, json};
 use server::db::Db;
@@ -177,7 +177,7 @@ fn assert_scripted(view: &TaskView, backend: &str) {
         "{backend}: no chunk lost or doubled, nothing after the terminal state"
     );
     assert!(!view.artifacts[0].streaming);
-    let states: Vec<_> = view.transitions.iter().map(|t| t.state.as_str()).collect();
+    let states: Vec<_> = view.transitions.iter().map(|t| t.state.as_v1_str()).collect();
     assert_eq!(
         states,
         ["TASK_STATE_WORKING", "TASK_STATE_COMPLETED"],
@@ -222,7 +222,7 @@ async fn ingestion_folds_dedupes_and_matches_the_browser_fold_on_every_backend()
             .unwrap();
         assert_eq!(events.len(), script().len());
         let mut folded = TaskView {
-            state: "TASK_STATE_SUBMITTED".into(),
+            state: TaskState::Submitted,
             ..TaskView::default()
         };
         for event in &events {

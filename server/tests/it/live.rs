@@ -277,7 +277,7 @@ async fn the_sweep_expiring_a_request_signals_open_pages_reference_4_8() {
         skill_id: Set(None),
         request_key: Set(format!("agent:{task_id}:m:d")),
         source_message_id: Set(Some("m".into())),
-        kind: Set("send_message".into()),
+        kind: Set(app::ext::approval::ActionKind::SendMessage),
         status: Set(server::store::approvals::RequestStatus::Pending),
         title: Set("Deploy".into()),
         summary: Set(String::new()),

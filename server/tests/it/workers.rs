@@ -112,6 +112,7 @@ async fn task_state(state: &AppState, org: &str, task_id: &str) -> String {
         .await
         .unwrap()
         .state
+        .to_string()
 }
 
 #[tokio::test]

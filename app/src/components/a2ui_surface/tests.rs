@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use serde_json::{Value, json};
 
 use super::*;
-use crate::a2a::Part;
+use crate::a2a::{Part, TaskState};
 use crate::ext::a2ui::{
     A2UI_BASIC_CATALOG, ACTION_NOT_SUPPORTED_REASON, MEDIA_NOT_INLINE_TEXT, TASK_FINISHED_REASON,
     UNSUPPORTED_CATALOG_NOTICE,
@@ -18,7 +18,7 @@ fn message(role: Role, sequence: i64, parts: Vec<Part>) -> MessageView {
         role,
         parts,
         from_status: role == Role::Agent,
-        state: Some("TASK_STATE_INPUT_REQUIRED".into()),
+        state: Some(TaskState::InputRequired),
         timestamp: None,
         metadata: None,
         extensions: Vec::new(),
@@ -61,10 +61,10 @@ fn deploy_surface() -> Value {
     ])
 }
 
-fn task(state: &str, messages: Vec<MessageView>) -> TaskView {
+fn task(state: TaskState, messages: Vec<MessageView>) -> TaskView {
     TaskView {
         local_id: "t-1".into(),
-        state: state.into(),
+        state,
         messages,
         ..TaskView::default()
     }
@@ -79,7 +79,7 @@ fn render(task: TaskView, version: Option<A2uiVersion>) -> String {
     })
 }
 
-fn deploy_task(state: &str) -> TaskView {
+fn deploy_task(state: TaskState) -> TaskView {
     task(
         state,
         vec![message(
@@ -92,7 +92,7 @@ fn deploy_task(state: &str) -> TaskView {
 
 #[test]
 fn hostile_text_stays_text() {
-    let html = render(deploy_task("TASK_STATE_INPUT_REQUIRED"), Some(A2uiVersion::V09));
+    let html = render(deploy_task(TaskState::InputRequired), Some(A2uiVersion::V09));
     assert!(html.contains(r#"data-testid="a2ui-surface""#), "{html}");
     assert!(html.contains("&lt;b&gt;Release notes&lt;/b&gt;&lt;img"), "{html}");
     assert!(!html.contains("<img src=x") && !html.contains("<b>"), "{html}");
@@ -110,7 +110,7 @@ fn hostile_text_stays_text() {
 
 #[test]
 fn a_disabled_button_says_why_and_an_enabled_one_is_live() {
-    let html = render(deploy_task("TASK_STATE_INPUT_REQUIRED"), Some(A2uiVersion::V09));
+    let html = render(deploy_task(TaskState::InputRequired), Some(A2uiVersion::V09));
     let phish = html
         .split(r#"data-component-id="phish""#)
         .nth(1)
@@ -132,13 +132,13 @@ fn a_disabled_button_says_why_and_an_enabled_one_is_live() {
         .and_then(|rest| rest.split('>').next())
         .expect("the confirm button");
     assert!(!confirm.contains("disabled"), "{confirm}");
-    let html = render(deploy_task("TASK_STATE_COMPLETED"), Some(A2uiVersion::V09));
+    let html = render(deploy_task(TaskState::Completed), Some(A2uiVersion::V09));
     assert!(html.contains(TASK_FINISHED_REASON), "{html}");
 }
 
 #[test]
 fn a_placeholder_has_no_url() {
-    let html = render(deploy_task("TASK_STATE_INPUT_REQUIRED"), Some(A2uiVersion::V09));
+    let html = render(deploy_task(TaskState::InputRequired), Some(A2uiVersion::V09));
     assert!(html.contains(r#"data-testid="a2ui-placeholder""#), "{html}");
     assert!(html.contains(MEDIA_NOT_INLINE_TEXT), "{html}");
     assert!(!html.contains("tracker.example"), "{html}");
@@ -146,9 +146,9 @@ fn a_placeholder_has_no_url() {
 
 #[test]
 fn nothing_renders_unless_advertised_and_user_parts_are_not_folded() {
-    assert!(!render(deploy_task("TASK_STATE_INPUT_REQUIRED"), None).contains("a2ui-surface"));
+    assert!(!render(deploy_task(TaskState::InputRequired), None).contains("a2ui-surface"));
     let from_user = task(
-        "TASK_STATE_WORKING",
+        TaskState::Working,
         vec![message(Role::User, 1, vec![a2ui(deploy_surface())])],
     );
     assert!(!render(from_user, Some(A2uiVersion::V09)).contains("a2ui-surface"));
@@ -163,7 +163,7 @@ fn notices_waiting_and_the_rejected_counter() {
     ]);
     let html = render(
         task(
-            "TASK_STATE_WORKING",
+            TaskState::Working,
             vec![message(Role::Agent, 1, vec![a2ui(parts)])],
         ),
         Some(A2uiVersion::V09),
@@ -190,7 +190,7 @@ fn tabs_are_a_tablist_and_inline_media_is_shown() {
     ]);
     let html = render(
         task(
-            "TASK_STATE_WORKING",
+            TaskState::Working,
             vec![message(Role::Agent, 1, vec![a2ui(parts)])],
         ),
         Some(A2uiVersion::V09),
@@ -218,7 +218,7 @@ fn folding_reads_agent_messages_in_sequence_order() {
     let later = json!([{"version": "v0.9", "deleteSurface": {"surfaceId": "deploy"}}]);
     // The delete has the higher sequence, so it applies after the creation.
     let t = task(
-        "TASK_STATE_WORKING",
+        TaskState::Working,
         vec![
             message(Role::Agent, 5, vec![a2ui(later)]),
             message(Role::Agent, 1, vec![a2ui(deploy_surface())]),

@@ -22,39 +22,23 @@ pub const ALL_OUTCOMES: [Outcome; 5] = [
     Outcome::Delegate,
 ];
 
-/// A reviewer's decision outcome (§4.8).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Outcome {
-    /// Approve the current revision.
-    Approve,
-    /// Reject; nothing is sent.
-    Reject,
-    /// Approve an edited revision in the same step.
-    Edit,
-    /// Send back to the proposer; nothing is sent.
-    RequestChanges,
-    /// Reassign without closing.
-    Delegate,
+crate::stored_words! {
+    /// A reviewer's decision outcome (§4.8; stored in `decisions.outcome`).
+    pub enum Outcome {
+        /// Approve the current revision.
+        Approve = "approve",
+        /// Reject; nothing is sent.
+        Reject = "reject",
+        /// Approve an edited revision in the same step.
+        Edit = "edit",
+        /// Send back to the proposer; nothing is sent.
+        RequestChanges = "request_changes",
+        /// Reassign without closing.
+        Delegate = "delegate",
+    }
 }
 
 impl Outcome {
-    /// The wire spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Outcome::Approve => "approve",
-            Outcome::Reject => "reject",
-            Outcome::Edit => "edit",
-            Outcome::RequestChanges => "request_changes",
-            Outcome::Delegate => "delegate",
-        }
-    }
-
-    /// Parses the exact wire spelling.
-    pub fn parse(s: &str) -> Option<Outcome> {
-        ALL_OUTCOMES.into_iter().find(|outcome| outcome.as_str() == s)
-    }
-
     /// The request status this outcome leads to; `None` for `delegate` (status unchanged).
     pub fn resulting_status(self) -> Option<RequestStatus> {
         match self {
@@ -71,55 +55,32 @@ impl Outcome {
     }
 }
 
-/// Status of a decision request (§4.8 `GET /api/decisions?status=`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RequestStatus {
-    /// Waiting for a decision.
-    Pending,
-    /// Approved (possibly after an edit); the action was sent.
-    Approved,
-    /// Rejected.
-    Rejected,
-    /// Sent back for a new revision.
-    ChangesRequested,
-    /// Not decided before `expiresAt`.
-    Expired,
-    /// Replaced by a newer request, or the task finished.
-    Superseded,
+crate::stored_words! {
+    /// Status of a decision request (§4.8 `GET /api/decisions?status=`;
+    /// `decision_requests.status`), in the spec's order.
+    pub enum RequestStatus {
+        /// Waiting for a decision.
+        Pending = "pending",
+        /// Approved (possibly after an edit); the action was sent.
+        Approved = "approved",
+        /// Rejected.
+        Rejected = "rejected",
+        /// Sent back for a new revision; still open.
+        ChangesRequested = "changes_requested",
+        /// Not decided before `expiresAt`.
+        Expired = "expired",
+        /// Replaced by a newer request, or the task finished.
+        Superseded = "superseded",
+    }
 }
 
 impl RequestStatus {
-    /// Every status, in the spec's order.
-    pub const ALL: [RequestStatus; 6] = [
-        RequestStatus::Pending,
-        RequestStatus::Approved,
-        RequestStatus::Rejected,
-        RequestStatus::ChangesRequested,
-        RequestStatus::Expired,
-        RequestStatus::Superseded,
-    ];
+    /// The statuses in which a request can still be decided.
+    pub const OPEN: [RequestStatus; 2] = [RequestStatus::Pending, RequestStatus::ChangesRequested];
 
-    /// The wire spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RequestStatus::Pending => "pending",
-            RequestStatus::Approved => "approved",
-            RequestStatus::Rejected => "rejected",
-            RequestStatus::ChangesRequested => "changes_requested",
-            RequestStatus::Expired => "expired",
-            RequestStatus::Superseded => "superseded",
-        }
-    }
-
-    /// Parses the exact wire spelling.
-    pub fn parse(s: &str) -> Option<RequestStatus> {
-        RequestStatus::ALL.into_iter().find(|status| status.as_str() == s)
-    }
-
-    /// Open requests (`pending`, `changes_requested`) can still be superseded or expire.
+    /// Open requests (`pending`, `changes_requested`) can still be decided, superseded or expire.
     pub fn is_open(self) -> bool {
-        matches!(self, RequestStatus::Pending | RequestStatus::ChangesRequested)
+        RequestStatus::OPEN.contains(&self)
     }
 }
 

@@ -9,7 +9,8 @@ use serde_json::{Map, Value, json};
 
 use super::status_label;
 use crate::api::approvals::{
-    ApprovalDetail, ApprovalRevision, DecideApproval, DecisionInput, get_approval, is_open,
+    ActionKind, ApprovalDetail, ApprovalRevision, DecideApproval, DecisionInput, RequestStatus,
+    RevisionAuthor, get_approval,
 };
 use crate::components::structured_form::StructuredForm;
 use crate::components::when::When;
@@ -95,7 +96,7 @@ fn Review(detail: ApprovalDetail, refresh: Callback<()>, draft: Draft) -> impl I
         .iter()
         .find(|r| r.revision == request.current_revision)
         .cloned();
-    let open = is_open(&request.status);
+    let open = request.status.is_open();
     view! {
         <Title text=format!("Approval: {}", request.title)/>
         <header class="page-header">
@@ -104,7 +105,7 @@ fn Review(detail: ApprovalDetail, refresh: Callback<()>, draft: Draft) -> impl I
                 <span class=format!("chip risk-{}", request.risk)>{format!("{} risk", request.risk)}</span>
                 " "
                 <span class=format!("chip status-{}", request.status) data-testid="approval-status">
-                    {status_label(&request.status)}
+                    {status_label(request.status)}
                 </span>
                 " · " {request.agent_name.clone()} " · opened " <When at=request.created_at.clone()/>
                 {open.then(|| view! { " · expires " <When at=request.expires_at.clone()/> })}
@@ -118,7 +119,7 @@ fn Review(detail: ApprovalDetail, refresh: Callback<()>, draft: Draft) -> impl I
             </p>
         </header>
         {(!request.summary.is_empty()).then(|| view! { <p class="approval-summary">{request.summary.clone()}</p> })}
-        {closed_notice(&request.status)}
+        {closed_notice(request.status)}
         {current.clone().map(|revision| view! { <Proposal revision/> })}
         {current.filter(|_| open).map(|revision| view! { <DecisionForm request_id=request.id.clone() revision refresh draft/> })}
         <Record detail/>
@@ -126,13 +127,13 @@ fn Review(detail: ApprovalDetail, refresh: Callback<()>, draft: Draft) -> impl I
 }
 
 /// Why a closed request cannot be decided.
-fn closed_notice(status: &str) -> Option<impl IntoView + use<>> {
+fn closed_notice(status: RequestStatus) -> Option<impl IntoView + use<>> {
     let text = match status {
-        "expired" => "This request expired before anyone decided. The agent has to ask again.",
-        "superseded" => "A newer request replaced this one, or its task finished.",
-        "approved" => "Approved. The approved action was sent to the agent once.",
-        "rejected" => "Rejected. Nothing was sent to the agent.",
-        _ => return None,
+        RequestStatus::Expired => "This request expired before anyone decided. The agent has to ask again.",
+        RequestStatus::Superseded => "A newer request replaced this one, or its task finished.",
+        RequestStatus::Approved => "Approved. The approved action was sent to the agent once.",
+        RequestStatus::Rejected => "Rejected. Nothing was sent to the agent.",
+        RequestStatus::Pending | RequestStatus::ChangesRequested => return None,
     };
     Some(view! { <p class="notice" role="status">{text}</p> })
 }
@@ -144,10 +145,9 @@ fn Proposal(revision: ApprovalRevision) -> impl IntoView {
         .action
         .get("kind")
         .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_owned();
-    let body = match kind.as_str() {
-        "send_message" => {
+        .and_then(ActionKind::parse);
+    let body = match kind {
+        Some(ActionKind::SendMessage) => {
             let text = revision
                 .action
                 .get("text")
@@ -162,7 +162,7 @@ fn Proposal(revision: ApprovalRevision) -> impl IntoView {
             }
             .into_any()
         }
-        _ => {
+        Some(ActionKind::SendData) | None => {
             let values = revision.action.get("values").cloned().unwrap_or(json!({}));
             view! {
                 <p class="muted">"Values the agent will receive:"</p>
@@ -271,7 +271,12 @@ fn DecisionForm(
 /// Edit then approve: the text of a `send_message`, or the values of a `send_data` form.
 #[component]
 fn EditProposal(action: Value, on_edit: Callback<Value>) -> impl IntoView {
-    if action.get("kind").and_then(Value::as_str) == Some("send_data") {
+    if action
+        .get("kind")
+        .and_then(Value::as_str)
+        .and_then(ActionKind::parse)
+        == Some(ActionKind::SendData)
+    {
         let form_json = action.get("form").cloned().unwrap_or(Value::Null);
         let Ok(form) = parse_form(&form_json) else {
             return view! { <p class="error">"The proposal's form cannot be edited here."</p> }.into_any();
@@ -287,7 +292,7 @@ fn EditProposal(action: Value, on_edit: Callback<Value>) -> impl IntoView {
                 initial
                 submit_label="Approve edited version".to_owned()
                 on_submit=Callback::new(move |values: Map<String, Value>| {
-                    on_edit.run(json!({"kind": "send_data", "form": form_json.clone(), "values": values}));
+                    on_edit.run(json!({"kind": ActionKind::SendData, "form": form_json.clone(), "values": values}));
                 })
             />
         }
@@ -304,7 +309,7 @@ fn EditProposal(action: Value, on_edit: Callback<Value>) -> impl IntoView {
     view! {
         <form class="edit-proposal" on:submit=move |ev| {
             ev.prevent_default();
-            let mut edit = json!({"kind": "send_message", "text": text.get_untracked()});
+            let mut edit = json!({"kind": ActionKind::SendMessage, "text": text.get_untracked()});
             if let Some(data) = data.clone() {
                 edit["data"] = data;
             }
@@ -332,7 +337,7 @@ fn Record(detail: ApprovalDetail) -> impl IntoView {
                     <ul class="record" data-testid="decisions">
                         {detail.decisions.iter().map(|d| view! {
                             <li>
-                                <strong>{d.outcome.replace('_', " ")}</strong>
+                                <strong>{d.outcome.as_str().replace('_', " ")}</strong>
                                 {format!(" · revision {}", d.revision)}
                                 " · " <When at=d.created_at.clone()/>
                                 {d.rationale.clone().map(|r| view! { <p>{r}</p> })}
@@ -346,7 +351,7 @@ fn Record(detail: ApprovalDetail) -> impl IntoView {
                 <ul class="record" data-testid="executions">
                     {detail.executions.iter().map(|e| view! {
                         <li>
-                            "Command " <code>{e.command_id.clone()}</code> " · " <span data-testid="delivery-status">{e.status.clone()}</span>
+                            "Command " <code>{e.command_id.clone()}</code> " · " <span data-testid="delivery-status">{e.status.as_str()}</span>
                             " · message " <code>{format!("decision-{}", e.decision_id)}</code>
                         </li>
                     }).collect_view()}
@@ -356,7 +361,7 @@ fn Record(detail: ApprovalDetail) -> impl IntoView {
             <ol class="record">
                 {detail.revisions.iter().map(|r| view! {
                     <li>
-                        {format!("Revision {} by {}", r.revision, if r.author_type == "agent" { "the agent" } else { "a reviewer" })}
+                        {format!("Revision {} by {}", r.revision, if r.author_type == RevisionAuthor::Agent { "the agent" } else { "a reviewer" })}
                         " · " <code>{r.digest.chars().take(16).collect::<String>()}</code>
                         " · " <When at=r.created_at.clone()/>
                     </li>

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 
 use super::state::ChatState;
 use crate::a2a::{PartContent, Role};
-use crate::api::approvals::{ApprovalSummary, is_open, list_approvals};
+use crate::api::approvals::{ApprovalSummary, list_approvals};
 use crate::ext::uri::APPROVAL_MEDIA_TYPE;
 use crate::pages::approvals::status_label;
 use crate::projection::TaskView;
@@ -54,15 +54,15 @@ fn Cards(task: Memo<TaskView>) -> impl IntoView {
 
 #[component]
 fn Card(request: ApprovalSummary) -> impl IntoView {
-    let open = is_open(&request.status);
+    let open = request.status.is_open();
     view! {
-        <aside class="approval-card" data-testid="approval-card" data-status=request.status.clone()>
+        <aside class="approval-card" data-testid="approval-card" data-status=request.status.as_str()>
             <p class="bubble-label">{if open { "Approval requested" } else { "Approval" }}</p>
             <p><strong>{request.title.clone()}</strong></p>
             <p class="muted">
                 <span class=format!("chip risk-{}", request.risk)>{format!("{} risk", request.risk)}</span>
                 " "
-                <span class=format!("chip status-{}", request.status)>{status_label(&request.status)}</span>
+                <span class=format!("chip status-{}", request.status)>{status_label(request.status)}</span>
             </p>
             <a class="button primary" href=format!("/approvals/{}", request.id) data-testid="review-approval">
                 {if open { "Review" } else { "View the decision" }}

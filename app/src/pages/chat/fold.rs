@@ -2,7 +2,7 @@
 //! shared projection fold), command status changes into the unsettled sends. Pure: the page
 //! decides what to re-fetch from the outcome.
 
-use crate::api::tasks::{CommandView, ConversationView, LedgerEvent};
+use crate::api::tasks::{CommandStatus, CommandView, ConversationView, LedgerEvent};
 use crate::live::fold_ledger_event;
 
 /// What folding one ledger event did.
@@ -61,7 +61,7 @@ pub fn note_command(view: &mut ConversationView, command: CommandView) -> bool {
     if foreign {
         return false;
     }
-    if command.status == "succeeded" {
+    if command.status == CommandStatus::Succeeded {
         view.commands.retain(|c| c.id != command.id);
         return command.task_id.as_deref().is_some_and(|t| !knows_task(view, t));
     }
@@ -77,6 +77,8 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::a2a::TaskState;
+    use crate::api::tasks::CommandAction;
     use crate::projection::TaskView;
 
     fn conversation() -> ConversationView {
@@ -88,7 +90,7 @@ mod tests {
             tasks: vec![TaskView {
                 local_id: "t1".into(),
                 conversation_id: "c".into(),
-                state: "TASK_STATE_SUBMITTED".into(),
+                state: TaskState::Submitted,
                 last_sequence: 4,
                 ..TaskView::default()
             }],
@@ -114,13 +116,13 @@ mod tests {
         json!({"statusUpdate": {"taskId": "r1", "contextId": "ctx", "status": {"state": "TASK_STATE_WORKING"}}})
     }
 
-    fn command(id: &str, status: &str, task_id: Option<&str>) -> CommandView {
+    fn command(id: &str, status: CommandStatus, task_id: Option<&str>) -> CommandView {
         CommandView {
             id: id.into(),
             agent_id: "a".into(),
-            action: "send".into(),
+            action: CommandAction::Send,
             message_id: "m".into(),
-            status: status.into(),
+            status,
             error: None,
             task_id: task_id.map(str::to_owned),
             conversation_id: Some("c".into()),
@@ -136,7 +138,7 @@ mod tests {
             fold_ledger(&mut view, &event(5, "t1", working())),
             Folded::Changed
         );
-        assert_eq!(view.tasks[0].state, "TASK_STATE_WORKING");
+        assert_eq!(view.tasks[0].state, TaskState::Working);
         assert_eq!(view.last_sequence, 5);
         assert_eq!(
             fold_ledger(&mut view, &event(5, "t1", working())),
@@ -156,7 +158,7 @@ mod tests {
         let completed = json!({"statusUpdate": {"taskId": "r1", "contextId": "ctx", "status": {"state": "TASK_STATE_COMPLETED"}}});
         let missed = [event(5, "t1", working()), event(6, "t1", completed)];
         assert!(!catch_up(&mut fresh, &missed));
-        assert_eq!(fresh.tasks[0].state, "TASK_STATE_COMPLETED");
+        assert_eq!(fresh.tasks[0].state, TaskState::Completed);
         assert_eq!(fresh.last_sequence, 6);
         // An event for a task the load did not include asks for another load.
         assert!(catch_up(&mut fresh, &[event(7, "t9", working())]));
@@ -181,29 +183,47 @@ mod tests {
     #[test]
     fn commands_are_upserted_until_they_succeed() {
         let mut view = conversation();
-        assert!(!note_command(&mut view, command("k", "pending", None)));
-        assert!(!note_command(&mut view, command("k", "dispatching", None)));
+        assert!(!note_command(
+            &mut view,
+            command("k", CommandStatus::Pending, None)
+        ));
+        assert!(!note_command(
+            &mut view,
+            command("k", CommandStatus::Dispatching, None)
+        ));
         assert_eq!(view.commands.len(), 1);
-        assert_eq!(view.commands[0].status, "dispatching");
-        assert!(!note_command(&mut view, command("k", "succeeded", Some("t1"))));
+        assert_eq!(view.commands[0].status, CommandStatus::Dispatching);
+        assert!(!note_command(
+            &mut view,
+            command("k", CommandStatus::Succeeded, Some("t1"))
+        ));
         assert!(view.commands.is_empty());
     }
 
     #[test]
     fn a_success_in_an_unseen_task_asks_for_a_refetch() {
         let mut view = conversation();
-        note_command(&mut view, command("k", "pending", None));
-        assert!(note_command(&mut view, command("k", "succeeded", Some("t2"))));
+        note_command(&mut view, command("k", CommandStatus::Pending, None));
+        assert!(note_command(
+            &mut view,
+            command("k", CommandStatus::Succeeded, Some("t2"))
+        ));
         assert!(view.commands.is_empty());
-        assert!(!note_command(&mut view, command("j", "failed", None)));
-        assert_eq!(view.commands[0].status, "failed");
+        assert!(!note_command(
+            &mut view,
+            command("j", CommandStatus::Failed, None)
+        ));
+        assert_eq!(view.commands[0].status, CommandStatus::Failed);
     }
 
     #[test]
     fn a_new_chat_takes_its_first_command() {
         let mut view = conversation();
         view.conversation_id = String::new();
-        assert!(!note_command(&mut view, command("k", "pending", None)));
+        assert!(!note_command(
+            &mut view,
+            command("k", CommandStatus::Pending, None)
+        ));
         assert_eq!(view.commands.len(), 1);
     }
 }

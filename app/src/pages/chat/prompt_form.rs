@@ -17,7 +17,7 @@ use crate::projection::{MessageView, TaskView};
 /// (`fromStatus`), while the task is `INPUT_REQUIRED` and no user message came after it (an
 /// earlier or answered prompt is history).
 pub fn open_prompt(task: &TaskView) -> Option<&MessageView> {
-    if task.task_state() != TaskState::InputRequired {
+    if task.state != TaskState::InputRequired {
         return None;
     }
     let prompt = task
@@ -188,7 +188,7 @@ mod tests {
             role: Role::Agent,
             parts,
             from_status: true,
-            state: Some("TASK_STATE_INPUT_REQUIRED".into()),
+            state: Some(TaskState::InputRequired),
             timestamp: None,
             metadata: None,
             extensions: Vec::new(),
@@ -207,7 +207,7 @@ mod tests {
             1,
             vec![Part::data(surface, Some("application/a2ui+json".into()))],
         );
-        agent.state = Some("TASK_STATE_WORKING".into());
+        agent.state = Some(TaskState::Working);
         let action = json!({"version": "v0.9", "action": {"name": "signIn", "surfaceId": "s",
             "sourceComponentId": "go", "context": {"user": "ada", "password": "hunter2"}}});
         let mut user = prompt(
@@ -236,7 +236,7 @@ mod tests {
     fn waiting(messages: Vec<MessageView>) -> TaskView {
         TaskView {
             local_id: "t".into(),
-            state: "TASK_STATE_INPUT_REQUIRED".into(),
+            state: TaskState::InputRequired,
             messages,
             ..TaskView::default()
         }
@@ -309,9 +309,9 @@ mod tests {
     #[test]
     fn only_while_the_task_waits_for_input() {
         let mut task = deploy_prompt();
-        task.state = "TASK_STATE_WORKING".into();
+        task.state = TaskState::Working;
         assert_eq!(active_form(&task, true), None);
-        task.state = "TASK_STATE_AUTH_REQUIRED".into();
+        task.state = TaskState::AuthRequired;
         assert_eq!(active_form(&task, true), None);
     }
 
@@ -404,7 +404,7 @@ mod tests {
         task.messages[0].from_status = false;
         assert!(prompt_quick_replies(&task).is_empty());
         task.messages[0].from_status = true;
-        task.state = "TASK_STATE_COMPLETED".into();
+        task.state = TaskState::Completed;
         assert!(prompt_quick_replies(&task).is_empty());
     }
 }

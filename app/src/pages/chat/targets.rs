@@ -55,8 +55,7 @@ pub fn send_to_choices(tasks: &[TaskView]) -> Vec<SendToChoice> {
         .rev()
         .filter(|t| t.kind == TaskKind::Task)
         .filter_map(|t| {
-            let state = t.task_state();
-            let (verb, waiting) = match state {
+            let (verb, waiting) = match t.state {
                 TaskState::InputRequired | TaskState::AuthRequired => ("Reply to", true),
                 TaskState::Submitted | TaskState::Working => ("Follow up on", false),
                 _ => return None,
@@ -96,10 +95,10 @@ pub fn effective_target(chosen: Option<&SendTarget>, tasks: &[TaskView]) -> Send
 mod tests {
     use super::*;
 
-    fn task(id: &str, state: &str, title: &str) -> TaskView {
+    fn task(id: &str, state: TaskState, title: &str) -> TaskView {
         TaskView {
             local_id: id.into(),
-            state: state.into(),
+            state,
             title: title.into(),
             ..TaskView::default()
         }
@@ -108,10 +107,10 @@ mod tests {
     #[test]
     fn choices_list_open_tasks_newest_first_then_new_task() {
         let tasks = vec![
-            task("a", "TASK_STATE_WORKING", "Deploy"),
-            task("b", "TASK_STATE_COMPLETED", "Done thing"),
-            task("c", "TASK_STATE_INPUT_REQUIRED", ""),
-            task("d", "TASK_STATE_AUTH_REQUIRED", "Login"),
+            task("a", TaskState::Working, "Deploy"),
+            task("b", TaskState::Completed, "Done thing"),
+            task("c", TaskState::InputRequired, ""),
+            task("d", TaskState::AuthRequired, "Login"),
         ];
         let labels: Vec<String> = send_to_choices(&tasks).into_iter().map(|c| c.label).collect();
         assert_eq!(
@@ -128,20 +127,20 @@ mod tests {
 
     #[test]
     fn default_is_a_new_task_when_nothing_waits() {
-        let tasks = vec![task("a", "TASK_STATE_WORKING", "Deploy")];
+        let tasks = vec![task("a", TaskState::Working, "Deploy")];
         assert_eq!(default_target(&tasks), SendTarget::NewTask);
         assert_eq!(default_target(&[]), SendTarget::NewTask);
-        let mut message = task("m", "TASK_STATE_INPUT_REQUIRED", "x");
+        let mut message = task("m", TaskState::InputRequired, "x");
         message.kind = TaskKind::Message;
         assert_eq!(send_to_choices(&[message]).len(), 1);
     }
 
     #[test]
     fn a_choice_that_is_no_longer_offered_falls_back_to_the_default() {
-        let mut tasks = vec![task("a", "TASK_STATE_WORKING", "Deploy")];
+        let mut tasks = vec![task("a", TaskState::Working, "Deploy")];
         let chosen = SendTarget::Task("a".into());
         assert_eq!(effective_target(Some(&chosen), &tasks), chosen);
-        tasks[0].state = "TASK_STATE_COMPLETED".into();
+        tasks[0].state = TaskState::Completed;
         assert_eq!(effective_target(Some(&chosen), &tasks), SendTarget::NewTask);
         assert_eq!(effective_target(None, &tasks), SendTarget::NewTask);
     }

@@ -9,7 +9,7 @@ use super::approval_card::ApprovalCards;
 use super::prompt_form::{PromptForm, TimelineMessage, prompt_quick_replies, timeline_messages};
 use super::state::ChatState;
 use crate::a2a::{Role, TaskState};
-use crate::api::tasks::{CommandView, SendInput};
+use crate::api::tasks::{CommandAction, CommandStatus, CommandView, SendInput};
 use crate::components::a2ui_surface::{A2uiSurfaces, has_a2ui_parts};
 use crate::components::artifact::ArtifactCard;
 use crate::components::cancel_task::CancelTaskControl;
@@ -67,7 +67,7 @@ fn TaskBlock(state: ChatState, id: String) -> impl IntoView {
     };
     let artifacts = move || {
         task.with(|t| {
-            let active = !t.task_state().is_terminal();
+            let active = !t.state.is_terminal();
             t.artifacts
                 .iter()
                 .map(|a| (a.clone(), active && a.streaming))
@@ -131,7 +131,7 @@ fn Bubble(message: MessageView) -> impl IntoView {
     } else {
         "agent"
     };
-    let pause = match message.state.as_deref().map(TaskState::parse) {
+    let pause = match message.state {
         Some(TaskState::InputRequired) if message.role == Role::Agent => Some(("needs-input", "Needs input")),
         Some(TaskState::AuthRequired) if message.role == Role::Agent => {
             Some(("needs-auth", "Needs authorization"))
@@ -200,10 +200,10 @@ fn quick_replies(state: ChatState, task: Memo<TaskView>) -> AnyView {
 #[component]
 fn TaskCard(state: ChatState, task: Memo<TaskView>) -> impl IntoView {
     let local_id = task.with_untracked(|t| t.local_id.clone());
-    let active = move || task.with(|t| !t.task_state().is_terminal());
+    let active = move || task.with(|t| !t.state.is_terminal());
     let on_sent = Callback::new(move |command| state.cancelled(command));
     view! {
-        <article class="task-card" data-testid="task-card" data-state=move || task.with(|t| t.state.clone())>
+        <article class="task-card" data-testid="task-card" data-state=move || task.with(|t| t.state.as_v1_str().to_owned())>
             <header class="task-card-head">
                 <a href=format!("/tasks/{local_id}") class="task-card-title">{move || task.with(|t| display_title(&t.title))}</a>
                 {move || task.with(|t| view! { <StateChip state=t.state.clone()/> })}
@@ -245,12 +245,12 @@ fn PendingCommands(state: ChatState) -> impl IntoView {
 /// One unsettled command.
 #[component]
 fn PendingBubble(command: CommandView) -> impl IntoView {
-    let cancel = command.action == "cancelTask";
+    let cancel = command.action == CommandAction::CancelTask;
     let (class, note) = if command.in_flight() {
         let note = if cancel { "Canceling…" } else { "Sending…" };
         ("bubble user pending", note.to_owned())
     } else {
-        let fallback = if command.status == "uncertain" {
+        let fallback = if command.status == CommandStatus::Uncertain {
             "Remote outcome is uncertain; check the task before sending again."
         } else {
             "The agent did not accept this."
@@ -266,7 +266,7 @@ fn PendingBubble(command: CommandView) -> impl IntoView {
         command.text.clone()
     };
     view! {
-        <article class=class data-testid="pending-command" data-status=command.status.clone()>
+        <article class=class data-testid="pending-command" data-status=command.status.as_str()>
             {(!text.is_empty()).then(|| view! { <p class="bubble-text">{text}</p> })}
             <p class="bubble-note" role=if command.in_flight() { "status" } else { "alert" }>{note}</p>
         </article>
@@ -284,13 +284,13 @@ mod tests {
         owner.with(|| view().to_html())
     }
 
-    fn message(role: Role, state: Option<&str>) -> MessageView {
+    fn message(role: Role, state: Option<TaskState>) -> MessageView {
         MessageView {
             message_id: "m".into(),
             role,
             parts: vec![Part::text("Which region?")],
             from_status: state.is_some(),
-            state: state.map(str::to_owned),
+            state,
             timestamp: None,
             metadata: None,
             extensions: Vec::new(),
@@ -299,13 +299,13 @@ mod tests {
         }
     }
 
-    fn command(status: &str, error: Option<&str>) -> CommandView {
+    fn command(status: CommandStatus, error: Option<&str>) -> CommandView {
         CommandView {
             id: "k".into(),
             agent_id: "a".into(),
-            action: "send".into(),
+            action: CommandAction::Send,
             message_id: "m".into(),
-            status: status.into(),
+            status,
             error: error.map(str::to_owned),
             task_id: None,
             conversation_id: Some("c".into()),
@@ -317,14 +317,14 @@ mod tests {
     #[test]
     fn prompts_that_pause_a_task_are_marked() {
         let html = render(|| {
-            let message = message(Role::Agent, Some("TASK_STATE_INPUT_REQUIRED"));
+            let message = message(Role::Agent, Some(TaskState::InputRequired));
             view! { <Bubble message/> }.into_any()
         });
         assert!(html.contains(r#"data-testid="message-bubble""#), "{html}");
         assert!(html.contains(r#"data-role="agent""#));
         assert!(html.contains("needs-input") && html.contains("Needs input"));
         let html = render(|| {
-            let message = message(Role::Agent, Some("TASK_STATE_AUTH_REQUIRED"));
+            let message = message(Role::Agent, Some(TaskState::AuthRequired));
             view! { <Bubble message/> }.into_any()
         });
         assert!(html.contains("needs-auth") && html.contains("Needs authorization"));
@@ -337,15 +337,17 @@ mod tests {
 
     #[test]
     fn unsettled_commands_show_sending_or_the_error() {
-        let html = render(|| view! { <PendingBubble command=command("pending", None)/> }.into_any());
+        let html =
+            render(|| view! { <PendingBubble command=command(CommandStatus::Pending, None)/> }.into_any());
         assert!(
             html.contains(r#"data-testid="pending-command""#) && html.contains("Sending…"),
             "{html}"
         );
         assert!(html.contains("Deploy it"));
         let uncertain = "Remote outcome is uncertain; check the task before resending.";
-        let html =
-            render(|| view! { <PendingBubble command=command("uncertain", Some(uncertain))/> }.into_any());
+        let html = render(|| {
+            view! { <PendingBubble command=command(CommandStatus::Uncertain, Some(uncertain))/> }.into_any()
+        });
         assert!(html.contains("failed") && html.contains(uncertain), "{html}");
     }
 

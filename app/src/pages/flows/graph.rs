@@ -1,7 +1,7 @@
 //! How the tasks of one conversation reference each other: source tasks reference no other
 //! task; dependent tasks carry A2A `referenceTaskIds` on their user messages. Pure.
 
-use crate::a2a::Role;
+use crate::a2a::{Role, TaskState};
 use crate::api::tasks::ConversationView;
 use crate::projection::{TaskKind, TaskView};
 
@@ -10,7 +10,7 @@ use crate::projection::{TaskKind, TaskView};
 pub struct FlowTask {
     pub local_id: String,
     pub title: String,
-    pub state: String,
+    pub state: TaskState,
     pub kind: TaskKind,
     pub remote_task_id: Option<String>,
     /// The remote task ids it references, in first-seen order; empty for a source task.
@@ -113,7 +113,7 @@ mod tests {
             local_id: local.into(),
             conversation_id: "c1".into(),
             remote_task_id: remote.map(str::to_owned),
-            state: "TASK_STATE_COMPLETED".into(),
+            state: TaskState::Completed,
             title: format!("Task {local}"),
             messages,
             ..TaskView::default()
@@ -142,7 +142,7 @@ mod tests {
         assert_eq!(sources, vec!["l1", "l2"]);
         assert!(flows.dependents.is_empty());
         assert_eq!(flows.sources[0].title, "Task l1");
-        assert_eq!(flows.sources[0].state, "TASK_STATE_COMPLETED");
+        assert_eq!(flows.sources[0].state, TaskState::Completed);
     }
 
     #[test]

@@ -15,7 +15,7 @@ pub struct Model {
     /// `agent:<task>:<message>:<digest prefix>`: replaying the same prompt opens nothing new.
     pub request_key: String,
     pub source_message_id: Option<String>,
-    pub kind: String,
+    pub kind: app::ext::approval::ActionKind,
     pub status: crate::store::approvals::RequestStatus,
     pub title: String,
     pub summary: String,

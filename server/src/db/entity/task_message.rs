@@ -14,7 +14,7 @@ pub struct Model {
     #[sea_orm(column_type = "JsonBinary")]
     pub parts_json: Json,
     pub from_status: bool,
-    pub state: Option<String>,
+    pub state: Option<app::a2a::TaskState>,
     pub timestamp: Option<String>,
     #[sea_orm(column_type = "JsonBinary", nullable)]
     pub metadata_json: Option<Json>,

@@ -8,7 +8,7 @@ pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]
     pub id: String,
     pub task_id: String,
-    pub state: String,
+    pub state: app::a2a::TaskState,
     pub timestamp: Option<String>,
     pub sequence: i64,
 }

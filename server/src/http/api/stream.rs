@@ -29,7 +29,7 @@
 use std::time::{Duration, Instant};
 
 use app::a2a::TaskState;
-use app::api::tasks::LedgerEvent;
+use app::api::tasks::{CommandStatus, LedgerEvent};
 use app::ext::sideband;
 use app::projection::TaskKind;
 use axum::extract::{Path, State};
@@ -164,7 +164,7 @@ pub async fn stream(
     let after = before.as_ref().map_or(0, |t| t.last_sequence);
     let waiting_from = before
         .map(|t| Status {
-            state: TaskState::parse(&t.state),
+            state: t.state,
             timestamp: t.state_timestamp,
         })
         .filter(|s| s.state.is_paused());
@@ -320,8 +320,8 @@ async fn cycle(state: &AppState, follow: &mut Follow, tx: &mpsc::Sender<Event>) 
     let mut settled = follow.command_id.is_none();
     if let Some(id) = &follow.command_id {
         let command = commands::find(&state.db, &org, id).await?;
-        match command.status.as_str() {
-            "failed" | "uncertain" => {
+        match command.status {
+            CommandStatus::Failed | CommandStatus::Uncertain => {
                 let mut data = ids;
                 data["message"] = json!(command.last_error.unwrap_or_else(|| "The command failed.".into()));
                 return Ok(if send(frame("error", &data)).await {
@@ -330,8 +330,8 @@ async fn cycle(state: &AppState, follow: &mut Follow, tx: &mpsc::Sender<Event>) 
                     Next::Gone
                 });
             }
-            "succeeded" => settled = true,
-            _ => {}
+            CommandStatus::Succeeded => settled = true,
+            CommandStatus::Pending | CommandStatus::Dispatching => {}
         }
         if follow.task.is_none() {
             follow.task.clone_from(&command.task_id);
@@ -402,7 +402,7 @@ async fn send_events(follow: &mut Follow, events: Vec<LedgerEvent>, tx: &mpsc::S
 /// Whether the task row (read before the events) is at a state the stream ends on: a message
 /// reply, a terminal state, or a pause that is not the one a reply was sent from.
 fn finished(follow: &mut Follow, row: &task::Model) -> bool {
-    let now = TaskState::parse(&row.state);
+    let now = row.state.clone();
     let current = Status {
         state: now.clone(),
         timestamp: row.state_timestamp.clone(),
@@ -416,7 +416,5 @@ fn finished(follow: &mut Follow, row: &task::Model) -> bool {
     {
         follow.waiting_from = None;
     }
-    TaskKind::parse(&row.kind) == TaskKind::Message
-        || now.is_terminal()
-        || (now.is_paused() && follow.waiting_from.is_none())
+    row.kind == TaskKind::Message || now.is_terminal() || (now.is_paused() && follow.waiting_from.is_none())
 }

@@ -2,7 +2,6 @@
 //! decision, the request's new status and, for approve and edit, the command that sends the
 //! approved message and its execution row commit in one transaction.
 
-use app::a2a::TaskState;
 use app::api::approvals::{ApprovalDetail, DecisionInput};
 use app::ext::approval::{self, ApprovalAction, Outcome};
 use chrono::{DateTime, Utc};
@@ -135,7 +134,7 @@ async fn decide_once(
         id: decision_id.clone(),
         request_id: row.id.clone(),
         revision: chosen.revision,
-        outcome: outcome.into(),
+        outcome,
         rationale: input.rationale.clone().filter(|r| !r.trim().is_empty()),
         actor_user_id: None,
         idempotency_key: key.to_owned(),
@@ -206,7 +205,7 @@ fn closing_status(
     if !row.status.is_open() {
         return None;
     }
-    if TaskState::parse(&task.state).is_terminal() {
+    if task.state.is_terminal() {
         Some(RequestStatus::Superseded)
     } else if row.expires_at <= now {
         Some(RequestStatus::Expired)
@@ -265,7 +264,7 @@ async fn execute(
         request_id: row.id.clone(),
         command_id: command.id.clone(),
         status: command.status,
-        task_state: Some(task.state.clone()),
+        task_state: Some(task.state.as_v1_str().to_owned()),
         created_at: now,
         updated_at: now,
     };

@@ -4,6 +4,7 @@
 use app::a2a::{Part, PartContent, TaskState};
 use app::ext::approval::{self, ApprovalAction};
 use app::ext::uri::{APPROVAL_MEDIA_TYPE, APPROVAL_URI};
+use app::projection::TaskKind;
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::{ConnectionTrait, DatabaseTransaction, DbErr};
 use serde_json::{Value, json};
@@ -26,7 +27,7 @@ fn default_policy() -> Value {
 /// swallowed (the part stays ordinary data), database faults propagate. Returns the new
 /// request's id.
 pub async fn detect(tx: &DatabaseTransaction, row: &task::Model) -> Result<Option<String>, DbErr> {
-    if row.kind != "task" || TaskState::parse(&row.state) != TaskState::InputRequired {
+    if row.kind != TaskKind::Task || row.state != TaskState::InputRequired {
         return Ok(None);
     }
     let Some(prompt) = store::latest_prompt(tx, &row.id).await? else {
@@ -67,7 +68,7 @@ pub async fn detect(tx: &DatabaseTransaction, row: &task::Model) -> Result<Optio
         skill_id: row.skill_id.clone(),
         request_key: approval::request_key(&row.id, &prompt.message_id, &action_digest),
         source_message_id: Some(prompt.message_id.clone()),
-        kind: action.kind().to_owned(),
+        kind: action.kind(),
         status: RequestStatus::Pending,
         title: request.title.clone(),
         summary: request.summary.clone(),

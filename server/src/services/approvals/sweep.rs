@@ -1,7 +1,6 @@
 //! The approval sweep (reference §4.8 "Sweep"): requests that can no longer authorize
 //! anything are closed by the server on its own.
 
-use app::a2a::TaskState;
 use chrono::{DateTime, Utc};
 use sea_orm::DbErr;
 
@@ -23,7 +22,7 @@ pub async fn sweep(db: &Db, now: DateTime<Utc>) -> Result<Swept, DbErr> {
     for row in store::open(&db.write).await? {
         let finished = tasks::by_id(&db.write, &row.task_id)
             .await?
-            .is_none_or(|t| TaskState::parse(&t.state).is_terminal());
+            .is_none_or(|t| t.state.is_terminal());
         if finished {
             superseded += store::supersede(&db.write, &row, now).await?;
         }

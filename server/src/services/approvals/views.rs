@@ -19,7 +19,7 @@ pub async fn list(
     task_id: Option<&str>,
 ) -> Result<Vec<ApprovalSummary>, ApprovalError> {
     if let Some(status) = status
-        && !app::api::approvals::STATUSES.contains(&status)
+        && store::RequestStatus::parse(status).is_none()
     {
         return Err(ApprovalError::Invalid(UNKNOWN_STATUS.into()));
     }
@@ -46,7 +46,7 @@ async fn summary<C: ConnectionTrait>(db: &C, row: decision_request::Model) -> Re
             .map(|t| t.conversation_id.clone())
             .unwrap_or_default(),
         task_title: task.as_ref().map(|t| t.title.clone()).unwrap_or_default(),
-        task_state: task.map(|t| t.state).unwrap_or_default(),
+        task_state: task.map(|t| t.state.as_v1_str().to_owned()).unwrap_or_default(),
         task_id: row.task_id,
         agent_name: agent
             .map(|a| a.display_name.unwrap_or(a.card_url))
@@ -54,7 +54,7 @@ async fn summary<C: ConnectionTrait>(db: &C, row: decision_request::Model) -> Re
         agent_id: row.agent_id,
         skill_id: row.skill_id,
         kind: row.kind,
-        status: row.status.as_str().to_owned(),
+        status: row.status,
         title: row.title,
         summary: row.summary,
         risk: row.risk,
@@ -95,7 +95,9 @@ pub(super) async fn detail_of<C: ConnectionTrait>(
     row: decision_request::Model,
 ) -> Result<ApprovalDetail, ApprovalError> {
     let id = row.id.clone();
-    let task_state = tasks::by_id(db, &row.task_id).await?.map(|t| t.state);
+    let task_state = tasks::by_id(db, &row.task_id)
+        .await?
+        .map(|t| t.state.as_v1_str().to_owned());
     let revisions = store::revisions(db, &id)
         .await?
         .into_iter()
@@ -103,7 +105,7 @@ pub(super) async fn detail_of<C: ConnectionTrait>(
             revision: r.revision,
             action: r.action_json,
             digest: r.digest,
-            author_type: r.author_type.as_str().to_owned(),
+            author_type: r.author_type,
             created_at: time(r.created_at),
         })
         .collect();
@@ -113,7 +115,7 @@ pub(super) async fn detail_of<C: ConnectionTrait>(
         .map(|d| ApprovalDecision {
             id: d.id,
             revision: d.revision,
-            outcome: d.outcome.as_str().to_owned(),
+            outcome: d.outcome,
             rationale: d.rationale,
             created_at: time(d.created_at),
         })
@@ -126,7 +128,7 @@ pub(super) async fn detail_of<C: ConnectionTrait>(
         executions.push(ApprovalExecution {
             decision_id: execution.decision_id,
             command_id: execution.command_id,
-            status: status.as_str().to_owned(),
+            status,
             task_state: task_state.clone(),
         });
     }

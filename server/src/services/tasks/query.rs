@@ -1,7 +1,8 @@
 //! Reads of the committed projections: task pages and views, conversations and their ledger tail.
 
 use app::api::tasks::{
-    CommandView, ConversationSummary, ConversationView, LedgerEvent, TaskFilter, TaskPage, WIRE_HISTORY,
+    CommandStatus, CommandView, ConversationSummary, ConversationView, LedgerEvent, TaskFilter, TaskPage,
+    WIRE_HISTORY,
 };
 use app::projection::TaskView;
 
@@ -59,7 +60,7 @@ pub async fn conversation(
         .await?
         .iter()
         .map(commands::view)
-        .filter(|c| c.task_id.is_none() || c.status != "succeeded")
+        .filter(|c| c.task_id.is_none() || c.status != CommandStatus::Succeeded)
         .collect();
     let tasks = task_store::conversation_tasks(&db.read, organization_id, &conversation_id).await?;
     let agent_id = tasks

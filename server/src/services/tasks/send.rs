@@ -3,7 +3,6 @@
 //! adds for the agent's stored card (A2UI, reference §1.4), then stored as durable commands.
 //! Sideband URIs are negotiated by the dispatch worker against the live card, not here.
 
-use app::a2a::TaskState;
 use app::api::idempotency;
 use app::api::tasks::{CommandView, SendInput};
 use app::projection::TaskKind;
@@ -102,7 +101,7 @@ pub async fn cancel(
 /// Starts following an unfinished task again (its subscription is re-armed).
 pub async fn follow(db: &Db, organization_id: &str, task_id: &str) -> Result<(), TaskError> {
     let task = task_store::find(&db.read, organization_id, task_id).await?;
-    if task.remote_task_id.is_none() || TaskState::parse(&task.state).is_terminal() {
+    if task.remote_task_id.is_none() || task.state.is_terminal() {
         return Err(TaskError::Conflict(
             "The task is finished; there is nothing to follow.".into(),
         ));
@@ -120,7 +119,7 @@ pub async fn resubscribe(
     remote_task_id: &str,
 ) -> Result<task::Model, StoreError> {
     let found = task_store::find_remote(&db.read, organization_id, agent_id, tenant, remote_task_id).await?;
-    if !TaskState::parse(&found.state).is_terminal() {
+    if !found.state.is_terminal() {
         subscriptions::rearm(db, &found).await?;
     }
     Ok(found)
@@ -134,7 +133,7 @@ async fn continued_task(
     conversation_id: &str,
 ) -> Result<Option<String>, TaskError> {
     let task = task_store::find(&db.read, organization_id, local).await?;
-    if task.conversation_id != conversation_id || task.kind == TaskKind::Message.as_str() {
+    if task.conversation_id != conversation_id || task.kind == TaskKind::Message {
         return Err(TaskError::Invalid {
             field: "sendTo",
             message: "That task is not part of this conversation.".into(),

@@ -2,7 +2,7 @@
 //! chunks, transitions), bounded however long the task ran (issue #26).
 
 use app::a2a::{Part, Role};
-use app::projection::{ArtifactView, MessageView, Omitted, TaskKind, TaskView, Transition, append_parts};
+use app::projection::{ArtifactView, MessageView, Omitted, TaskView, Transition, append_parts};
 use sea_orm::{
     ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect,
 };
@@ -185,7 +185,7 @@ async fn view_of<C: ConnectionTrait>(
     let (transitions, omitted_transitions) = latest_transitions(db, &row.id, limit).await?;
     Ok(TaskView {
         local_id: row.id,
-        kind: TaskKind::parse(&row.kind),
+        kind: row.kind,
         agent_id: row.agent_id,
         agent_name,
         conversation_id: row.conversation_id,

@@ -1,7 +1,7 @@
 //! Completing a dispatch that the agent answered: the answer ingested, the command marked
 //! succeeded and the outbox row completed in one transaction fenced by the lease.
 
-use app::a2a::{Message, ProtocolVersion, StreamEvent, TaskState, decode_stream_event, encode_message};
+use app::a2a::{Message, ProtocolVersion, StreamEvent, decode_stream_event, encode_message};
 use app::projection::TaskKind;
 use sea_orm::{DatabaseTransaction, DbErr, TransactionTrait};
 use serde_json::{Value, json};
@@ -82,11 +82,7 @@ pub(super) async fn complete(
         // Kept unless the answer finished the task: a reply's stream may open with an artifact
         // or a stale input-required snapshot before the agent's work (issue #27).
         // A direct message reply has no task to follow.
-        Some(done)
-            if answered.keep_stream
-                && done.kind == TaskKind::Task
-                && !TaskState::parse(&done.state).is_terminal() =>
-        {
+        Some(done) if answered.keep_stream && done.kind == TaskKind::Task && !done.state.is_terminal() => {
             subscriptions::claim_for_task(&tx, &done.task_id).await?
         }
         _ => None,

@@ -45,7 +45,7 @@ impl Observer<'_> {
     /// stream.
     pub async fn stream(&self) -> Outcome {
         // What the agent emitted while nothing was subscribed.
-        let mut state = TaskState::parse(&self.target.task.state);
+        let mut state = self.target.task.state.clone();
         match self.reconcile().await {
             Ok(Some(now)) if now.is_terminal() => return Outcome::Stopped,
             Ok(now) => state = now.unwrap_or(state),
@@ -150,7 +150,7 @@ impl Observer<'_> {
     async fn ingest_group(&self, group: Vec<Observation>) -> Result<Option<TaskState>, Outcome> {
         if group.len() > 1 {
             match self.deps.ingestor.ingest_group(&group).await {
-                Ok(done) => return Ok(done.last().map(|last| TaskState::parse(&last.state))),
+                Ok(done) => return Ok(done.last().map(|last| last.state.clone())),
                 Err(IngestError::LeaseLost) => return Err(Outcome::Abandoned),
                 Err(_) => {}
             }
@@ -234,7 +234,7 @@ impl Observer<'_> {
     async fn ingest(&self, observation: Observation) -> Result<Option<TaskState>, Outcome> {
         let task = &self.target.task;
         match self.deps.ingestor.ingest(&observation).await {
-            Ok(done) => Ok(Some(TaskState::parse(&done.state))),
+            Ok(done) => Ok(Some(done.state.clone())),
             Err(IngestError::LeaseLost) => Err(Outcome::Abandoned),
             // A bad event is skipped (it is not the record); the stream goes on.
             Err(IngestError::Invalid(reason)) => {

@@ -1,0 +1,163 @@
+//! Closed sets of words the server stores in string columns and the browser reads from the API:
+//! one enum per set, declared with [`stored_words!`](crate::stored_words), which keeps the stored
+//! and the JSON strings exactly as they were. With `ssr` the enums are also sea-orm
+//! `ActiveEnum`s, usable as column types; the browser build has no sea-orm.
+//!
+//! Declared here: the command words ([`CommandStatus`], [`CommandAction`]). Elsewhere:
+//! [`TaskKind`](crate::projection::TaskKind), the approval words
+//! ([`RequestStatus`](crate::ext::approval::RequestStatus),
+//! [`Outcome`](crate::ext::approval::Outcome),
+//! [`RevisionAuthor`](crate::api::approvals::RevisionAuthor)), and the server's own sets.
+
+/// Declares a status (or other closed set of words) stored in a string column: variants stored
+/// and serialised as exactly the given strings, with `as_str`, `parse`, `ALL`, `Display`,
+/// `Serialize`/`Deserialize` (as the string; an unknown word does not deserialise) and comparison
+/// with `&str`. With `app`'s `ssr` feature (the server build) it is also a sea-orm `ActiveEnum`
+/// (`rs_type = "String"`), so the crate using it must depend on sea-orm.
+#[macro_export]
+macro_rules! stored_words {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident {
+            $( $(#[$variant_meta:meta])* $variant:ident = $word:literal, )+
+        }
+    ) => {
+        $crate::__stored_words_enum! {
+            $(#[$meta])*
+            $vis enum $name {
+                $( $(#[$variant_meta])* $variant = $word, )+
+            }
+        }
+
+        impl $name {
+            /// Every value, in declaration order.
+            #[allow(dead_code)]
+            pub const ALL: [$name; [$( $word, )+].len()] = [ $( $name::$variant, )+ ];
+
+            /// The word stored (and serialised) for this value.
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $( $name::$variant => $word, )+
+                }
+            }
+
+            /// The value stored as `word`, if it is one.
+            #[allow(dead_code)]
+            pub fn parse(word: &str) -> Option<$name> {
+                match word {
+                    $( $word => Some($name::$variant), )+
+                    _ => None,
+                }
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl PartialEq<&str> for $name {
+            fn eq(&self, word: &&str) -> bool {
+                self.as_str() == *word
+            }
+        }
+
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let word = <String as serde::Deserialize>::deserialize(deserializer)?;
+                $name::parse(&word).ok_or_else(|| {
+                    <D::Error as serde::de::Error>::unknown_variant(&word, &[ $( $word, )+ ])
+                })
+            }
+        }
+    };
+}
+
+/// The enum itself, with the sea-orm derives (server build).
+#[cfg(feature = "ssr")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __stored_words_enum {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident {
+            $( $(#[$variant_meta:meta])* $variant:ident = $word:literal, )+
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, sea_orm::EnumIter, sea_orm::DeriveActiveEnum)]
+        #[sea_orm(rs_type = "String", db_type = "String(sea_orm::sea_query::StringLen::None)")]
+        $vis enum $name {
+            $( $(#[$variant_meta])* #[sea_orm(string_value = $word)] $variant, )+
+        }
+    };
+}
+
+/// The enum itself (browser build: no sea-orm).
+#[cfg(not(feature = "ssr"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __stored_words_enum {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $name:ident {
+            $( $(#[$variant_meta:meta])* $variant:ident = $word:literal, )+
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        $vis enum $name {
+            $( $(#[$variant_meta])* $variant, )+
+        }
+    };
+}
+
+crate::stored_words! {
+    /// A command's dispatch status (`task_commands.status`, and its copy in
+    /// `decision_executions.status`).
+    pub enum CommandStatus {
+        /// Stored, not sent yet (also after a discovery failure that will be retried).
+        Pending = "pending",
+        /// The request is going out (or went out) under a dispatch lease.
+        Dispatching = "dispatching",
+        Succeeded = "succeeded",
+        Failed = "failed",
+        /// The request left and its outcome is unknown; never resent.
+        Uncertain = "uncertain",
+    }
+}
+
+impl CommandStatus {
+    /// Whether dispatch has ended (`succeeded`, `failed` or `uncertain`).
+    pub fn is_settled(self) -> bool {
+        matches!(
+            self,
+            CommandStatus::Succeeded | CommandStatus::Failed | CommandStatus::Uncertain
+        )
+    }
+
+    /// Whether dispatch ended without a known success (the command's error is shown).
+    pub fn is_unsuccessful(self) -> bool {
+        matches!(self, CommandStatus::Failed | CommandStatus::Uncertain)
+    }
+}
+
+crate::stored_words! {
+    /// What a command asks of the agent (`task_commands.action`).
+    pub enum CommandAction {
+        /// `SendMessage` (or `SendStreamingMessage`).
+        Send = "send",
+        /// `CancelTask`.
+        CancelTask = "cancelTask",
+    }
+}
+
+#[cfg(test)]
+mod tests;
