@@ -13,17 +13,10 @@ use crate::ext::form::REPLY_MEDIA_TYPE;
 pub const MAX_RATIONALE_CHARS: usize = 4_000;
 /// Media type of the text part of an approved `send_message` (§1.2).
 pub const TEXT_MEDIA_TYPE: &str = "text/plain";
-/// Every outcome, in the order of the default policy's `allowedOutcomes` (§1.2 "Effect").
-pub const ALL_OUTCOMES: [Outcome; 5] = [
-    Outcome::Approve,
-    Outcome::Reject,
-    Outcome::Edit,
-    Outcome::RequestChanges,
-    Outcome::Delegate,
-];
 
 crate::stored_words! {
-    /// A reviewer's decision outcome (§4.8; stored in `decisions.outcome`).
+    /// A reviewer's decision outcome (§4.8; stored in `decisions.outcome`), declared in the order
+    /// of the default policy's `allowedOutcomes` (§1.2 "Effect"): `Outcome::ALL` is that list.
     pub enum Outcome {
         /// Approve the current revision.
         Approve = "approve",

@@ -4,7 +4,7 @@
 use app::a2a::{Part, Role};
 use app::projection::{ArtifactView, MessageView, Omitted, TaskView, Transition, append_parts};
 use sea_orm::{
-    ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect,
+    ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Select,
 };
 
 use super::{agent_names, find, from_json, rfc3339};
@@ -42,9 +42,26 @@ pub async fn view_limited<C: ConnectionTrait>(
     view_of(db, row, name, limit.max(1)).await
 }
 
-/// Whether a read of at most `limit` rows came back full, so more may exist.
-fn full(loaded: usize, limit: u64) -> bool {
-    loaded as u64 >= limit
+/// The first `limit` rows of `ordered` (`query` in the order wanted), with how many rows of
+/// `query` they leave out: counted only when the read came back full, so more may exist.
+async fn bounded<C, E>(
+    db: &C,
+    query: Select<E>,
+    ordered: Select<E>,
+    limit: u64,
+) -> Result<(Vec<E::Model>, u64), StoreError>
+where
+    C: ConnectionTrait,
+    E: EntityTrait,
+    E::Model: Send + Sync,
+{
+    let rows = ordered.limit(limit).all(db).await?;
+    let omitted = if rows.len() as u64 >= limit {
+        query.count(db).await?.saturating_sub(rows.len() as u64)
+    } else {
+        0
+    };
+    Ok((rows, omitted))
 }
 
 async fn latest_messages<C: ConnectionTrait>(
@@ -53,19 +70,12 @@ async fn latest_messages<C: ConnectionTrait>(
     limit: u64,
 ) -> Result<(Vec<MessageView>, u64), StoreError> {
     let query = task_message::Entity::find().filter(task_message::Column::TaskId.eq(task_id));
-    let mut rows = query
+    let newest = query
         .clone()
         .order_by_desc(task_message::Column::Sequence)
-        .order_by_desc(task_message::Column::Id)
-        .limit(limit)
-        .all(db)
-        .await?;
+        .order_by_desc(task_message::Column::Id);
+    let (mut rows, omitted) = bounded(db, query, newest, limit).await?;
     rows.reverse();
-    let omitted = if full(rows.len(), limit) {
-        query.count(db).await?.saturating_sub(rows.len() as u64)
-    } else {
-        0
-    };
     let views = rows
         .into_iter()
         .map(|m| MessageView {
@@ -92,35 +102,21 @@ async fn latest_artifacts<C: ConnectionTrait>(
     limit: u64,
 ) -> Result<(Vec<ArtifactView>, u64, u64), StoreError> {
     let query = task_artifact::Entity::find().filter(task_artifact::Column::TaskId.eq(task_id));
-    let mut rows = query
+    let newest = query
         .clone()
         .order_by_desc(task_artifact::Column::Position)
-        .order_by_desc(task_artifact::Column::Id)
-        .limit(limit)
-        .all(db)
-        .await?;
+        .order_by_desc(task_artifact::Column::Id);
+    let (mut rows, omitted) = bounded(db, query, newest, limit).await?;
     rows.reverse();
-    let omitted = if full(rows.len(), limit) {
-        query.count(db).await?.saturating_sub(rows.len() as u64)
-    } else {
-        0
-    };
     let ids: Vec<String> = rows.iter().map(|a| a.artifact_id.clone()).collect();
     let chunk_query = task_artifact_chunk::Entity::find()
         .filter(task_artifact_chunk::Column::TaskId.eq(task_id))
         .filter(task_artifact_chunk::Column::ArtifactId.is_in(ids));
-    let chunks = chunk_query
+    let in_order = chunk_query
         .clone()
         .order_by_asc(task_artifact_chunk::Column::ArtifactId)
-        .order_by_asc(task_artifact_chunk::Column::ChunkIndex)
-        .limit(TASK_VIEW_CHUNKS)
-        .all(db)
-        .await?;
-    let omitted_chunks = if full(chunks.len(), TASK_VIEW_CHUNKS) {
-        chunk_query.count(db).await?.saturating_sub(chunks.len() as u64)
-    } else {
-        0
-    };
+        .order_by_asc(task_artifact_chunk::Column::ChunkIndex);
+    let (chunks, omitted_chunks) = bounded(db, chunk_query, in_order, TASK_VIEW_CHUNKS).await?;
     let views = rows
         .into_iter()
         .map(|a| {
@@ -151,18 +147,9 @@ async fn latest_transitions<C: ConnectionTrait>(
     limit: u64,
 ) -> Result<(Vec<Transition>, u64), StoreError> {
     let query = task_transition::Entity::find().filter(task_transition::Column::TaskId.eq(task_id));
-    let mut rows = query
-        .clone()
-        .order_by_desc(task_transition::Column::Sequence)
-        .limit(limit)
-        .all(db)
-        .await?;
+    let newest = query.clone().order_by_desc(task_transition::Column::Sequence);
+    let (mut rows, omitted) = bounded(db, query, newest, limit).await?;
     rows.reverse();
-    let omitted = if full(rows.len(), limit) {
-        query.count(db).await?.saturating_sub(rows.len() as u64)
-    } else {
-        0
-    };
     let views = rows
         .into_iter()
         .map(|t| Transition {

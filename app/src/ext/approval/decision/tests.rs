@@ -30,7 +30,7 @@ fn text_action(text: &str) -> ApprovalAction {
 #[test]
 fn outcomes_parse_and_print_their_wire_names() {
     let names = ["approve", "reject", "edit", "request_changes", "delegate"];
-    for (outcome, name) in ALL_OUTCOMES.into_iter().zip(names) {
+    for (outcome, name) in Outcome::ALL.into_iter().zip(names) {
         assert_eq!(outcome.as_str(), name);
         assert_eq!(Outcome::parse(name), Some(outcome));
         assert_eq!(serde_json::to_value(outcome).unwrap(), json!(name));
@@ -48,7 +48,7 @@ fn outcomes_map_to_statuses_and_only_approve_and_edit_send() {
         Some(RequestStatus::ChangesRequested)
     );
     assert_eq!(Outcome::Delegate.resulting_status(), None);
-    let sending: Vec<_> = ALL_OUTCOMES.into_iter().filter(|o| o.sends_to_agent()).collect();
+    let sending: Vec<_> = Outcome::ALL.into_iter().filter(|o| o.sends_to_agent()).collect();
     assert_eq!(sending, [Outcome::Approve, Outcome::Edit]);
 }
 
