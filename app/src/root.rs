@@ -8,6 +8,7 @@ use leptos_router::{
     path,
 };
 
+use crate::components::icon::IconSprite;
 use crate::components::nav::{BottomNav, Sidebar, TopBar};
 use crate::pages;
 use crate::theme::{Theme, provide_theme};
@@ -55,6 +56,7 @@ pub fn App() -> impl IntoView {
         <Title formatter=|title: String| {
             if title.is_empty() { PRODUCT_NAME.to_string() } else { format!("{title} · {PRODUCT_NAME}") }
         }/>
+        <IconSprite/>
         <Router>
             <div class="layout">
                 <Sidebar/>
