@@ -213,3 +213,28 @@ test("operations endpoints answer", async ({ request }) => {
   expect(metrics.status()).toBe(200);
   expect(await metrics.text()).toContain('taskbay_http_requests_total{method="GET",route="/readyz",status="200"}');
 });
+
+test("every icon is drawn from the sprite inlined in the page; no sprite file is fetched", async ({ page }) => {
+  const sprites: string[] = [];
+  page.on("request", (r) => {
+    if (new URL(r.url()).pathname === "/icons.svg") sprites.push(r.url());
+  });
+  await openHydrated(page, "/settings");
+  const icons = await page.locator("svg.icon use").evaluateAll((uses) =>
+    uses.map((use) => {
+      const href = use.getAttribute("href") ?? "";
+      const symbol = href.startsWith("#") ? document.getElementById(href.slice(1)) : null;
+      // An icon laid out (the bottom bar's are hidden on a wide screen) has the symbol's size.
+      const shown = (use.closest("svg")?.getClientRects().length ?? 0) > 0;
+      return { href, symbol: symbol?.tagName === "symbol", shown, drawn: use.getBoundingClientRect().width > 0 };
+    }),
+  );
+  // The screens' navigation (sidebar and bottom bar) and the theme switch's three choices.
+  expect(icons.length).toBeGreaterThanOrEqual(10);
+  for (const icon of icons) {
+    expect(icon.symbol, icon.href).toBe(true);
+    expect(icon.drawn, icon.href).toBe(icon.shown);
+  }
+  expect(icons.filter((icon) => icon.shown).length).toBeGreaterThanOrEqual(10);
+  expect(sprites).toEqual([]);
+});

@@ -55,19 +55,12 @@ mod tests {
             SPRITE.matches("<symbol").count()
         );
         assert!(!symbols.contains("<svg") && !symbols.contains("<!--"));
-        // Every icon the console names is in it.
-        for name in [
-            "bot",
-            "message-square",
-            "inbox",
-            "list-checks",
-            "workflow",
-            "bell",
-            "settings",
-            "sun",
-            "moon",
-            "monitor",
-        ] {
+        // Every icon the console draws is in it: the screens' and the theme switch's.
+        let names = crate::components::nav::NAV_ITEMS
+            .iter()
+            .map(|item| item.icon)
+            .chain(crate::theme::Theme::ALL.map(crate::components::theme_switch::icon_for));
+        for name in names {
             assert!(symbols.contains(&format!(r#"<symbol id="{name}""#)), "{name}");
         }
     }

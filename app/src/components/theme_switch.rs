@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use super::icon::Icon;
 use crate::theme::{Theme, use_theme};
 
-fn icon_for(theme: Theme) -> &'static str {
+pub(crate) fn icon_for(theme: Theme) -> &'static str {
     match theme {
         Theme::System => "monitor",
         Theme::Light => "sun",
