@@ -138,12 +138,15 @@ build_site() {
   cargo build -p frontend --lib --target wasm32-unknown-unknown --profile wasm-release
   mkdir -p "$pkg" "$work"
   local input
-  input="$(sha256sum "$linked" | cut -d' ' -f1) $(wasm_bindgen_version) $(wasm-opt --version)"
+  # WASM_KEEP_NAMES=1 keeps the functions' names (wasm-opt -g), for a profiler: a bigger file.
+  local keep_names=()
+  [ -z "${WASM_KEEP_NAMES:-}" ] || keep_names=(-g)
+  input="$(sha256sum "$linked" | cut -d' ' -f1) $(wasm_bindgen_version) $(wasm-opt --version) ${keep_names[*]:-}"
   if [ "$(cat "$work/input" 2>/dev/null)" != "$input" ] || [ ! -f "$work/$OUTPUT_NAME.js" ]; then
     step "wasm-bindgen and wasm-opt -Oz"
     rm -f "$work/input"
     wasm-bindgen --target web --no-typescript --out-dir "$work" --out-name "$OUTPUT_NAME" "$linked"
-    wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int \
+    wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int ${keep_names[@]+"${keep_names[@]}"} \
       "$work/${OUTPUT_NAME}_bg.wasm" -o "$work/$OUTPUT_NAME.wasm"
     rm -f "$work/${OUTPUT_NAME}_bg.wasm"
     echo "$input" >"$work/input"

@@ -3,7 +3,8 @@
 // the time of one run went.
 import { writeFileSync } from "node:fs";
 
-export const TRACE_CATEGORIES = ["devtools.timeline", "disabled-by-default-devtools.timeline", "v8", "blink.user_timing"];
+export const TRACE_CATEGORIES = ["devtools.timeline", "disabled-by-default-devtools.timeline", "v8", "blink.user_timing",
+  "disabled-by-default-v8.cpu_profiler"];
 
 // Kinds of work reported (nested slices are counted under each name, so kinds overlap).
 const NAMES = ["RunTask", "FireAnimationFrame", "FunctionCall", "v8.callFunction", "EventDispatch", "TimerFire",
@@ -30,5 +31,28 @@ export const summarizeTrace = (buffer, label, file) => {
     const kinds = new Map();
     for (const e of inside) if (NAMES.includes(e.name)) kinds.set(e.name, (kinds.get(e.name) ?? 0) + e.dur / 1000);
     log(`  long task ${(task.dur / 1000).toFixed(1)} ms: ${[...kinds].map(([k, v]) => `${k} ${v.toFixed(1)}`).join(", ")}`);
+  }
+  topFunctions(events.filter((e) => e.name === "ProfileChunk" && isMain(e)), log);
+};
+
+// The sampling profiler's busiest functions on the main thread, by self time. Wasm functions
+// have names only when the wasm kept its name section (wasm-opt without -g drops it).
+const topFunctions = (chunks, log) => {
+  const frames = new Map();
+  const self = new Map();
+  for (const chunk of chunks) {
+    const profile = chunk.args?.data?.cpuProfile ?? {};
+    for (const node of profile.nodes ?? []) frames.set(node.id, node.callFrame);
+    const deltas = chunk.args?.data?.timeDeltas ?? [];
+    (profile.samples ?? []).forEach((id, i) => {
+      const frame = frames.get(id);
+      const name = frame ? frame.functionName || "(anonymous)" : "?";
+      self.set(name, (self.get(name) ?? 0) + (deltas[i] ?? 0) / 1000);
+    });
+  }
+  if (self.size === 0) return;
+  log("  busiest functions (self time, sampled):");
+  for (const [name, ms] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 30)) {
+    log(`    ${ms.toFixed(1).padStart(8)} ms  ${name.slice(0, 160)}`);
   }
 };
