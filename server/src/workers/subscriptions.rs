@@ -32,6 +32,7 @@
 //! - Every event is ingested fenced by the lease: a worker that lost it commits nothing.
 
 mod observer;
+mod read_ahead;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

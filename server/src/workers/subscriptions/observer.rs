@@ -21,6 +21,7 @@ use app::a2a::{TaskState, encode_get_task, encode_task_id};
 use futures::{FutureExt, StreamExt};
 use serde_json::Value;
 
+use super::read_ahead::read_ahead;
 use super::{GROUP_LIMIT, HEALTHY_STREAM, Outcome, Target};
 use crate::gateway::{EventStream, GatewayError};
 use crate::ingest::archive::digest;
@@ -97,10 +98,12 @@ impl Observer<'_> {
     /// Events that have already arrived when one is taken are ingested with it in one
     /// transaction (group commit, at most [`GROUP_LIMIT`]): a stream that outpaces the
     /// database is stored in fewer, larger transactions instead of queueing (issue #6). No
-    /// event waits for another.
+    /// event waits for another. The stream is read ahead by a task of its own
+    /// ([`read_ahead`]): what arrives while a group is stored is the next group.
     pub async fn consume(&self, events: EventStream, mut state: TaskState) -> Outcome {
+        // Read ahead while a group is stored, so the next group is what arrived meanwhile.
         // Fused: draining may find the stream's end, and the loop asks once more.
-        let mut events = events.fuse();
+        let mut events = read_ahead(events, GROUP_LIMIT).fuse();
         let opened = std::time::Instant::now();
         let mut seen: HashMap<String, u32> = HashMap::new();
         let mut key = |payload: &Value| {
