@@ -144,13 +144,13 @@ enum StreamReply {
     /// The stream opens and closes with no event.
     Empty,
     /// A working task, then `count` status updates (numbered in `metadata.seq`) and the
-    /// completed status, all written at once; with `malformed`, an event that is not A2A sits
-    /// in the middle.
+    /// completed status, all at once, each event in an HTTP chunk of its own as agents write
+    /// them; with `malformed`, an event that is not A2A sits in the middle.
     Burst { count: u64, malformed: bool },
 }
 
-/// The events of a [`StreamReply::Burst`] as one SSE body.
-fn burst(id: &Value, count: u64, malformed: bool) -> String {
+/// The events of a [`StreamReply::Burst`], one SSE frame each.
+fn burst(id: &Value, count: u64, malformed: bool) -> Vec<String> {
     let task_id = uuid::Uuid::new_v4().to_string();
     let frame = |result: Value| {
         format!(
@@ -164,19 +164,19 @@ fn burst(id: &Value, count: u64, malformed: bool) -> String {
                 "parts": [{"text": format!("step {seq}")}]}},
             "metadata": {"seq": seq}}})
     };
-    let mut body = frame(
+    let mut frames = vec![frame(
         json!({"task": {"id": task_id, "contextId": "ctx-1", "status": {"state": "TASK_STATE_WORKING"}}}),
-    );
+    )];
     for seq in 1..=count {
-        body.push_str(&frame(status("TASK_STATE_WORKING", seq)));
+        frames.push(frame(status("TASK_STATE_WORKING", seq)));
         if malformed && seq == count / 2 {
-            body.push_str(&frame(
+            frames.push(frame(
                 json!({"statusUpdate": {"taskId": task_id, "status": "not a status"}}),
             ));
         }
     }
-    body.push_str(&frame(status("TASK_STATE_COMPLETED", count + 1)));
-    body
+    frames.push(frame(status("TASK_STATE_COMPLETED", count + 1)));
+    frames
 }
 
 /// An A2A 1.0 JSON-RPC agent that records each method and completes every task at once;
@@ -202,12 +202,12 @@ async fn recording_agent(streaming: bool, reply: StreamReply) -> (String, Method
                     if method != "SendStreamingMessage" {
                         return Json(answer).into_response();
                     }
-                    let events = match reply {
-                        StreamReply::Completed => format!("data: {answer}\n\n"),
-                        StreamReply::Empty => String::new(),
+                    let frames = match reply {
+                        StreamReply::Completed => vec![format!("data: {answer}\n\n")],
+                        StreamReply::Empty => Vec::new(),
                         StreamReply::Burst { count, malformed } => burst(&body["id"], count, malformed),
                     };
-                    sse(events)
+                    sse(frames)
                 },
             ),
         )
@@ -216,8 +216,14 @@ async fn recording_agent(streaming: bool, reply: StreamReply) -> (String, Method
     (origin, methods)
 }
 
-fn sse(body: String) -> Response {
-    ([(axum::http::header::CONTENT_TYPE, "text/event-stream")], body).into_response()
+/// An SSE response writing each frame as an HTTP chunk of its own.
+fn sse(frames: Vec<String>) -> Response {
+    let chunks = futures::stream::iter(frames.into_iter().map(Ok::<_, std::convert::Infallible>));
+    (
+        [(axum::http::header::CONTENT_TYPE, "text/event-stream")],
+        axum::body::Body::from_stream(chunks),
+    )
+        .into_response()
 }
 
 /// One command sent to a fresh recording agent with running workers, settled.
@@ -313,6 +319,8 @@ async fn counter(state: &AppState, name: &str) -> u64 {
 
 /// Events that arrive together are stored together (group commit, issue #6), in order, each
 /// once; a malformed one among them is skipped and the rest are kept, as when stored alone.
+/// Each event comes in an HTTP chunk of its own, as agents write them: the stream must be read
+/// ahead for a group to form (ADR 0030; without it no group ever formed).
 #[tokio::test]
 async fn a_burst_of_stream_events_is_stored_in_groups_in_order_and_a_bad_event_only_skips_itself() {
     const COUNT: u64 = 200;
