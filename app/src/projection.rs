@@ -315,12 +315,14 @@ impl TaskView {
         before != self.shown()
     }
 
-    /// What a fold can change that a page shows, besides content (which bumps `version`).
-    fn shown(&self) -> (i64, TaskState, Option<String>, Option<String>, Option<String>) {
+    /// What a fold can change that a page shows, besides content (which bumps `version`). The
+    /// state's remote timestamp is not shown anywhere (it orders statuses, see
+    /// [`status_verdict`]); an agent that stamps every repeated WORKING update re-renders
+    /// nothing.
+    fn shown(&self) -> (i64, TaskState, Option<String>, Option<String>) {
         (
             self.version,
             self.state.clone(),
-            self.state_timestamp.clone(),
             self.remote_context_id.clone(),
             self.remote_task_id.clone(),
         )

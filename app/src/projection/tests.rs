@@ -191,13 +191,17 @@ fn a_repeated_status_changes_only_the_resume_point() {
         },
         shown
     );
+    // A flood of WORKING updates, each stamped with its own time (the demo agent's `flood`):
+    // no screen shows the state's remote timestamp, so the page does not render again for it
+    // (issue #28: at 1,000 events/s that was a re-render of the conversation every frame).
     assert!(
-        v.apply(
+        !v.apply(
             3,
             &status("TASK_STATE_WORKING", Some("2026-11-30T10:00:00Z"), None)
         ),
-        "a new remote timestamp is shown"
+        "a new remote timestamp alone changes nothing shown"
     );
+    assert_eq!(v.state_timestamp.as_deref(), Some("2026-11-30T10:00:00Z"), "it still orders later statuses");
     assert!(
         v.apply(4, &status("TASK_STATE_WORKING", None, Some("Still going"))),
         "a status message is content"
