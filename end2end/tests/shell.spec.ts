@@ -214,10 +214,10 @@ test("operations endpoints answer", async ({ request }) => {
   expect(await metrics.text()).toContain('taskbay_http_requests_total{method="GET",route="/readyz",status="200"}');
 });
 
-test("every icon is drawn from the sprite inlined in the page; no sprite file is fetched", async ({ page }) => {
+test("every icon is drawn from the sprite inlined in the page; no sprite or logo image is fetched", async ({ page }) => {
   const sprites: string[] = [];
   page.on("request", (r) => {
-    if (new URL(r.url()).pathname === "/icons.svg") sprites.push(r.url());
+    if (new URL(r.url()).pathname === "/icons.svg" || r.resourceType() === "image") sprites.push(r.url());
   });
   await openHydrated(page, "/settings");
   const icons = await page.locator("svg.icon use").evaluateAll((uses) =>
@@ -236,5 +236,9 @@ test("every icon is drawn from the sprite inlined in the page; no sprite file is
     expect(icon.drawn, icon.href).toBe(icon.shown);
   }
   expect(icons.filter((icon) => icon.shown).length).toBeGreaterThanOrEqual(10);
+  // The logo beside the product's name is drawn inline too (an SVG image is a document of its own).
+  const logo = page.getByRole("navigation", { name: "Primary", exact: true }).locator(".brand svg.brand-mark");
+  await expect(logo).toBeVisible();
+  expect((await logo.boundingBox())?.width).toBe(28);
   expect(sprites).toEqual([]);
 });

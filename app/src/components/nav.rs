@@ -63,13 +63,26 @@ pub const NAV_ITEMS: [NavItem; 7] = [
     },
 ];
 
+/// The logo beside the product's name, drawn inline (the favicon's drawing): an `<img>` of an
+/// SVG file is decoded as a document of its own on the page's main thread, before hydration.
+#[component]
+fn BrandMark(size: u32) -> impl IntoView {
+    view! {
+        <svg class="brand-mark" viewBox="0 0 32 32" width=size height=size aria-hidden="true">
+            <rect width="32" height="32" rx="7" fill="#3354d1"/>
+            <path d="M8 11h16M8 16h11M8 21h7" stroke="#fff" stroke-width="2.6" stroke-linecap="round"/>
+            <circle cx="23" cy="21" r="3" fill="#7ee0b5"/>
+        </svg>
+    }
+}
+
 /// The desktop sidebar: logo, screens, theme switch.
 #[component]
 pub fn Sidebar() -> impl IntoView {
     view! {
         <nav class="sidebar" aria-label="Primary">
             <a class="brand" href="/chat">
-                <img src="/favicon.svg" alt="" width="28" height="28"/>
+                <BrandMark size=28/>
                 <span>"Agent Taskbay"</span>
             </a>
             <ul class="nav-list">
@@ -132,7 +145,7 @@ pub fn TopBar() -> impl IntoView {
     view! {
         <header class="topbar">
             <a class="brand" href="/chat">
-                <img src="/favicon.svg" alt="" width="24" height="24"/>
+                <BrandMark size=24/>
                 <span>"Agent Taskbay"</span>
             </a>
             <ThemeSwitch/>
