@@ -7,7 +7,7 @@
 // events missing from the screen, and the longest gap between animation frames
 // (responsiveness). Each rate runs ROUNDS times (BENCH_ROUNDS, default 3) and every column is
 // the median over the rounds.
-// Usage: node flood.mjs <base url> <demo origin>
+// Usage: node flood.mjs <base url> <demo origin>  (BENCH_RATES=1000 runs only the rates listed)
 //
 // Profiling: BENCH_TRACE=<rate> records a Chromium performance trace of the first round at that
 // rate and prints to stderr where the page's main thread spent its time (script, style, layout,
