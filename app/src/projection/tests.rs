@@ -201,7 +201,11 @@ fn a_repeated_status_changes_only_the_resume_point() {
         ),
         "a new remote timestamp alone changes nothing shown"
     );
-    assert_eq!(v.state_timestamp.as_deref(), Some("2026-11-30T10:00:00Z"), "it still orders later statuses");
+    assert_eq!(
+        v.state_timestamp.as_deref(),
+        Some("2026-11-30T10:00:00Z"),
+        "it still orders later statuses"
+    );
     assert!(
         v.apply(4, &status("TASK_STATE_WORKING", None, Some("Still going"))),
         "a status message is content"

@@ -52,7 +52,12 @@ mod tests {
     /// `count` events, each yielded only after handing control back to the runtime once, as
     /// hyper's body does (the next frame comes from the connection's task). `produced` counts
     /// the events handed out; `at` is notified when it reaches `notify_at`.
-    fn one_at_a_time(count: usize, produced: Arc<AtomicUsize>, at: Arc<Notify>, notify_at: usize) -> EventStream {
+    fn one_at_a_time(
+        count: usize,
+        produced: Arc<AtomicUsize>,
+        at: Arc<Notify>,
+        notify_at: usize,
+    ) -> EventStream {
         futures::stream::iter(0..count)
             .then(move |n| {
                 let (produced, at) = (produced.clone(), at.clone());
@@ -68,7 +73,10 @@ mod tests {
     }
 
     fn numbers(events: Vec<Result<Value, GatewayError>>) -> Vec<u64> {
-        events.into_iter().map(|e| e.expect("ok")["n"].as_u64().expect("n")).collect()
+        events
+            .into_iter()
+            .map(|e| e.expect("ok")["n"].as_u64().expect("n"))
+            .collect()
     }
 
     #[tokio::test]
@@ -91,7 +99,11 @@ mod tests {
         while let Some(Some(event)) = events.next().now_or_never() {
             ready.push(event);
         }
-        assert_eq!(numbers(ready), (1..10).collect::<Vec<_>>(), "the rest is one group, in order");
+        assert_eq!(
+            numbers(ready),
+            (1..10).collect::<Vec<_>>(),
+            "the rest is one group, in order"
+        );
     }
 
     #[tokio::test]
