@@ -240,5 +240,7 @@ test("every icon is drawn from the sprite inlined in the page; no sprite or logo
   const logo = page.getByRole("navigation", { name: "Primary", exact: true }).locator(".brand svg.brand-mark");
   await expect(logo).toBeVisible();
   expect((await logo.boundingBox())?.width).toBe(28);
+  // The favicon's drawing (public/favicon.svg): its tile, lines and dot.
+  await expect(logo.locator("rect, path, circle")).toHaveCount(3);
   expect(sprites).toEqual([]);
 });

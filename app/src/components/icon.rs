@@ -28,6 +28,18 @@ fn sprite_symbols(sprite: &str) -> &str {
     sprite.get(start..end).unwrap_or_default()
 }
 
+/// The favicon, also the logo beside the product's name (`nav::BrandMark`).
+const FAVICON: &str = include_str!("../../../public/favicon.svg");
+/// The favicon's `viewBox`, which the inline logo repeats.
+pub(crate) const FAVICON_VIEW_BOX: &str = "0 0 32 32";
+
+/// The favicon's drawing: what is inside its outer `<svg …>`, to draw it inline.
+pub(crate) fn favicon_drawing() -> &'static str {
+    let start = FAVICON.find('>').map_or(0, |at| at + 1);
+    let end = FAVICON.rfind("</svg>").unwrap_or(FAVICON.len());
+    FAVICON.get(start..end).unwrap_or_default()
+}
+
 /// An inline icon from the sprite; decorative, so hidden from assistive technology.
 #[component]
 pub fn Icon(
@@ -63,5 +75,16 @@ mod tests {
         for name in names {
             assert!(symbols.contains(&format!(r#"<symbol id="{name}""#)), "{name}");
         }
+    }
+
+    #[test]
+    fn the_inline_logo_is_the_favicons_drawing() {
+        assert!(FAVICON.contains(&format!(r#"viewBox="{FAVICON_VIEW_BOX}""#)));
+        let drawing = favicon_drawing();
+        assert!(
+            drawing.starts_with("<rect") && drawing.ends_with("/>"),
+            "{drawing}"
+        );
+        assert!(!drawing.contains("<svg") && !drawing.contains("</svg>"));
     }
 }

@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 use leptos_router::components::A;
 
-use super::icon::Icon;
+use super::icon::{FAVICON_VIEW_BOX, Icon, favicon_drawing};
 use super::theme_switch::ThemeSwitch;
 
 /// One entry of the primary navigation.
@@ -63,16 +63,19 @@ pub const NAV_ITEMS: [NavItem; 7] = [
     },
 ];
 
-/// The logo beside the product's name, drawn inline (the favicon's drawing): an `<img>` of an
-/// SVG file is decoded as a document of its own on the page's main thread, before hydration.
+/// The logo beside the product's name: the favicon's drawing, inline. An `<img>` of an SVG file
+/// is decoded as a document of its own on the page's main thread, before hydration.
 #[component]
 fn BrandMark(size: u32) -> impl IntoView {
     view! {
-        <svg class="brand-mark" viewBox="0 0 32 32" width=size height=size aria-hidden="true">
-            <rect width="32" height="32" rx="7" fill="#3354d1"/>
-            <path d="M8 11h16M8 16h11M8 21h7" stroke="#fff" stroke-width="2.6" stroke-linecap="round"/>
-            <circle cx="23" cy="21" r="3" fill="#7ee0b5"/>
-        </svg>
+        <svg
+            class="brand-mark"
+            viewBox=FAVICON_VIEW_BOX
+            width=size
+            height=size
+            aria-hidden="true"
+            inner_html=favicon_drawing()
+        ></svg>
     }
 }
 
