@@ -16,11 +16,15 @@
 //
 // Usage: node pageload.mjs <base url> <path> [path ...]
 // BENCH_LOADS: loads per page and kind (default 15; medians).
+// Profiling: BENCH_TRACE=1 also records a Chromium performance trace of one more repeat visit of
+// each page (in a private window: Playwright traces a launched browser, not a profile) and prints
+// where its main thread's time went (trace.mjs), the trace kept in /tmp/pageload-<page>.trace.json.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "@playwright/test";
 import { median, probe } from "./boot.mjs";
+import { TRACE_CATEGORIES, summarizeTrace } from "./trace.mjs";
 
 const [base, ...paths] = process.argv.slice(2);
 if (!base || paths.length === 0) {
@@ -94,6 +98,18 @@ const repeats = async (path, privately) => {
   return times;
 };
 
+// A traced repeat visit of `path` (after one untraced visit in the same private window).
+const traceRepeat = async (path, label) => {
+  const context = await browser.newContext();
+  await visit(await throttledPage(context), path);
+  const page = await throttledPage(context);
+  await browser.startTracing(page, { categories: TRACE_CATEGORIES });
+  await visit(page, path);
+  const file = `/tmp/pageload-${label.replace(/[^a-z0-9]+/gi, "-").replace(/^-|-$/g, "") || "root"}.trace.json`;
+  summarizeTrace(await browser.stopTracing(), `a repeat visit of ${label}`, file);
+  await context.close();
+};
+
 const ms = (n) => `${Math.round(n)} ms`;
 const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
 console.log(
@@ -120,6 +136,7 @@ for (const path of paths) {
   console.log(
     `| \`${label}\` | ${ms(firstMs)} | ${kb(firstBytes)} | ${ms(repeatMs)} | ${ms(privateMs)} | ${kb(repeatBytes)} | ${within ? "yes" : "**no**"} |`,
   );
+  if (process.env.BENCH_TRACE) await traceRepeat(path, label);
 }
 await browser.close();
 console.log("");

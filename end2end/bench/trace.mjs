@@ -4,7 +4,7 @@
 import { writeFileSync } from "node:fs";
 
 export const TRACE_CATEGORIES = ["devtools.timeline", "disabled-by-default-devtools.timeline", "v8", "blink.user_timing",
-  "disabled-by-default-v8.cpu_profiler"];
+  "disabled-by-default-v8.cpu_profiler", "v8.wasm", "disabled-by-default-v8.wasm.detailed"];
 
 // Kinds of work reported (nested slices are counted under each name, so kinds overlap).
 const NAMES = ["RunTask", "FireAnimationFrame", "FunctionCall", "v8.callFunction", "EventDispatch", "TimerFire",
@@ -32,7 +32,15 @@ export const summarizeTrace = (buffer, label, file) => {
     for (const e of inside) if (NAMES.includes(e.name)) kinds.set(e.name, (kinds.get(e.name) ?? 0) + e.dur / 1000);
     log(`  long task ${(task.dur / 1000).toFixed(1)} ms: ${[...kinds].map(([k, v]) => `${k} ${v.toFixed(1)}`).join(", ")}`);
   }
-  topFunctions(events.filter((e) => e.name === "ProfileChunk" && isMain(e)), log);
+  // V8 keeps only optimised (TurboFan) wasm code in its code cache: every function a visit runs
+  // that never got hot is compiled again (Liftoff) on its first call, on the main thread.
+  const lazy = slices.filter((e) => e.name === "wasm.CompileLazy");
+  if (lazy.length > 0) {
+    const ms = lazy.reduce((sum, e) => sum + (e.dur ?? 0), 0) / 1000;
+    log(`  wasm functions compiled on their first call: ${lazy.length} (${ms.toFixed(1)} ms with tracing)`);
+  }
+  // The sampling profiler writes its chunks from a thread of its own, in the renderer's process.
+  topFunctions(events.filter((e) => e.name === "ProfileChunk" && mains.some((m) => m.pid === e.pid)), log);
 };
 
 // The sampling profiler's busiest functions on the main thread, by self time. Wasm functions
