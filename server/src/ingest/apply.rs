@@ -12,7 +12,7 @@ use super::locate::locate_task;
 use super::observation::outcome;
 use super::{Fence, IngestError, Ingested, Ingestor, Observation, Prepared, Source, fold};
 use crate::db::entity::task;
-use crate::store::ledger::{self, NewAccess, NewEvent};
+use crate::store::ledger::{self, NewAccess, NewEvent, Sequences};
 use crate::store::{subscriptions, task_rows};
 
 impl Ingestor {
@@ -29,8 +29,12 @@ impl Ingestor {
         }
         let (row, new_task) = locate_task(tx, observation, &prepared.event).await?;
         let mut open = Open::new(row, new_task);
-        let ingested = self.fold_into(tx, &mut open, observation, prepared).await?;
+        let mut sequences = Sequences::default();
+        let ingested = self
+            .fold_into(tx, &mut open, &mut sequences, observation, prepared)
+            .await?;
         open.write(tx).await?;
+        sequences.write(tx).await?;
         Ok(ingested)
     }
 
@@ -51,6 +55,7 @@ impl Ingestor {
         let tx = self.db.write.begin().await?;
         let mut checked: Option<&Fence> = None;
         let mut open: Option<Open> = None;
+        let mut sequences = Sequences::default();
         let mut done = Vec::with_capacity(observations.len());
         for (observation, prepared) in observations.iter().zip(prepared) {
             if let Some(fence) = &observation.fence
@@ -73,7 +78,9 @@ impl Ingestor {
                 open = Some(Open::new(row, new_task));
             }
             let current = open.as_mut().expect("a task row is open");
-            let ingested = self.fold_into(&tx, current, observation, prepared).await?;
+            let ingested = self
+                .fold_into(&tx, current, &mut sequences, observation, prepared)
+                .await?;
             // Nothing after a terminal state can change the task; a paused one may still move
             // on (a stale snapshot first, then the agent's work: issue #27), so the rest of
             // the group is kept.
@@ -86,6 +93,7 @@ impl Ingestor {
         if let Some(last) = open {
             last.write(&tx).await?;
         }
+        sequences.write(&tx).await?;
         tx.commit().await?;
         let stored = done.iter().filter(|ingested| ingested.sequence.is_some()).count();
         if observations.len() > 1 && stored > 0 {
@@ -106,13 +114,15 @@ impl Ingestor {
         &self,
         tx: &DatabaseTransaction,
         open: &mut Open,
+        sequences: &mut Sequences,
         observation: &Observation,
         prepared: Prepared,
     ) -> Result<Ingested, IngestError> {
         // Only the first observation of a row this transaction created reports it as new.
         let new_task = std::mem::replace(&mut open.new_task, false);
         let now = Utc::now();
-        let Some((sequence, event)) = append(tx, &open.row, observation, prepared, now).await? else {
+        let Some((sequence, event)) = append(tx, &open.row, sequences, observation, prepared, now).await?
+        else {
             return Ok(outcome(&open.row, None, new_task));
         };
         let row = &mut open.row;
@@ -154,12 +164,14 @@ impl Ingestor {
     }
 }
 
-/// Checks the event's task identity, de-duplicates it on `(task, source, key)` and appends it
-/// with the next sequence, recording the archived objects it references. Gives back the
-/// sequence and the event to fold; `None` for a duplicate, which changes nothing.
+/// Checks the event's task identity and appends it with the organization's next sequence
+/// unless the task has it already (de-duplicated on `(task, source, key)`), recording the
+/// archived objects it references. Gives back the sequence and the event to fold; `None` for a
+/// duplicate, which changes nothing and uses no sequence.
 async fn append(
     tx: &DatabaseTransaction,
     row: &task::Model,
+    sequences: &mut Sequences,
     observation: &Observation,
     prepared: Prepared,
     now: DateTime<Utc>,
@@ -178,11 +190,8 @@ async fn append(
         Some(key) => key.clone(),
         None => format!("t{}:{}", row.turn, prepared.digest),
     };
-    if ledger::has_event(tx, &row.id, source, &key).await? {
-        return Ok(None);
-    }
-    let sequence = ledger::next_sequence(tx, &observation.organization_id).await?;
-    ledger::append(
+    let sequence = sequences.next(tx, &observation.organization_id).await?;
+    let appended = ledger::append(
         tx,
         NewEvent {
             organization_id: &observation.organization_id,
@@ -200,6 +209,10 @@ async fn append(
         },
     )
     .await?;
+    if !appended {
+        return Ok(None);
+    }
+    sequences.used(&observation.organization_id);
     for archived in &prepared.archived {
         let access = NewAccess {
             organization_id: &observation.organization_id,

@@ -42,38 +42,89 @@ pub struct NewAccess<'a> {
     pub size: u64,
 }
 
-/// Whether the task already has the event `(source, source_key)` (de-duplication).
-pub async fn has_event(
-    tx: &DatabaseTransaction,
-    task_id: &str,
-    source: &str,
-    source_key: &str,
-) -> Result<bool, DbErr> {
-    Ok(task_event::Entity::find()
-        .filter(task_event::Column::TaskId.eq(task_id))
-        .filter(task_event::Column::Source.eq(source))
-        .filter(task_event::Column::SourceKey.eq(source_key))
-        .one(tx)
-        .await?
-        .is_some())
+/// The organizations' ledger sequences within one transaction. The first sequence an
+/// organization needs locks its counter row and reads it (one statement); the next ones are
+/// counted here, and [`Sequences::write`] stores the last one before the transaction commits
+/// (one statement). The row stays locked until the transaction ends, so sequences become visible
+/// in order (SQLite has one writer anyway), and a group of events costs two counter statements
+/// instead of one per event (issue #33).
+#[derive(Default)]
+pub struct Sequences {
+    counters: Vec<Counter>,
 }
 
-/// The next ledger sequence of the organization. The counter row stays locked until the
-/// transaction commits, so sequences become visible in order.
-pub async fn next_sequence(tx: &DatabaseTransaction, organization_id: &str) -> Result<i64, DbErr> {
-    let backend = tx.get_database_backend();
-    let placeholder = if backend == DatabaseBackend::Postgres {
-        "$1"
-    } else {
-        "?"
-    };
+struct Counter {
+    organization_id: String,
+    /// The counter's value when it was read.
+    read: i64,
+    /// The last sequence handed out.
+    last: i64,
+}
+
+impl Sequences {
+    /// The organization's next sequence, not yet used: [`Sequences::used`] takes it once its
+    /// event is in the ledger.
+    pub async fn next(&mut self, tx: &DatabaseTransaction, organization_id: &str) -> Result<i64, DbErr> {
+        if let Some(counter) = self.counter(organization_id) {
+            return Ok(counter.last + 1);
+        }
+        let read = lock_counter(tx, organization_id).await?;
+        self.counters.push(Counter {
+            organization_id: organization_id.to_owned(),
+            read,
+            last: read,
+        });
+        Ok(read + 1)
+    }
+
+    /// The sequence [`Sequences::next`] gave is used.
+    pub fn used(&mut self, organization_id: &str) {
+        if let Some(counter) = self
+            .counters
+            .iter_mut()
+            .find(|c| c.organization_id == organization_id)
+        {
+            counter.last += 1;
+        }
+    }
+
+    fn counter(&self, organization_id: &str) -> Option<&Counter> {
+        self.counters
+            .iter()
+            .find(|c| c.organization_id == organization_id)
+    }
+
+    /// Stores each counter that moved; call it before the transaction commits.
+    pub async fn write(self, tx: &DatabaseTransaction) -> Result<(), DbErr> {
+        for counter in self.counters.into_iter().filter(|c| c.last != c.read) {
+            let sql = format!(
+                "UPDATE ledger_counters SET value = {} WHERE organization_id = {}",
+                placeholder(tx, 1),
+                placeholder(tx, 2)
+            );
+            let values = [counter.last.into(), counter.organization_id.into()];
+            tx.execute_raw(Statement::from_sql_and_values(
+                tx.get_database_backend(),
+                sql,
+                values,
+            ))
+            .await?;
+        }
+        Ok(())
+    }
+}
+
+/// Locks the organization's counter row (creating it at 0) and reads its value: the last
+/// sequence used.
+async fn lock_counter(tx: &DatabaseTransaction, organization_id: &str) -> Result<i64, DbErr> {
     let sql = format!(
-        "INSERT INTO ledger_counters (organization_id, value) VALUES ({placeholder}, 1) \
-         ON CONFLICT (organization_id) DO UPDATE SET value = ledger_counters.value + 1 RETURNING value"
+        "INSERT INTO ledger_counters (organization_id, value) VALUES ({}, 0) \
+         ON CONFLICT (organization_id) DO UPDATE SET value = ledger_counters.value RETURNING value",
+        placeholder(tx, 1)
     );
     let row = tx
         .query_one_raw(Statement::from_sql_and_values(
-            backend,
+            tx.get_database_backend(),
             sql,
             [organization_id.into()],
         ))
@@ -82,9 +133,18 @@ pub async fn next_sequence(tx: &DatabaseTransaction, organization_id: &str) -> R
     row.try_get_by_index::<i64>(0)
 }
 
-/// Appends one event.
-pub async fn append(tx: &DatabaseTransaction, event: NewEvent<'_>) -> Result<(), DbErr> {
-    task_event::Entity::insert(task_event::ActiveModel {
+fn placeholder(tx: &DatabaseTransaction, n: usize) -> String {
+    if tx.get_database_backend() == DatabaseBackend::Postgres {
+        format!("${n}")
+    } else {
+        "?".to_owned()
+    }
+}
+
+/// Appends one event unless the task already has the event `(source, source_key)`
+/// (de-duplication, by the ledger's unique key): `false` for a duplicate, which writes nothing.
+pub async fn append(tx: &DatabaseTransaction, event: NewEvent<'_>) -> Result<bool, DbErr> {
+    let inserted = task_event::Entity::insert(task_event::ActiveModel {
         id: Set(new_id()),
         organization_id: Set(event.organization_id.to_owned()),
         task_id: Set(event.task_id.to_owned()),
@@ -99,9 +159,18 @@ pub async fn append(tx: &DatabaseTransaction, event: NewEvent<'_>) -> Result<(),
         remote_timestamp: Set(event.remote_timestamp),
         received_at: Set(event.received_at),
     })
+    .on_conflict(
+        OnConflict::columns([
+            task_event::Column::TaskId,
+            task_event::Column::Source,
+            task_event::Column::SourceKey,
+        ])
+        .do_nothing()
+        .to_owned(),
+    )
     .exec_without_returning(tx)
     .await?;
-    Ok(())
+    Ok(inserted == 1)
 }
 
 /// Records that the task referenced an archived object (once per task and object).

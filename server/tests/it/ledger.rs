@@ -21,7 +21,7 @@ use crate::support;
 
 /// What every test here starts from: a migrated database, an ingestor with its own artifact
 /// directory (kept until the test ends), and the organization and id of one registered agent.
-async fn setup(test_db: &support::TestDb) -> (Db, Ingestor, String, String, tempfile::TempDir) {
+pub(crate) async fn setup(test_db: &support::TestDb) -> (Db, Ingestor, String, String, tempfile::TempDir) {
     let db = test_db.migrated().await;
     let dir = tempfile::tempdir().unwrap();
     let ingestor = Ingestor::new(
@@ -46,7 +46,13 @@ async fn agent(db: &Db) -> (String, String) {
     (org.id, agent.id)
 }
 
-fn observation(org: &str, agent: &str, source: Source, key: Option<&str>, payload: Value) -> Observation {
+pub(crate) fn observation(
+    org: &str,
+    agent: &str,
+    source: Source,
+    key: Option<&str>,
+    payload: Value,
+) -> Observation {
     Observation {
         organization_id: org.into(),
         agent_id: agent.into(),
@@ -111,7 +117,7 @@ fn chunk(n: u32, append: bool, last: bool) -> Value {
 
 /// The events of a task's life, including a duplicate, a stale status, a snapshot that
 /// corrects the artifact, and late events after the terminal state.
-fn script() -> Vec<(Source, Option<String>, Value)> {
+pub(crate) fn script() -> Vec<(Source, Option<String>, Value)> {
     let mut events = vec![(
         Source::Command,
         Some("command:1".into()),

@@ -24,6 +24,7 @@ mod health;
 mod history;
 mod leaks;
 mod ledger;
+mod ledger_sequences;
 mod live;
 mod live_cap;
 mod rebuild;
