@@ -58,8 +58,31 @@ async fn a_duplicate_uses_no_sequence_and_the_counter_keeps_the_last_one() {
         );
         assert_eq!(counter(&db, &org).await, first_sequence + 3, "{}", test_db.name);
 
+        // A group of stream events (de-duplicated together, appended in one statement): one the
+        // ledger has, one given twice; the new ones take the next sequences.
+        let stream = |n: usize| {
+            let (source, key, payload) = script[n].clone();
+            let mut obs = observation(&org, &agent, source, key.as_deref(), payload);
+            obs.local_task_id = Some(first.task_id.clone());
+            obs
+        };
+        let group = [stream(3), stream(4), stream(4), stream(5)];
+        let done = ingestor.ingest_group(&group).await.unwrap();
+        let sequences: Vec<Option<i64>> = done.iter().map(|d| d.sequence).collect();
+        assert_eq!(
+            sequences,
+            [None, Some(first_sequence + 4), None, Some(first_sequence + 5)],
+            "{}",
+            test_db.name
+        );
+        assert_eq!(counter(&db, &org).await, first_sequence + 5, "{}", test_db.name);
+        let view = server::store::tasks::view(&db.read, &org, &first.task_id)
+            .await
+            .unwrap();
+        assert_eq!(view.last_sequence, first_sequence + 5, "{}", test_db.name);
+
         // A group that fails commits nothing: the counter stays where it was.
-        let (source, key, payload) = script[4].clone();
+        let (source, key, payload) = script[6].clone();
         let mut good = observation(&org, &agent, source, key.as_deref(), payload);
         good.local_task_id = Some(first.task_id.clone());
         let mut hostile = good.clone();
@@ -70,10 +93,10 @@ async fn a_duplicate_uses_no_sequence_and_the_counter_keeps_the_last_one() {
             ingestor.ingest_group(&[good.clone(), hostile]).await,
             Err(IngestError::Identity(_))
         ));
-        assert_eq!(counter(&db, &org).await, first_sequence + 3, "{}", test_db.name);
+        assert_eq!(counter(&db, &org).await, first_sequence + 5, "{}", test_db.name);
         assert_eq!(
             ingestor.ingest(&good).await.unwrap().sequence,
-            Some(first_sequence + 4),
+            Some(first_sequence + 6),
             "{}: the failed group used no sequence",
             test_db.name
         );
