@@ -8,6 +8,7 @@ use chrono::{DateTime, Utc};
 use sea_orm::{DatabaseTransaction, DbErr, TransactionTrait};
 use std::sync::atomic::Ordering;
 
+use super::batch::{Batch, source_key};
 use super::locate::locate_task;
 use super::observation::outcome;
 use super::{Fence, IngestError, Ingested, Ingestor, Observation, Prepared, Source, fold};
@@ -51,13 +52,18 @@ impl Ingestor {
         if observations.is_empty() {
             return Ok(Vec::new());
         }
-        let prepared = self.prepare_all(observations).await?;
+        let mut prepared: Vec<Option<Prepared>> = self
+            .prepare_all(observations)
+            .await?
+            .into_iter()
+            .map(Some)
+            .collect();
         let tx = self.db.write.begin().await?;
         let mut checked: Option<&Fence> = None;
         let mut open: Option<Open> = None;
         let mut sequences = Sequences::default();
         let mut done = Vec::with_capacity(observations.len());
-        for (observation, prepared) in observations.iter().zip(prepared) {
+        for (n, observation) in observations.iter().enumerate() {
             if let Some(fence) = &observation.fence
                 && checked != Some(fence)
             {
@@ -74,9 +80,17 @@ impl Ingestor {
                 if let Some(previous) = open.take() {
                     previous.write(&tx).await?;
                 }
-                let (row, new_task) = locate_task(&tx, observation, &prepared.event).await?;
-                open = Some(Open::new(row, new_task));
+                // The rest of the group is still prepared, this observation first.
+                let rest: Vec<(&Observation, &Prepared)> = observations[n..]
+                    .iter()
+                    .zip(prepared[n..].iter().flatten())
+                    .collect();
+                let (row, new_task) = locate_task(&tx, observation, &rest[0].1.event).await?;
+                let mut opened = Open::new(row, new_task);
+                opened.batch = Batch::open(&tx, &opened.row, &rest).await?;
+                open = Some(opened);
             }
+            let prepared = prepared[n].take().expect("each observation is folded once");
             let current = open.as_mut().expect("a task row is open");
             let ingested = self
                 .fold_into(&tx, current, &mut sequences, observation, prepared)
@@ -121,8 +135,7 @@ impl Ingestor {
         // Only the first observation of a row this transaction created reports it as new.
         let new_task = std::mem::replace(&mut open.new_task, false);
         let now = Utc::now();
-        let Some((sequence, event)) = append(tx, &open.row, sequences, observation, prepared, now).await?
-        else {
+        let Some((sequence, event)) = append(tx, open, sequences, observation, prepared, now).await? else {
             return Ok(outcome(&open.row, None, new_task));
         };
         let row = &mut open.row;
@@ -170,45 +183,42 @@ impl Ingestor {
 /// duplicate, which changes nothing and uses no sequence.
 async fn append(
     tx: &DatabaseTransaction,
-    row: &task::Model,
+    open: &mut Open,
     sequences: &mut Sequences,
     observation: &Observation,
     prepared: Prepared,
     now: DateTime<Utc>,
 ) -> Result<Option<(i64, StreamEvent)>, IngestError> {
+    let row = &open.row;
     if let (Some(remote), Some(incoming)) = (&row.remote_task_id, prepared.event.task_id())
         && remote != incoming
     {
         return Err(IngestError::Identity("Unexpected task identity."));
     }
     let source = observation.source.as_str();
-    // Identical events are told apart by the user turn they belong to.
-    let key = match &observation.source_key {
-        Some(key) if matches!(observation.source, Source::Stream | Source::Reconcile) => {
-            format!("t{}:{key}", row.turn)
-        }
-        Some(key) => key.clone(),
-        None => format!("t{}:{}", row.turn, prepared.digest),
-    };
+    let key = source_key(row.turn, observation, &prepared);
     let sequence = sequences.next(tx, &observation.organization_id).await?;
-    let appended = ledger::append(
-        tx,
-        NewEvent {
-            organization_id: &observation.organization_id,
-            task_id: &row.id,
-            sequence,
-            source,
-            event_kind: event_kind(&prepared.event),
-            source_key: key,
-            payload_digest: prepared.digest,
-            payload: prepared.payload,
-            extensions: &observation.extensions,
-            protocol_version: observation.protocol_version.clone(),
-            remote_timestamp: remote_timestamp(&prepared.event),
-            received_at: now,
-        },
-    )
-    .await?;
+    let covered = open.batch.covers(source, &key);
+    let event = NewEvent {
+        organization_id: &observation.organization_id,
+        task_id: &row.id,
+        sequence,
+        source,
+        event_kind: event_kind(&prepared.event),
+        source_key: key,
+        payload_digest: prepared.digest,
+        payload: prepared.payload,
+        extensions: &observation.extensions,
+        protocol_version: observation.protocol_version.clone(),
+        remote_timestamp: remote_timestamp(&prepared.event),
+        received_at: now,
+    };
+    // A stream event of the group is appended with the others when the row is written.
+    let appended = if covered {
+        open.batch.add(event)
+    } else {
+        ledger::append(tx, event).await?
+    };
     if !appended {
         return Ok(None);
     }
@@ -236,6 +246,8 @@ struct Open {
     dirty: bool,
     /// Its subscription row exists in this transaction.
     armed: bool,
+    /// The group's stream events for it, appended when it is written.
+    batch: Batch,
 }
 
 impl Open {
@@ -245,10 +257,12 @@ impl Open {
             new_task,
             dirty: false,
             armed: false,
+            batch: Batch::default(),
         }
     }
 
     async fn write(self, tx: &DatabaseTransaction) -> Result<(), DbErr> {
+        self.batch.write(tx).await?;
         if self.dirty {
             task_rows::write_folded(tx, self.row).await?;
         }

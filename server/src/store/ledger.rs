@@ -2,11 +2,13 @@
 //! append-only events, the artifact access rows beside them, and the projection reset and event list of a rebuild. Only `ingest` calls these; readers of
 //! the ledger use [`tasks`](super::tasks).
 
+use std::collections::HashSet;
+
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::OnConflict;
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseBackend, DatabaseTransaction, DbErr, EntityTrait,
-    QueryFilter, QueryOrder, Statement,
+    QueryFilter, QueryOrder, QuerySelect, Statement,
 };
 use serde_json::Value;
 
@@ -144,7 +146,70 @@ fn placeholder(tx: &DatabaseTransaction, n: usize) -> String {
 /// Appends one event unless the task already has the event `(source, source_key)`
 /// (de-duplication, by the ledger's unique key): `false` for a duplicate, which writes nothing.
 pub async fn append(tx: &DatabaseTransaction, event: NewEvent<'_>) -> Result<bool, DbErr> {
-    let inserted = task_event::Entity::insert(task_event::ActiveModel {
+    let inserted = task_event::Entity::insert(event_row(event))
+        .on_conflict(
+            OnConflict::columns([
+                task_event::Column::TaskId,
+                task_event::Column::Source,
+                task_event::Column::SourceKey,
+            ])
+            .do_nothing()
+            .to_owned(),
+        )
+        .exec_without_returning(tx)
+        .await?;
+    Ok(inserted == 1)
+}
+
+/// Events of one locked task gathered in a transaction, appended by [`append_all`] in one
+/// statement. The caller de-duplicates them first ([`existing_keys`]).
+#[derive(Default)]
+pub struct EventRows(Vec<task_event::ActiveModel>);
+
+impl EventRows {
+    pub fn push(&mut self, event: NewEvent<'_>) {
+        self.0.push(event_row(event));
+    }
+}
+
+/// Appends the gathered events (a multi-row `INSERT`). A duplicate key fails it: the caller
+/// checked them under the task's row lock, so none can have appeared since.
+pub async fn append_all(tx: &DatabaseTransaction, rows: EventRows) -> Result<(), DbErr> {
+    if rows.0.is_empty() {
+        return Ok(());
+    }
+    task_event::Entity::insert_many(rows.0)
+        .exec_without_returning(tx)
+        .await?;
+    Ok(())
+}
+
+/// Which of `keys` (`(source, source_key)`) the task's ledger already has, in one query.
+pub async fn existing_keys(
+    tx: &DatabaseTransaction,
+    task_id: &str,
+    keys: &[(&str, String)],
+) -> Result<HashSet<(String, String)>, DbErr> {
+    if keys.is_empty() {
+        return Ok(HashSet::new());
+    }
+    let sources: HashSet<&str> = keys.iter().map(|(source, _)| *source).collect();
+    let found: Vec<(String, String)> = task_event::Entity::find()
+        .select_only()
+        .column(task_event::Column::Source)
+        .column(task_event::Column::SourceKey)
+        .filter(task_event::Column::TaskId.eq(task_id))
+        // Both key columns, so the lookup stays on the unique index's prefix.
+        .filter(task_event::Column::Source.is_in(sources))
+        .filter(task_event::Column::SourceKey.is_in(keys.iter().map(|(_, key)| key.clone())))
+        .into_tuple()
+        .all(tx)
+        .await?;
+    Ok(found.into_iter().collect())
+}
+
+fn event_row(event: NewEvent<'_>) -> task_event::ActiveModel {
+    task_event::ActiveModel {
         id: Set(new_id()),
         organization_id: Set(event.organization_id.to_owned()),
         task_id: Set(event.task_id.to_owned()),
@@ -158,19 +223,7 @@ pub async fn append(tx: &DatabaseTransaction, event: NewEvent<'_>) -> Result<boo
         protocol_version: Set(event.protocol_version),
         remote_timestamp: Set(event.remote_timestamp),
         received_at: Set(event.received_at),
-    })
-    .on_conflict(
-        OnConflict::columns([
-            task_event::Column::TaskId,
-            task_event::Column::Source,
-            task_event::Column::SourceKey,
-        ])
-        .do_nothing()
-        .to_owned(),
-    )
-    .exec_without_returning(tx)
-    .await?;
-    Ok(inserted == 1)
+    }
 }
 
 /// Records that the task referenced an archived object (once per task and object).
