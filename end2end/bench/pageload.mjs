@@ -101,7 +101,10 @@ const repeats = async (path, privately) => {
 // A traced repeat visit of `path` (after one untraced visit in the same private window).
 const traceRepeat = async (path, label) => {
   const context = await browser.newContext();
-  await visit(await throttledPage(context), path);
+  // Closed first, so the trace holds the traced page's renderer alone.
+  const warm = await throttledPage(context);
+  await visit(warm, path);
+  await warm.close();
   const page = await throttledPage(context);
   await browser.startTracing(page, { categories: TRACE_CATEGORIES });
   await visit(page, path);
