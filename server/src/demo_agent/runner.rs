@@ -9,7 +9,7 @@ use tokio::time::{Instant, MissedTickBehavior};
 use tokio_util::sync::CancellationToken;
 
 use super::store::TaskStore;
-use super::wire::Update;
+use super::wire::{Update, text_part};
 
 /// How long work continues after its last follower (stream or waiting SendMessage) went away,
 /// so a client can resubscribe after a dropped connection.
@@ -22,8 +22,17 @@ pub(crate) enum Step {
     Do(Update),
     /// Wait, as a real agent working would.
     Sleep(Duration),
-    /// `count` WORKING status updates at `rate` per second (the store stamps `emittedAtMs`).
-    Flood { rate: u32, count: u32 },
+    /// `count` events at `rate` per second (the store stamps `emittedAtMs`).
+    Flood(Flood),
+}
+
+/// A flood: `count` WORKING status updates at `rate` per second; with `chunks`, every second
+/// event is instead the next chunk of one text artifact (`flood`), the last one closing it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Flood {
+    pub(crate) rate: u32,
+    pub(crate) count: u32,
+    pub(crate) chunks: bool,
 }
 
 /// Where a run writes and what stops it.
@@ -54,7 +63,7 @@ pub(crate) async fn run(run: Run, steps: Vec<Step>) {
                     () = tokio::time::sleep(duration) => run.check_watched(&mut orphaned_since),
                 }
             }
-            Step::Flood { rate, count } => flood(&run, rate, count, &mut orphaned_since).await,
+            Step::Flood(spec) => flood(&run, spec, &mut orphaned_since).await,
         };
         if outcome.is_err() {
             return;
@@ -82,8 +91,9 @@ impl Run {
     }
 }
 
-async fn flood(run: &Run, rate: u32, count: u32, orphaned_since: &mut Option<Instant>) -> Result<(), Stop> {
-    let rate = f64::from(rate.max(1));
+async fn flood(run: &Run, spec: Flood, orphaned_since: &mut Option<Instant>) -> Result<(), Stop> {
+    let count = spec.count;
+    let rate = f64::from(spec.rate.max(1));
     let tick = Duration::from_secs_f64(1.0 / rate).max(Duration::from_millis(1));
     let mut interval = tokio::time::interval(tick);
     interval.set_missed_tick_behavior(MissedTickBehavior::Skip);
@@ -98,15 +108,35 @@ async fn flood(run: &Run, rate: u32, count: u32, orphaned_since: &mut Option<Ins
         let due = ((start.elapsed().as_secs_f64() * rate).floor() as u64 + 1).min(u64::from(count)) as u32;
         while emitted < due {
             emitted += 1;
-            let update = Update::Status {
-                state: TaskState::Working,
-                parts: Vec::new(),
-                message_metadata: None,
-                event_metadata: Some(json!({"seq": emitted, "count": count})),
-            };
-            run.store.apply(&run.task_id, update).map_err(|_| Stop)?;
+            run.store
+                .apply(&run.task_id, flood_event(spec, emitted))
+                .map_err(|_| Stop)?;
         }
         run.check_watched(orphaned_since)?;
     }
     Ok(())
+}
+
+/// The `seq`-th event of a flood (from 1).
+fn flood_event(spec: Flood, seq: u32) -> Update {
+    let metadata = json!({"seq": seq, "count": spec.count});
+    if spec.chunks && seq.is_multiple_of(2) {
+        return Update::Artifact {
+            artifact: json!({
+                "artifactId": "flood",
+                "name": "flood.txt",
+                "parts": [text_part(format!("{seq} "))],
+                "metadata": metadata,
+            }),
+            // The first chunk (seq 2) creates the artifact; the last even one closes it.
+            append: seq > 2,
+            last_chunk: seq + 2 > spec.count,
+        };
+    }
+    Update::Status {
+        state: TaskState::Working,
+        parts: Vec::new(),
+        message_metadata: None,
+        event_metadata: Some(metadata),
+    }
 }

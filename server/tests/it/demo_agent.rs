@@ -628,6 +628,36 @@ async fn flood_emits_the_requested_count() {
 }
 
 #[tokio::test]
+async fn flood_mix_chunks_streams_every_second_event_as_an_artifact_chunk() {
+    let demo = start().await;
+    let events = demo
+        .stream(
+            "flood",
+            "SendStreamingMessage",
+            json!({"message": user_message("rate=1000 count=10 mix=chunks")}),
+        )
+        .await
+        .rest()
+        .await;
+    let chunks: Vec<&Value> = events
+        .iter()
+        .filter_map(|e| e.pointer("/result/artifactUpdate"))
+        .collect();
+    let statuses = events
+        .iter()
+        .filter_map(|e| e.pointer("/result/statusUpdate/metadata/seq"))
+        .count();
+    assert_eq!((chunks.len(), statuses), (5, 5));
+    assert_eq!(chunks[0]["append"], false, "the first chunk creates the artifact");
+    assert!(chunks[1..].iter().all(|c| c["append"] == true));
+    assert_eq!(chunks[4]["lastChunk"], true);
+    assert!(chunks[..4].iter().all(|c| c["lastChunk"] == false));
+    assert_eq!(chunks[4]["artifact"]["parts"][0]["text"], "10 ");
+    assert!(chunks.iter().all(|c| c["metadata"]["emittedAtMs"].is_i64()));
+    assert_eq!(state_of(events.last().unwrap()), Some("TASK_STATE_COMPLETED"));
+}
+
+#[tokio::test]
 async fn skills_routes_by_skill_and_refuses_unknown_ones() {
     let demo = start().await;
     let uri = "https://extensions.allsrc.dev/agent-taskbay/skill-routing/v1";
