@@ -26,6 +26,7 @@ mod hook;
 mod locate;
 mod observation;
 mod prepare;
+pub mod queue;
 mod rebuild;
 pub mod verify;
 
@@ -52,6 +53,9 @@ pub struct Ingestor {
     pub counters: std::sync::Arc<IngestCounters>,
     /// Run after an event changed a task; none in an ingestor built without one (tests, tools).
     pub on_change: Option<std::sync::Arc<dyn TaskChanged>>,
+    /// Where followed streams queue their groups to be committed together
+    /// ([`Ingestor::with_commit_queue`]); none: each group commits alone.
+    pub queue: Option<queue::CommitQueue>,
 }
 
 impl Ingestor {
@@ -63,6 +67,7 @@ impl Ingestor {
             subscribed: Subscribed::default(),
             counters: Default::default(),
             on_change: None,
+            queue: None,
         }
     }
 

@@ -48,7 +48,8 @@ impl AppState {
             ArtifactStore::new(config.artifact_dir.clone()).with_quota(config.artifact_quota),
             bus.clone(),
         )
-        .with_task_hook(Arc::new(crate::services::approvals_hook::DetectApprovals));
+        .with_task_hook(Arc::new(crate::services::approvals_hook::DetectApprovals))
+        .with_commit_queue();
         let origins = ConsoleOrigins::new(leptos_options.site_addr, config.auth_origin.as_deref());
         Ok(AppState {
             origins: Arc::new(origins),

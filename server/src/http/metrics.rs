@@ -211,6 +211,16 @@ fn write_ingest(state: &AppState, out: &mut String) {
             "Ledger events stored by group commits.",
             &counters.grouped_events,
         ),
+        (
+            "taskbay_ingest_queue_groups_total",
+            "Groups of followed streams' events taken by the commit queue.",
+            &counters.queue_groups,
+        ),
+        (
+            "taskbay_ingest_queue_commits_total",
+            "Transactions of the commit queue (the groups of several tasks commit together).",
+            &counters.queue_commits,
+        ),
     ] {
         let _ = writeln!(out, "# HELP {name} {help}");
         let _ = writeln!(out, "# TYPE {name} counter");

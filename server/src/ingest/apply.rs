@@ -52,48 +52,85 @@ impl Ingestor {
         if observations.is_empty() {
             return Ok(Vec::new());
         }
-        let mut prepared: Vec<Option<Prepared>> = self
-            .prepare_all(observations)
-            .await?
-            .into_iter()
-            .map(Some)
-            .collect();
+        let prepared = self.prepare_all(observations).await?;
+        let mut done = self.commit_runs(vec![(observations, prepared)]).await?;
+        Ok(done.pop().unwrap_or_default())
+    }
+
+    /// Several groups ([`Ingestor::ingest_group`] each, already prepared) in one transaction,
+    /// in order: what each ingested, or the first error (then nothing commits). The commit
+    /// queue ([`super::queue`]) commits the groups of many tasks together this way.
+    pub(super) async fn commit_runs(
+        &self,
+        runs: Vec<(&[Observation], Vec<Prepared>)>,
+    ) -> Result<Vec<Vec<Ingested>>, IngestError> {
         let tx = self.db.write.begin().await?;
-        let mut checked: Option<&Fence> = None;
-        let mut open: Option<Open> = None;
-        let mut sequences = Sequences::default();
+        let mut work = Work::default();
+        let mut all = Vec::with_capacity(runs.len());
+        for (observations, prepared) in runs {
+            all.push(self.fold_run(&tx, &mut work, observations, prepared).await?);
+        }
+        if let Some(last) = work.open {
+            last.write(&tx).await?;
+        }
+        work.sequences.write(&tx).await?;
+        tx.commit().await?;
+        let observed: usize = all.iter().map(Vec::len).sum();
+        let stored = all.iter().flatten().filter(|i| i.sequence.is_some()).count();
+        if observed > 1 && stored > 0 {
+            self.counters.group_commits.fetch_add(1, Ordering::Relaxed);
+            self.counters
+                .grouped_events
+                .fetch_add(stored as u64, Ordering::Relaxed);
+        }
+        for ingested in all.iter().flatten() {
+            self.publish(ingested);
+        }
+        Ok(all)
+    }
+
+    /// One group's observations folded in order inside the transaction, up to the first that
+    /// ends its task's stream.
+    async fn fold_run<'a>(
+        &self,
+        tx: &DatabaseTransaction,
+        work: &mut Work<'a>,
+        observations: &'a [Observation],
+        prepared: Vec<Prepared>,
+    ) -> Result<Vec<Ingested>, IngestError> {
+        let mut prepared: Vec<Option<Prepared>> = prepared.into_iter().map(Some).collect();
         let mut done = Vec::with_capacity(observations.len());
         for (n, observation) in observations.iter().enumerate() {
             if let Some(fence) = &observation.fence
-                && checked != Some(fence)
+                && work.checked != Some(fence)
             {
-                check_fence(&tx, fence).await?;
-                checked = Some(fence);
+                check_fence(tx, fence).await?;
+                work.checked = Some(fence);
             }
             // The row is reused only for the same task seen by the same agent; anything else is
             // looked up (and checked) again.
-            let same_task = open.as_ref().is_some_and(|open| {
+            let same_task = work.open.as_ref().is_some_and(|open| {
                 observation.local_task_id.as_deref() == Some(open.row.id.as_str())
                     && observation.agent_id == open.row.agent_id
             });
             if !same_task {
-                if let Some(previous) = open.take() {
-                    previous.write(&tx).await?;
+                if let Some(previous) = work.open.take() {
+                    previous.write(tx).await?;
                 }
                 // The rest of the group is still prepared, this observation first.
                 let rest: Vec<(&Observation, &Prepared)> = observations[n..]
                     .iter()
                     .zip(prepared[n..].iter().flatten())
                     .collect();
-                let (row, new_task) = locate_task(&tx, observation, &rest[0].1.event).await?;
+                let (row, new_task) = locate_task(tx, observation, &rest[0].1.event).await?;
                 let mut opened = Open::new(row, new_task);
-                opened.batch = Batch::open(&tx, &opened.row, &rest).await?;
-                open = Some(opened);
+                opened.batch = Batch::open(tx, &opened.row, &rest).await?;
+                work.open = Some(opened);
             }
             let prepared = prepared[n].take().expect("each observation is folded once");
-            let current = open.as_mut().expect("a task row is open");
+            let current = work.open.as_mut().expect("a task row is open");
             let ingested = self
-                .fold_into(&tx, current, &mut sequences, observation, prepared)
+                .fold_into(tx, current, &mut work.sequences, observation, prepared)
                 .await?;
             // Nothing after a terminal state can change the task; a paused one may still move
             // on (a stale snapshot first, then the agent's work: issue #27), so the rest of
@@ -103,21 +140,6 @@ impl Ingestor {
             if ended {
                 break;
             }
-        }
-        if let Some(last) = open {
-            last.write(&tx).await?;
-        }
-        sequences.write(&tx).await?;
-        tx.commit().await?;
-        let stored = done.iter().filter(|ingested| ingested.sequence.is_some()).count();
-        if observations.len() > 1 && stored > 0 {
-            self.counters.group_commits.fetch_add(1, Ordering::Relaxed);
-            self.counters
-                .grouped_events
-                .fetch_add(stored as u64, Ordering::Relaxed);
-        }
-        for ingested in &done {
-            self.publish(ingested);
         }
         Ok(done)
     }
@@ -235,6 +257,16 @@ async fn append(
         ledger::record_access(tx, access).await?;
     }
     Ok(Some((sequence, prepared.event)))
+}
+
+/// What a transaction of several groups carries from one observation to the next.
+#[derive(Default)]
+struct Work<'a> {
+    /// The lease checked last (observations it fences need no second check).
+    checked: Option<&'a Fence>,
+    /// The task row being folded into.
+    open: Option<Open>,
+    sequences: Sequences,
 }
 
 /// The locked task row observations are folded into, written once when they are done.

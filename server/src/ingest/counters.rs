@@ -12,6 +12,10 @@ pub struct IngestCounters {
     pub group_commits: AtomicU64,
     /// Ledger events those transactions appended.
     pub grouped_events: AtomicU64,
+    /// Groups the commit queue took from followed streams ([`super::queue`]).
+    pub queue_groups: AtomicU64,
+    /// Transactions the commit queue committed (several groups each when they queued together).
+    pub queue_commits: AtomicU64,
 }
 
 /// Tasks whose subscription row is known to exist in the database. A row is never deleted, so

@@ -11,6 +11,7 @@ mod approvals;
 mod artifacts;
 mod cli;
 mod client;
+mod commit_queue;
 mod committed;
 mod demo_agent;
 mod extensions;

@@ -16,6 +16,7 @@
 //! delivered ([`app::projection::missing_tail`]).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use app::a2a::{TaskState, encode_get_task, encode_task_id};
 use futures::{FutureExt, StreamExt};
@@ -151,15 +152,17 @@ impl Observer<'_> {
     /// the task's state after the last event stored (`None`: nothing was); `Err` is how
     /// following ends (lease lost, or an error to retry).
     async fn ingest_group(&self, group: Vec<Observation>) -> Result<Option<TaskState>, Outcome> {
-        if group.len() > 1 {
-            match self.deps.ingestor.ingest_group(&group).await {
-                Ok(done) => return Ok(done.last().map(|last| last.state.clone())),
-                Err(IngestError::LeaseLost) => return Err(Outcome::Abandoned),
-                Err(_) => {}
-            }
+        let group: Arc<[Observation]> = group.into();
+        // Committed with what other followed tasks queued meanwhile (group commit across tasks).
+        match self.deps.ingestor.ingest_queued(group.clone()).await {
+            Ok(done) => return Ok(done.last().map(|last| last.state.clone())),
+            Err(IngestError::LeaseLost) => return Err(Outcome::Abandoned),
+            Err(_) if group.len() > 1 => {}
+            // One event: its own error decides, as below.
+            Err(error) => return Self::failed(&self.target.task.id, error).map(|()| None),
         }
         let mut state = None;
-        for observation in group {
+        for observation in group.iter().cloned() {
             if let Some(now) = self.ingest(observation).await? {
                 let terminal = now.is_terminal();
                 state = Some(now);
@@ -238,13 +241,20 @@ impl Observer<'_> {
         let task = &self.target.task;
         match self.deps.ingestor.ingest(&observation).await {
             Ok(done) => Ok(Some(done.state.clone())),
-            Err(IngestError::LeaseLost) => Err(Outcome::Abandoned),
-            // A bad event is skipped (it is not the record); the stream goes on.
-            Err(IngestError::Invalid(reason)) => {
-                tracing::info!(task = %task.id, %reason, "agent sent an event that is not A2A; skipped");
-                Ok(None)
+            Err(error) => Self::failed(&task.id, error).map(|()| None),
+        }
+    }
+
+    /// What an ingestion error means for following: a bad event is skipped (`Ok`: it is not
+    /// the record, the stream goes on); a lost lease abandons the task; anything else is retried.
+    fn failed(task_id: &str, error: IngestError) -> Result<(), Outcome> {
+        match error {
+            IngestError::LeaseLost => Err(Outcome::Abandoned),
+            IngestError::Invalid(reason) => {
+                tracing::info!(task = %task_id, %reason, "agent sent an event that is not A2A; skipped");
+                Ok(())
             }
-            Err(error) => Err(Outcome::Again(error.to_string())),
+            error => Err(Outcome::Again(error.to_string())),
         }
     }
 }

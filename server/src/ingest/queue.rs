@@ -1,0 +1,150 @@
+//! Group commit across tasks (issue #33, ADR 0032): the stream groups of every followed task go
+//! through one queue, and what queued while a transaction was committing is committed together
+//! in the next one.
+//!
+//! A process following a hundred streams would otherwise run a hundred transactions at once,
+//! each taking the organization's ledger counter (its row lock on PostgreSQL, the one writer on
+//! SQLite) in turn: one commit, one fsync, per group of each task. Here the groups of many tasks
+//! share one transaction, one counter update and one commit, each still acknowledged only after
+//! it (nothing is published or answered before commit). Groups are prepared (decoded, digested,
+//! archived) by their callers, in parallel, before they queue.
+//!
+//! All or nothing per transaction: when one group fails it (its lease was lost, an event broke
+//! a rule), every group of that transaction is committed again on its own, so each meets the
+//! fate it would alone.
+
+use std::sync::Arc;
+
+use std::sync::atomic::Ordering;
+
+use sea_orm::DbErr;
+use tokio::sync::{mpsc, oneshot};
+
+use super::{IngestError, Ingested, Ingestor, Observation, Prepared};
+
+/// Observations a transaction of the queue takes at most (several groups; a group alone may
+/// pass it).
+pub const TRANSACTION_LIMIT: usize = 1024;
+/// Groups waiting at most; past it a caller waits for room.
+const QUEUE_DEPTH: usize = 1024;
+
+type Reply = oneshot::Sender<Result<Vec<Ingested>, IngestError>>;
+
+/// One group waiting for its transaction.
+struct Job {
+    observations: Arc<[Observation]>,
+    prepared: Vec<Prepared>,
+    reply: Reply,
+}
+
+/// The sending side of the queue; the committing task ends when every sender is gone.
+#[derive(Clone, Debug)]
+pub struct CommitQueue(mpsc::Sender<Job>);
+
+impl CommitQueue {
+    /// Groups waiting for a transaction (not counting those being committed).
+    pub fn waiting(&self) -> usize {
+        self.0.max_capacity() - self.0.capacity()
+    }
+}
+
+impl Ingestor {
+    /// The same ingestor, with a commit queue: [`Ingestor::ingest_queued`] then commits the
+    /// groups of many tasks together. Spawns the committing task (on the current runtime).
+    pub fn with_commit_queue(mut self) -> Ingestor {
+        let (sender, receiver) = mpsc::channel(QUEUE_DEPTH);
+        // The committing task's own ingestor has no queue, so the channel closes with the last
+        // outside clone.
+        tokio::spawn(commit_loop(self.clone(), receiver));
+        self.queue = Some(CommitQueue(sender));
+        self
+    }
+
+    /// [`Ingestor::ingest_group`], committed in the same transaction as the groups other tasks
+    /// queued meanwhile (without a queue: alone). Prepared here, in the caller's task.
+    pub async fn ingest_queued(
+        &self,
+        observations: Arc<[Observation]>,
+    ) -> Result<Vec<Ingested>, IngestError> {
+        let Some(CommitQueue(queue)) = &self.queue else {
+            return self.ingest_group(&observations).await;
+        };
+        if observations.is_empty() {
+            return Ok(Vec::new());
+        }
+        let prepared = self.prepare_all(&observations).await?;
+        let (reply, answer) = oneshot::channel();
+        let job = Job {
+            observations,
+            prepared,
+            reply,
+        };
+        if let Err(mpsc::error::SendError(job)) = queue.send(job).await {
+            // The committing task is gone (shutdown): commit alone.
+            return self.ingest_group(&job.observations).await;
+        }
+        answer
+            .await
+            .map_err(|_| IngestError::Db(DbErr::Custom("the commit queue stopped".into())))?
+    }
+}
+
+/// Takes a group, then every group that queued meanwhile (up to [`TRANSACTION_LIMIT`]
+/// observations), and commits them in one transaction.
+async fn commit_loop(ingestor: Ingestor, mut receiver: mpsc::Receiver<Job>) {
+    while let Some(first) = receiver.recv().await {
+        let mut size = first.observations.len();
+        let mut jobs = vec![first];
+        while size < TRANSACTION_LIMIT {
+            match receiver.try_recv() {
+                Ok(job) => {
+                    size += job.observations.len();
+                    jobs.push(job);
+                }
+                Err(_) => break,
+            }
+        }
+        ingestor
+            .counters
+            .queue_groups
+            .fetch_add(jobs.len() as u64, Ordering::Relaxed);
+        commit(&ingestor, jobs).await;
+    }
+}
+
+/// Commits `jobs` together and answers each; when that fails, each alone.
+async fn commit(ingestor: &Ingestor, jobs: Vec<Job>) {
+    let mut replies = Vec::with_capacity(jobs.len());
+    let mut runs = Vec::with_capacity(jobs.len());
+    let mut groups = Vec::with_capacity(jobs.len());
+    for job in jobs {
+        replies.push(job.reply);
+        groups.push(job.observations);
+        runs.push(job.prepared);
+    }
+    let together = ingestor
+        .commit_runs(groups.iter().map(|group| &group[..]).zip(runs).collect())
+        .await;
+    match together {
+        Ok(results) => {
+            ingestor.counters.queue_commits.fetch_add(1, Ordering::Relaxed);
+            for (reply, result) in replies.into_iter().zip(results) {
+                let _ = reply.send(Ok(result));
+            }
+        }
+        Err(error) if replies.len() == 1 => {
+            let _ = replies.pop().expect("one reply").send(Err(error));
+        }
+        Err(_) => {
+            // One of them failed the transaction: each again alone (prepared again; archiving
+            // is content-addressed, so a second time writes nothing new).
+            for (reply, observations) in replies.into_iter().zip(groups) {
+                let alone = ingestor.ingest_group(&observations).await;
+                if alone.is_ok() {
+                    ingestor.counters.queue_commits.fetch_add(1, Ordering::Relaxed);
+                }
+                let _ = reply.send(alone);
+            }
+        }
+    }
+}
