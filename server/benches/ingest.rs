@@ -1,11 +1,15 @@
-//! Ingest benchmarks (issue #6, items 1 and 2): events per second through the single
+//! Ingest benchmarks (issue #6, items 1 and 2; issue #33): events per second through the single
 //! ingestion path (ledger + projections + publish) for status updates and artifact append
-//! chunks, and the per-event cost for a task whose ledger already holds 100 … 100,000 events.
+//! chunks, a hundred tasks ingesting at once against the floor of bare inserts ([`many`]), and
+//! the per-event cost for a task whose ledger already holds 100 … 100,000 events.
 //! On SQLite always, and on PostgreSQL when `A2A_BENCH_POSTGRES_URL` (or
 //! `A2A_TEST_POSTGRES_URL`) names a server.
 //!
 //! `cargo bench -p server --bench ingest` prints a Markdown table; `scripts/bench` runs it and
 //! writes BENCHMARKS.md. Not a test: under `cargo test` it only checks that it starts.
+
+#[path = "ingest/many.rs"]
+mod many;
 
 use std::time::{Duration, Instant};
 
@@ -297,6 +301,33 @@ async fn main() {
             cells.push(format!("{:.0}", median_rate(rates)));
         }
         println!("| {} | {} |", backend.name, cells.join(" | "));
+    }
+    println!(
+        "\n### Many tasks at once ({} tasks × {} events, status updates and chunks, {} per group, all concurrent)\n",
+        many::TASKS,
+        many::PER_TASK,
+        many::GROUP
+    );
+    println!(
+        "| Database | Floor: bare inserts | Each group alone | Commit queue | Queue / floor | CPU per event: floor | alone | queue |"
+    );
+    println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+    for backend in &backends {
+        let f = fixture(backend).await;
+        let floor = many::floor(backend, &f, 50_000_000).await;
+        let alone = many::many_tasks(&f, false).await;
+        let queued = many::many_tasks(&f, true).await;
+        println!(
+            "| {} | {:.0}/s | {:.0}/s | {:.0}/s | {:.2} | {:.0} µs | {:.0} µs | {:.0} µs |",
+            backend.name,
+            floor.per_second,
+            alone.per_second,
+            queued.per_second,
+            queued.per_second / floor.per_second,
+            floor.cpu_us,
+            alone.cpu_us,
+            queued.cpu_us
+        );
     }
     println!("\n### Per-event cost by ledger length (median of {SAMPLES} status updates)\n");
     let header: Vec<String> = LEDGER_SIZES.iter().map(|s| format!("{s} events")).collect();

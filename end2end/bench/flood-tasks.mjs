@@ -1,0 +1,109 @@
+// Ingest under load (issue #33): TASKS tasks of the demo agent's `flood` variant streaming at once
+// (status updates and artifact chunks mixed, `mix=chunks`), sent through the console's HTTP API
+// and followed by its workers. An event counts once the console committed it
+// (`taskbay_ingest_events_total` on /metrics): nothing is acknowledged before commit.
+//
+// Each offered rate (BENCH_FLOOD_RATES, events per second per task, default 50,100,200) runs
+// for BENCH_FLOOD_SECONDS (default 5) of agent time. Reported per rate: the events the agents
+// emitted and the console stored, the stored rate from the first send to the last task finished,
+// the best one-second rate, how long after the agents' last event the console finished, CPU per
+// event (the console's process, and the whole machine: console, agent and database), and the
+// console's RSS before and at its peak.
+//
+// The console needs A2A_MAX_AGENT_STREAMS >= TASKS (else tasks over the cap are polled).
+// Usage: node flood-tasks.mjs <base url> <demo origin> <console pid> [tasks]
+import { readFileSync } from "node:fs";
+
+const [base, demo, pidText, tasksText] = process.argv.slice(2);
+const pid = Number(pidText);
+const TASKS = Number(tasksText ?? 100);
+const RATES = (process.env.BENCH_FLOOD_RATES ?? "50,100,200").split(",").map(Number);
+const SECONDS = Number(process.env.BENCH_FLOOD_SECONDS ?? 5);
+const LABEL = process.env.BENCH_FLOOD_LABEL ?? "";
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]) / 1024;
+// utime + stime of the console, in seconds (USER_HZ 100).
+const processCpu = () => {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+};
+// Busy time of the whole machine (every core), in seconds.
+const machineCpu = () => {
+  const [, ...ticks] = readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/);
+  const [user, nice, system, , , irq, softirq, steal] = ticks.map(Number);
+  return (user + nice + system + irq + softirq + steal) / 100;
+};
+const stored = async () => {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  return Number(/^taskbay_ingest_events_total (\d+)/m.exec(text)?.[1] ?? NaN);
+};
+const api = async (method, path, body, headers = {}) => {
+  const res = await fetch(base + path, {
+    method,
+    headers: { "content-type": "application/json", ...headers },
+    body: body && JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+  return res.json();
+};
+
+const { agent } = await api("POST", "/api/agents", { cardUrl: `${demo}/flood/card.json` });
+
+async function round(rate) {
+  const count = rate * SECONDS;
+  const [events0, process0, machine0, rss0] = [await stored(), processCpu(), machineCpu(), rss()];
+  let peak = rss0;
+  const t0 = performance.now();
+  const commands = await Promise.all(
+    Array.from({ length: TASKS }, (_, n) =>
+      api(
+        "POST",
+        `/api/agents/${agent.id}/commands`,
+        { text: `rate=${rate} count=${count} mix=chunks` },
+        { "idempotency-key": `flood-tasks-${Date.now()}-${rate}-${n}` },
+      ).then(({ command }) => command.id),
+    ),
+  );
+  // Every command dispatched (it names its task), then no task active: every event stored.
+  const samples = [[t0, events0]];
+  let pending = [...commands];
+  for (;;) {
+    await sleep(100);
+    samples.push([performance.now(), await stored()]);
+    peak = Math.max(peak, rss());
+    if (pending.length) {
+      const settled = await Promise.all(pending.map((id) => api("GET", `/api/commands/${id}`)));
+      pending = pending.filter((_, i) => !settled[i].command.result?.localId);
+      if (settled.some(({ command }) => ["failed", "uncertain"].includes(command.status))) {
+        throw new Error("a flood command failed");
+      }
+      continue;
+    }
+    const { tasks } = await api("GET", "/api/tasks?filter=active&limit=1");
+    if (!tasks.length) break;
+  }
+  const elapsed = (performance.now() - t0) / 1000;
+  const events = (await stored()) - events0;
+  let best = 0;
+  for (let i = 0, j = 0; i < samples.length; i++) {
+    while (samples[i][0] - samples[j][0] > 1000) j++;
+    if (j < i && samples[i][0] - samples[j][0] >= 900) {
+      best = Math.max(best, ((samples[i][1] - samples[j][1]) * 1000) / (samples[i][0] - samples[j][0]));
+    }
+  }
+  const perEvent = (seconds) => ((seconds * 1e6) / events).toFixed(0);
+  // The agent emits the flood, a WORKING announcement and COMPLETED per task; the console also
+  // stores the send's first answer and may read the task once more.
+  const emitted = TASKS * (count + 2);
+  console.log(
+    `| ${LABEL} | ${TASKS} × ${rate}/s = ${TASKS * rate}/s | ${emitted} | ${events} | ` +
+      `${Math.round(events / elapsed)}/s | ${Math.round(best)}/s | ${(elapsed - SECONDS).toFixed(1)} s | ` +
+      `${perEvent(processCpu() - process0)} µs | ${perEvent(machineCpu() - machine0)} µs | ` +
+      `${Math.round(rss0)} MB | ${Math.round(peak)} MB |`,
+  );
+}
+
+for (const rate of RATES) {
+  await round(rate);
+}
