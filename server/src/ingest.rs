@@ -16,6 +16,7 @@
 
 mod apply;
 pub mod archive;
+mod artifacts;
 mod batch;
 pub mod bus;
 pub mod committed;

@@ -8,6 +8,7 @@ use chrono::{DateTime, Utc};
 use sea_orm::{DatabaseTransaction, DbErr, TransactionTrait};
 use std::sync::atomic::Ordering;
 
+use super::artifacts::Artifacts;
 use super::batch::{Batch, source_key};
 use super::locate::locate_task;
 use super::observation::outcome;
@@ -162,7 +163,11 @@ impl Ingestor {
         };
         let row = &mut open.row;
         let was_terminal = row.state.is_terminal();
-        let mut folded = fold::Folded { row, changed: false };
+        let mut folded = fold::Folded {
+            row,
+            changed: false,
+            artifacts: &mut open.artifacts,
+        };
         fold::fold(tx, &mut folded, sequence, &event).await?;
         let changed = folded.changed;
         if observation.source == Source::CommandResponse {
@@ -280,6 +285,8 @@ struct Open {
     armed: bool,
     /// The group's stream events for it, appended when it is written.
     batch: Batch,
+    /// Its artifacts: chunks gathered and rows changed, written with it.
+    artifacts: Artifacts,
 }
 
 impl Open {
@@ -290,11 +297,13 @@ impl Open {
             dirty: false,
             armed: false,
             batch: Batch::default(),
+            artifacts: Artifacts::default(),
         }
     }
 
-    async fn write(self, tx: &DatabaseTransaction) -> Result<(), DbErr> {
+    async fn write(mut self, tx: &DatabaseTransaction) -> Result<(), DbErr> {
         self.batch.write(tx).await?;
+        self.artifacts.flush(tx).await?;
         if self.dirty {
             task_rows::write_folded(tx, self.row).await?;
         }

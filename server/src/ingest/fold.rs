@@ -2,7 +2,8 @@
 //! the shared ones of [`app::projection`] (the browser folds with the same code); the server
 //! only touches the rows an event changes, so the cost per event does not grow with the
 //! length of the ledger: a status update writes the task row and at most one message and one
-//! transition; an append chunk inserts one chunk row. The rows are written through
+//! transition; an append chunk adds one chunk row. Artifact rows and chunks go through
+//! [`Artifacts`], which writes a group's chunks together; the rows are written through
 //! `store::projections`.
 
 use app::a2a::{Artifact, Message, Part, StreamEvent, TaskStatus};
@@ -10,14 +11,17 @@ use app::projection::{StatusVerdict, append_parts, missing_tail, status_verdict,
 use sea_orm::{DatabaseTransaction, DbErr};
 use serde_json::{Value, json};
 
+use super::artifacts::Artifacts;
 use crate::db::entity::{task, task_artifact, task_message};
 use crate::store::new_id;
-use crate::store::projections::{self, find_artifact, insert_chunk};
+use crate::store::projections;
 
-/// What folding changed on the task row (written by the caller).
+/// What folding changed on the task row (written by the caller), and its artifacts (the caller
+/// flushes them before it writes the row).
 pub(super) struct Folded<'t> {
     pub row: &'t mut task::Model,
     pub changed: bool,
+    pub artifacts: &'t mut Artifacts,
 }
 
 pub(super) async fn fold(
@@ -57,10 +61,17 @@ pub(super) async fn fold(
         StreamEvent::ArtifactUpdate(update) => {
             note_context(folded, update.context_id.as_deref());
             if !folded.row.state.is_terminal() {
-                let existing = find_artifact(tx, &folded.row.id, &update.artifact.artifact_id).await?;
+                let existing = folded
+                    .artifacts
+                    .find(tx, &folded.row.id, &update.artifact.artifact_id)
+                    .await?;
                 match existing {
                     Some(existing) if update.append => {
-                        append_chunk(tx, existing, sequence, &update.artifact, update.last_chunk).await?;
+                        let parts = parts_json(&update.artifact)?;
+                        folded
+                            .artifacts
+                            .append(tx, existing, sequence, &update.artifact, update.last_chunk, parts)
+                            .await?;
                         folded.changed = true;
                     }
                     _ => replace_artifact(tx, folded, sequence, &update.artifact, !update.last_chunk).await?,
@@ -177,8 +188,7 @@ async fn replace_artifact(
     streaming: bool,
 ) -> Result<(), DbErr> {
     let task_id = folded.row.id.clone();
-    let existing = find_artifact(tx, &task_id, &artifact.artifact_id).await?;
-    projections::clear_chunks(tx, &task_id, &artifact.artifact_id).await?;
+    let existing = folded.artifacts.find(tx, &task_id, &artifact.artifact_id).await?;
     let row = task_artifact::Model {
         id: existing.as_ref().map_or_else(new_id, |e| e.id.clone()),
         task_id: task_id.clone(),
@@ -192,8 +202,7 @@ async fn replace_artifact(
         sequence,
         position: existing.as_ref().map_or(sequence, |e| e.position),
     };
-    projections::save_artifact(tx, row, existing.is_some()).await?;
-    insert_chunk(tx, &task_id, &artifact.artifact_id, 0, parts_json(artifact)?).await?;
+    folded.artifacts.replace(tx, row, parts_json(artifact)?).await?;
     folded.changed = true;
     Ok(())
 }
@@ -205,9 +214,15 @@ async fn fill_artifact(
     sequence: i64,
     artifact: &Artifact,
 ) -> Result<(), DbErr> {
-    let Some(existing) = find_artifact(tx, &folded.row.id, &artifact.artifact_id).await? else {
+    let Some(existing) = folded
+        .artifacts
+        .find(tx, &folded.row.id, &artifact.artifact_id)
+        .await?
+    else {
         return replace_artifact(tx, folded, sequence, artifact, false).await;
     };
+    // The chunks are read back: what is gathered is written first.
+    folded.artifacts.flush(tx).await?;
     let chunks = projections::chunks_of(tx, &existing.task_id, &existing.artifact_id).await?;
     let mut held = Vec::new();
     for chunk in chunks {
@@ -220,34 +235,12 @@ async fn fill_artifact(
             parts,
             ..artifact.clone()
         };
-        append_chunk(tx, existing, sequence, &tail, true).await?;
+        let parts = parts_json(&tail)?;
+        folded
+            .artifacts
+            .append(tx, existing, sequence, &tail, true, parts)
+            .await?;
         folded.changed = true;
     }
     Ok(())
-}
-
-async fn append_chunk(
-    tx: &DatabaseTransaction,
-    existing: task_artifact::Model,
-    sequence: i64,
-    artifact: &Artifact,
-    last_chunk: bool,
-) -> Result<(), DbErr> {
-    insert_chunk(
-        tx,
-        &existing.task_id,
-        &existing.artifact_id,
-        existing.chunks,
-        parts_json(artifact)?,
-    )
-    .await?;
-    projections::update_after_chunk(
-        tx,
-        existing,
-        artifact.name.clone(),
-        artifact.description.clone(),
-        !last_chunk,
-        sequence,
-    )
-    .await
 }

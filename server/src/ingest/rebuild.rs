@@ -5,6 +5,7 @@ use app::a2a::decode_stream_event;
 use sea_orm::{DbErr, TransactionTrait};
 
 use super::IngestError;
+use super::artifacts::Artifacts;
 use super::fold;
 use super::locate::initial_state;
 use crate::db::Db;
@@ -28,15 +29,18 @@ pub async fn rebuild(db: &Db, task_id: &str) -> Result<usize, IngestError> {
     row.title = String::new();
     row.terminal_at = None;
     let events = ledger::events_of(&tx, task_id).await?;
+    let mut artifacts = Artifacts::default();
     let mut folded = fold::Folded {
         row: &mut row,
         changed: false,
+        artifacts: &mut artifacts,
     };
     for event in &events {
         let decoded =
             decode_stream_event(&event.payload_json).map_err(|e| IngestError::Invalid(e.to_string()))?;
         fold::fold(&tx, &mut folded, event.sequence, &decoded.event).await?;
     }
+    artifacts.flush(&tx).await?;
     if row.state.is_terminal() {
         row.terminal_at = Some(row.updated_at);
     }

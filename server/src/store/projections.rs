@@ -125,48 +125,31 @@ pub async fn chunks_of(
         .await
 }
 
-/// Adds chunk `index` of an artifact.
-pub async fn insert_chunk(
-    tx: &DatabaseTransaction,
+/// A chunk row, for [`insert_chunks`].
+pub fn chunk_row(
     task_id: &str,
     artifact_id: &str,
     index: i32,
     parts: Value,
-) -> Result<(), DbErr> {
-    task_artifact_chunk::Entity::insert(task_artifact_chunk::ActiveModel {
+) -> task_artifact_chunk::ActiveModel {
+    task_artifact_chunk::ActiveModel {
         id: Set(new_id()),
         task_id: Set(task_id.to_owned()),
         artifact_id: Set(artifact_id.to_owned()),
         chunk_index: Set(index),
         parts_json: Set(parts),
-    })
-    .exec_without_returning(tx)
-    .await?;
-    Ok(())
+    }
 }
 
-/// Records a chunk appended to an artifact: its count and sequence, whether more follow, and a
-/// name or description the chunk brought.
-pub async fn update_after_chunk(
+/// Adds chunk rows (one multi-row `INSERT`).
+pub async fn insert_chunks(
     tx: &DatabaseTransaction,
-    existing: task_artifact::Model,
-    name: Option<String>,
-    description: Option<String>,
-    streaming: bool,
-    sequence: i64,
+    rows: Vec<task_artifact_chunk::ActiveModel>,
 ) -> Result<(), DbErr> {
-    let chunks = existing.chunks + 1;
-    let mut row: task_artifact::ActiveModel = existing.into();
-    if name.is_some() {
-        row.name = Set(name);
+    if rows.is_empty() {
+        return Ok(());
     }
-    if description.is_some() {
-        row.description = Set(description);
-    }
-    row.streaming = Set(streaming);
-    row.chunks = Set(chunks);
-    row.sequence = Set(sequence);
-    task_artifact::Entity::update(row)
+    task_artifact_chunk::Entity::insert_many(rows)
         .exec_without_returning(tx)
         .await?;
     Ok(())
