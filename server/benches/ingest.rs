@@ -270,14 +270,40 @@ async fn cost_at(backend: &Backend, f: &Fixture, size: usize, offset: usize) -> 
     median(samples)
 }
 
+/// The tables, each a section `cargo bench -p server --bench ingest -- <section>` runs alone.
+const SECTIONS: [&str; 3] = ["throughput", "many", "cost"];
+
 #[tokio::main]
 async fn main() {
-    if !std::env::args().any(|a| a == "--bench") {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if !args.iter().any(|a| a == "--bench") {
         println!("ingest benchmark: run with `cargo bench -p server --bench ingest` (or scripts/bench)");
         return;
     }
+    // `-- many` (or any of SECTIONS) runs that table only.
+    let chosen: Vec<&str> = SECTIONS
+        .into_iter()
+        .filter(|section| args.iter().any(|a| a == section))
+        .collect();
+    let runs = |section: &str| chosen.is_empty() || chosen.contains(&section);
     let mut backends = vec![sqlite().await];
     backends.extend(postgres().await);
+    if runs("throughput") {
+        throughput_table(&backends).await;
+    }
+    if runs("many") {
+        many_table(&backends).await;
+    }
+    if runs("cost") {
+        cost_table(&backends).await;
+    }
+    for backend in backends {
+        backend.drop_database().await;
+    }
+}
+
+/// Events per second, one task, one at a time and in groups.
+async fn throughput_table(backends: &[Backend]) {
     println!(
         "### Ingest throughput (events/s, median of {THROUGHPUT_RUNS} runs of {THROUGHPUT_EVENTS} events, one task each)\n"
     );
@@ -285,7 +311,7 @@ async fn main() {
         "| Database | Status updates | Artifact append chunks | Status updates, {GROUP} per transaction | Chunks, {GROUP} per transaction |"
     );
     println!("| --- | ---: | ---: | ---: | ---: |");
-    for backend in &backends {
+    for backend in backends {
         let f = fixture(backend).await;
         let mut cells = Vec::new();
         for (make, group) in [
@@ -302,8 +328,13 @@ async fn main() {
         }
         println!("| {} | {} |", backend.name, cells.join(" | "));
     }
+    println!();
+}
+
+/// Many tasks at once, beside the floor.
+async fn many_table(backends: &[Backend]) {
     println!(
-        "\n### Many tasks at once ({} tasks × {} events, status updates and chunks, {} per group, all concurrent)\n",
+        "### Many tasks at once ({} tasks × {} events, status updates and chunks, {} per group, all concurrent)\n",
         many::TASKS,
         many::PER_TASK,
         many::GROUP
@@ -312,7 +343,7 @@ async fn main() {
         "| Database | Floor: bare inserts | Each group alone | Commit queue | Queue / floor | CPU per event: floor | alone | queue |"
     );
     println!("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
-    for backend in &backends {
+    for backend in backends {
         let f = fixture(backend).await;
         let floor = many::floor(backend, &f, 50_000_000).await;
         let alone = many::many_tasks(&f, false).await;
@@ -329,11 +360,16 @@ async fn main() {
             queued.cpu_us
         );
     }
-    println!("\n### Per-event cost by ledger length (median of {SAMPLES} status updates)\n");
+    println!();
+}
+
+/// The per-event cost as the ledger grows.
+async fn cost_table(backends: &[Backend]) {
+    println!("### Per-event cost by ledger length (median of {SAMPLES} status updates)\n");
     let header: Vec<String> = LEDGER_SIZES.iter().map(|s| format!("{s} events")).collect();
     println!("| Database | {} | Spread |", header.join(" | "));
     println!("| --- |{} ---: |", " ---: |".repeat(LEDGER_SIZES.len()));
-    for backend in &backends {
+    for backend in backends {
         let f = fixture(backend).await;
         let mut costs = Vec::new();
         for (i, size) in LEDGER_SIZES.into_iter().enumerate() {
@@ -349,8 +385,5 @@ async fn main() {
             cells.join(" | "),
             (high - low) / (high + low) * 100.0
         );
-    }
-    for backend in backends {
-        backend.drop_database().await;
     }
 }
