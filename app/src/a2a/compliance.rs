@@ -3,14 +3,16 @@
 //! path. It reads the raw JSON, so it can name wrong types that normalisation drops. A card
 //! with errors can still be registered; nothing here refuses a card.
 
+mod fields;
+mod interfaces;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::card::{AgentCard, CardVersion};
-use super::interface::{Binding, InterfacePin, choose_interface};
+use super::card::CardVersion;
 use super::lenient::{index, join};
 use super::security::{SecurityScheme, decode_security_requirement};
-use super::version::ProtocolVersion;
+use fields::type_name;
 
 /// Score of a card without issues.
 pub const MAX_SCORE: u32 = 100;
@@ -124,248 +126,7 @@ struct Checker {
     issues: Vec<ComplianceIssue>,
 }
 
-fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
-fn is_http_url(s: &str) -> bool {
-    let lower = s.trim().to_ascii_lowercase();
-    ["http://", "https://"]
-        .iter()
-        .any(|p| lower.strip_prefix(p).is_some_and(|rest| !rest.is_empty()))
-}
-
 impl Checker {
-    fn push(&mut self, severity: Severity, path: impl Into<String>, message: impl Into<String>) {
-        self.issues.push(ComplianceIssue {
-            severity,
-            path: path.into(),
-            message: message.into(),
-        });
-    }
-
-    fn finish(self, version: CardVersion) -> ComplianceReport {
-        let penalty: u32 = self
-            .issues
-            .iter()
-            .map(|i| match i.severity {
-                Severity::Error => ERROR_PENALTY,
-                Severity::Warning => WARNING_PENALTY,
-                Severity::Info => 0,
-            })
-            .sum();
-        ComplianceReport {
-            version,
-            score: MAX_SCORE.saturating_sub(penalty),
-            issues: self.issues,
-        }
-    }
-
-    /// A REQUIRED non-blank string; returns it when valid.
-    fn required_string<'a>(&mut self, obj: &'a Map<String, Value>, key: &str, path: &str) -> Option<&'a str> {
-        let at = join(path, key);
-        match obj.get(key) {
-            None | Some(Value::Null) => self.push(Severity::Error, at, format!("{key} is required.")),
-            Some(Value::String(s)) if s.trim().is_empty() => {
-                self.push(Severity::Error, at, format!("{key} must not be empty."))
-            }
-            Some(Value::String(s)) => return Some(s),
-            Some(other) => self.push(
-                Severity::Error,
-                at,
-                format!("{key} must be a string, not {}.", type_name(other)),
-            ),
-        }
-        None
-    }
-
-    /// An optional string; wrong types are errors.
-    fn optional_string<'a>(&mut self, obj: &'a Map<String, Value>, key: &str, path: &str) -> Option<&'a str> {
-        match obj.get(key) {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(s),
-            Some(other) => {
-                self.push(
-                    Severity::Error,
-                    join(path, key),
-                    format!("{key} must be a string, not {}.", type_name(other)),
-                );
-                None
-            }
-        }
-    }
-
-    fn optional_bool(&mut self, obj: &Map<String, Value>, key: &str, path: &str) {
-        if let Some(v) = obj.get(key).filter(|v| !v.is_null() && !v.is_boolean()) {
-            self.push(
-                Severity::Error,
-                join(path, key),
-                format!("{key} must be a boolean, not {}.", type_name(v)),
-            );
-        }
-    }
-
-    /// A required array; returns its items when it is one.
-    fn required_array<'a>(
-        &mut self,
-        obj: &'a Map<String, Value>,
-        key: &str,
-        path: &str,
-    ) -> Option<&'a [Value]> {
-        let at = join(path, key);
-        match obj.get(key) {
-            None | Some(Value::Null) => self.push(Severity::Error, at, format!("{key} is required.")),
-            Some(Value::Array(items)) => return Some(items),
-            Some(other) => self.push(
-                Severity::Error,
-                at,
-                format!("{key} must be an array, not {}.", type_name(other)),
-            ),
-        }
-        None
-    }
-
-    fn url(&mut self, obj: &Map<String, Value>, key: &str, path: &str) {
-        if let Some(url) = self.required_string(obj, key, path)
-            && !is_http_url(url)
-        {
-            self.push(
-                Severity::Error,
-                join(path, key),
-                format!("{key} must be an absolute http(s) URL."),
-            );
-        }
-    }
-
-    fn binding(&mut self, name: &str, at: String) {
-        match Binding::parse(name) {
-            Binding::JsonRpc | Binding::HttpJson => {}
-            Binding::Grpc => self.push(
-                Severity::Warning,
-                at,
-                "gRPC is not used by this console (hardened network policy); advertise an HTTP binding too.",
-            ),
-            Binding::Other(b) => self.push(
-                Severity::Warning,
-                at,
-                format!("Unknown protocol binding {b}; expected JSONRPC or HTTP+JSON."),
-            ),
-        }
-    }
-
-    fn v1_interfaces(&mut self, obj: &Map<String, Value>) {
-        let Some(items) = self.required_array(obj, "supportedInterfaces", "") else {
-            return;
-        };
-        if items.is_empty() {
-            self.push(
-                Severity::Error,
-                "supportedInterfaces",
-                "supportedInterfaces must list at least one interface.",
-            );
-        }
-        let mut seen: Vec<(String, String, String, String)> = Vec::new();
-        for (i, item) in items.iter().enumerate() {
-            let path = index("supportedInterfaces", i);
-            let Some(iface) = item.as_object() else {
-                self.push(Severity::Error, path, "An interface must be an object.");
-                continue;
-            };
-            self.url(iface, "url", &path);
-            if let Some(b) = self.required_string(iface, "protocolBinding", &path) {
-                self.binding(b, join(&path, "protocolBinding"));
-            }
-            if let Some(v) = self.required_string(iface, "protocolVersion", &path)
-                && ProtocolVersion::parse(v).is_none()
-            {
-                self.push(
-                    Severity::Warning,
-                    join(&path, "protocolVersion"),
-                    format!("Protocol version {v} is not spoken by this console (1.0 or 0.3)."),
-                );
-            }
-            let tenant = self.optional_string(iface, "tenant", &path).unwrap_or_default();
-            let key = (
-                iface
-                    .get("protocolBinding")
-                    .and_then(Value::as_str)
-                    .map(|b| Binding::parse(b).as_str().to_owned()),
-                iface
-                    .get("protocolVersion")
-                    .and_then(Value::as_str)
-                    .and_then(super::version::major_minor),
-                iface.get("url").and_then(Value::as_str),
-            );
-            if let (Some(b), Some(v), Some(u)) = key {
-                let key = (b, v, u.to_owned(), tenant.to_owned());
-                if seen.contains(&key) {
-                    self.push(Severity::Info, path, "Duplicate interface; it is ignored.");
-                } else {
-                    seen.push(key);
-                }
-            }
-        }
-        if obj.contains_key("url") || obj.contains_key("preferredTransport") {
-            self.push(
-                Severity::Info,
-                "url",
-                "Legacy 0.3 fields (url, preferredTransport) are present alongside supportedInterfaces.",
-            );
-        }
-    }
-
-    fn v03_interfaces(&mut self, obj: &Map<String, Value>) {
-        self.url(obj, "url", "");
-        match obj.get("protocolVersion") {
-            None | Some(Value::Null) => self.push(
-                Severity::Warning,
-                "protocolVersion",
-                "protocolVersion should be set (e.g. 0.3.0).",
-            ),
-            Some(_) => {
-                self.optional_string(obj, "protocolVersion", "");
-            }
-        }
-        match self.optional_string(obj, "preferredTransport", "") {
-            Some(t) => self.binding(t, "preferredTransport".to_owned()),
-            None if !obj.contains_key("preferredTransport") => self.push(
-                Severity::Info,
-                "preferredTransport",
-                "preferredTransport is absent; JSONRPC is assumed.",
-            ),
-            None => {}
-        }
-        let Some(extra) = obj.get("additionalInterfaces").filter(|v| !v.is_null()) else {
-            return;
-        };
-        let Some(items) = extra.as_array() else {
-            self.push(
-                Severity::Error,
-                "additionalInterfaces",
-                "additionalInterfaces must be an array.",
-            );
-            return;
-        };
-        for (i, item) in items.iter().enumerate() {
-            let path = index("additionalInterfaces", i);
-            let Some(iface) = item.as_object() else {
-                self.push(Severity::Error, path, "An interface must be an object.");
-                continue;
-            };
-            self.url(iface, "url", &path);
-            if let Some(t) = self.required_string(iface, "transport", &path) {
-                self.binding(t, join(&path, "transport"));
-            }
-        }
-    }
-
     fn capabilities(&mut self, obj: &Map<String, Value>) {
         let caps = match obj.get("capabilities") {
             None | Some(Value::Null) => {
@@ -419,72 +180,6 @@ impl Checker {
                     format!("params should be an object, not {}.", type_name(p)),
                 );
             }
-        }
-    }
-
-    /// A media-type list: required ones must be non-empty; optional ones warn when empty.
-    fn mode_list(&mut self, obj: &Map<String, Value>, key: &str, path: &str, required: bool) {
-        let at = join(path, key);
-        let items = if required {
-            match self.required_array(obj, key, path) {
-                Some(items) => items,
-                None => return,
-            }
-        } else {
-            match obj.get(key) {
-                None | Some(Value::Null) => return,
-                Some(Value::Array(items)) => items.as_slice(),
-                Some(other) => {
-                    self.push(
-                        Severity::Error,
-                        at,
-                        format!("{key} must be an array, not {}.", type_name(other)),
-                    );
-                    return;
-                }
-            }
-        };
-        if items.is_empty() {
-            if required {
-                self.push(
-                    Severity::Error,
-                    at.clone(),
-                    format!("{key} must list at least one media type."),
-                );
-            } else {
-                self.push(
-                    Severity::Warning,
-                    at.clone(),
-                    format!("{key} is empty; omit it to use the card defaults."),
-                );
-            }
-        }
-        for (i, item) in items.iter().enumerate() {
-            if item.as_str().is_none_or(|s| s.trim().is_empty()) {
-                self.push(
-                    Severity::Error,
-                    index(&at, i),
-                    "A media type must be a non-empty string.",
-                );
-            }
-        }
-    }
-
-    fn string_list(&mut self, obj: &Map<String, Value>, key: &str, path: &str) {
-        match obj.get(key) {
-            None | Some(Value::Null) => {}
-            Some(Value::Array(items)) => {
-                for (i, item) in items.iter().enumerate() {
-                    if !item.is_string() {
-                        self.push(Severity::Error, index(&join(path, key), i), "Must be a string.");
-                    }
-                }
-            }
-            Some(other) => self.push(
-                Severity::Error,
-                join(path, key),
-                format!("{key} must be an array, not {}.", type_name(other)),
-            ),
         }
     }
 
@@ -603,23 +298,6 @@ impl Checker {
         }
         for key in ["documentationUrl", "iconUrl"] {
             self.optional_string(obj, key, "");
-        }
-    }
-
-    fn usable_interface(&mut self, card: &Value, version: CardVersion) {
-        let Ok(normalised) = AgentCard::decode(card) else {
-            return;
-        };
-        if normalised.interfaces.is_empty() {
-            return; // already reported as missing URLs
-        }
-        if let Err(e) = choose_interface(&normalised.interfaces, &InterfacePin::default()) {
-            let path = if version == CardVersion::V1_0 {
-                "supportedInterfaces"
-            } else {
-                "url"
-            };
-            self.push(Severity::Warning, path, format!("No usable interface: {e}"));
         }
     }
 }
