@@ -4,13 +4,15 @@
 // (`taskbay_ingest_events_total` on /metrics): nothing is acknowledged before commit.
 //
 // Each offered rate (BENCH_FLOOD_RATES, events per second per task, default 50,100,200) runs
-// for BENCH_FLOOD_SECONDS (default 5) of agent time. Reported per rate: the events the agents
+// for BENCH_FLOOD_SECONDS (default 5) of agent time. Reported per rate: when every send had been
+// dispatched (its task known), the events the agents
 // emitted and the console stored, the stored rate from the first send to the last task finished,
 // the best one-second rate, how long after the agents' last event the console finished, CPU per
 // event (the console's process, and the whole machine: console, agent and database), and the
 // console's RSS before and at its peak.
 //
-// The console needs A2A_MAX_AGENT_STREAMS >= TASKS (else tasks over the cap are polled).
+// BENCH_SOAK_SECONDS=600 then repeats the last rate for ten minutes, a row per round (RSS over
+// time). The console needs A2A_MAX_AGENT_STREAMS >= TASKS (else tasks over the cap are polled).
 // Usage: node flood-tasks.mjs <base url> <demo origin> <console pid> [tasks]
 import { readFileSync } from "node:fs";
 
@@ -68,6 +70,7 @@ async function round(rate) {
   // Every command dispatched (it names its task), then no task active: every event stored.
   const samples = [[t0, events0]];
   let pending = [...commands];
+  let dispatched = null;
   for (;;) {
     await sleep(100);
     samples.push([performance.now(), await stored()]);
@@ -75,6 +78,7 @@ async function round(rate) {
     if (pending.length) {
       const settled = await Promise.all(pending.map((id) => api("GET", `/api/commands/${id}`)));
       pending = pending.filter((_, i) => !settled[i].command.result?.localId);
+      if (!pending.length) dispatched = (performance.now() - t0) / 1000;
       if (settled.some(({ command }) => ["failed", "uncertain"].includes(command.status))) {
         throw new Error("a flood command failed");
       }
@@ -97,7 +101,7 @@ async function round(rate) {
   // stores the send's first answer and may read the task once more.
   const emitted = TASKS * (count + 2);
   console.log(
-    `| ${LABEL} | ${TASKS} × ${rate}/s = ${TASKS * rate}/s | ${emitted} | ${events} | ` +
+    `| ${LABEL} | ${TASKS} × ${rate}/s = ${TASKS * rate}/s | ${dispatched.toFixed(1)} s | ${emitted} | ${events} | ` +
       `${Math.round(events / elapsed)}/s | ${Math.round(best)}/s | ${(elapsed - SECONDS).toFixed(1)} s | ` +
       `${perEvent(processCpu() - process0)} µs | ${perEvent(machineCpu() - machine0)} µs | ` +
       `${Math.round(rss0)} MB | ${Math.round(peak)} MB |`,
@@ -106,4 +110,11 @@ async function round(rate) {
 
 for (const rate of RATES) {
   await round(rate);
+}
+// A soak (BENCH_SOAK_SECONDS): rounds at the last rate until that much time has passed, one row
+// each, so the console's RSS can be read over time; it stops by itself.
+const soak = Number(process.env.BENCH_SOAK_SECONDS ?? 0);
+const soakStart = performance.now();
+while ((performance.now() - soakStart) / 1000 < soak) {
+  await round(RATES.at(-1));
 }
