@@ -44,6 +44,7 @@ use crate::store::dispatch as store;
 use crate::store::leases::OUTBOX;
 
 pub const POLL: Duration = Duration::from_millis(250);
+/// Commands claimed at most per pass (one write claims them all).
 pub const BATCH: u64 = 10;
 /// The dispatch lease (reference: 60 s); the heartbeat renews it every third of it.
 pub const LEASE: Duration = Duration::from_secs(60);
@@ -94,20 +95,23 @@ pub async fn pass(
         shutdown: shutdown.clone(),
     };
     let due = store::due(&deps.db.write, DISPATCH_TOPIC, BATCH).await?;
-    let mut claimed = 0;
-    for row in due {
-        let claimed_lease = OUTBOX
-            .claim(&deps.db.write, &row.id, &owner_id(), deps.tuning.dispatch_lease)
-            .await?;
-        if let Some(lease) = claimed_lease {
-            claimed += 1;
-            let (deps, follows) = (deps.clone(), follows.clone());
-            tracker.spawn(async move {
-                if let Err(error) = handle(&deps, &follows, &row.aggregate_id, &lease).await {
-                    tracing::warn!(%error, command = %row.aggregate_id, "command dispatch failed");
-                }
-            });
-        }
+    // One write claims the whole batch: a hundred sends at once are a few writes, not a hundred
+    // queued behind ingestion's transactions for the single SQLite writer (issue #33).
+    let ids: Vec<String> = due.iter().map(|row| row.id.clone()).collect();
+    let leases = OUTBOX
+        .claim_many(&deps.db.write, &ids, &owner_id(), deps.tuning.dispatch_lease)
+        .await?;
+    let claimed = leases.len();
+    for lease in leases {
+        let Some(row) = due.iter().find(|row| row.id == lease.id()) else {
+            continue;
+        };
+        let (deps, follows, command) = (deps.clone(), follows.clone(), row.aggregate_id.clone());
+        tracker.spawn(async move {
+            if let Err(error) = handle(&deps, &follows, &command, &lease).await {
+                tracing::warn!(%error, %command, "command dispatch failed");
+            }
+        });
     }
     Ok(claimed)
 }

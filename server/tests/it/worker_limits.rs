@@ -186,6 +186,57 @@ async fn two_worker_sets_racing_for_a_command_send_it_exactly_once() {
     }
 }
 
+/// A dispatch pass claims its whole batch with one write (issue #33): every due row is won once,
+/// a row already held is left alone, and a second claim of the same rows wins nothing.
+#[tokio::test]
+async fn a_batch_of_due_commands_is_claimed_in_one_write_and_only_once() {
+    use server::store::dispatch;
+    use server::store::leases::OUTBOX;
+    let (origin, _calls) = counting_agent(false, Duration::ZERO).await;
+    for test_db in support::backends().await {
+        let name = test_db.name;
+        test_db.migrated().await;
+        let state = process(&test_db).await;
+        let (org, agent) = register(&state, &format!("{origin}/card.json")).await;
+        let mut ids = Vec::new();
+        for n in 0..4 {
+            ids.push(send_text(&state, &org, &agent, &format!("batch {n}")).await);
+        }
+        let topic = server::services::commands::DISPATCH_TOPIC;
+        let due = dispatch::due(&state.db.write, topic, 10).await.unwrap();
+        let rows: Vec<String> = due
+            .iter()
+            .filter(|o| ids.contains(&o.aggregate_id))
+            .map(|o| o.id.clone())
+            .collect();
+        assert_eq!(rows.len(), 4, "{name}");
+        let db = &state.db.write;
+        let ttl = Duration::from_secs(60);
+        // One row is held by another worker already.
+        assert!(OUTBOX.claim(db, &rows[0], "other", ttl).await.unwrap().is_some());
+        let won = OUTBOX.claim_many(db, &rows, "batch", ttl).await.unwrap();
+        let mut won_ids: Vec<&str> = won.iter().map(|held| held.id()).collect();
+        won_ids.sort_unstable();
+        let mut expected: Vec<&str> = rows[1..].iter().map(String::as_str).collect();
+        expected.sort_unstable();
+        assert_eq!(won_ids, expected, "{name}: the held row is not taken");
+        assert!(won.iter().all(|held| held.owner() == "batch"));
+        for held in &won {
+            assert!(held.holds(db).await.unwrap(), "{name}: the claim is stored");
+        }
+        assert!(
+            OUTBOX
+                .claim_many(db, &rows, "late", ttl)
+                .await
+                .unwrap()
+                .is_empty(),
+            "{name}: a row is won once"
+        );
+        assert!(OUTBOX.claim_many(db, &[], "none", ttl).await.unwrap().is_empty());
+        test_db.cleanup().await;
+    }
+}
+
 /// The lease queries themselves, on each backend: a claim, hold or release wins only for the
 /// owner of an unexpired lease (one conditional UPDATE each), and a command moves out of a
 /// status only once.
