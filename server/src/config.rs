@@ -7,86 +7,12 @@ use std::path::PathBuf;
 
 use url::Url;
 
+mod variables;
+
+pub use self::variables::VARIABLES;
+
 /// Longest agent card URL accepted (`shared/spec/reference.md` §4.3).
 pub const MAX_CARD_URL_LEN: usize = 1024;
-
-/// Every variable the server reads, with a one-line meaning; printed by `--help` and kept in
-/// step with `docs/reference/configuration.md` by a test.
-pub const VARIABLES: &[(&str, &str)] = &[
-    (
-        "A2A_DATA_DIR",
-        "Data directory for the embedded SQLite database and artifacts (default .data)",
-    ),
-    (
-        "A2A_DATABASE_URL",
-        "postgres:// or postgresql:// URL; selects PostgreSQL instead of embedded SQLite",
-    ),
-    (
-        "A2A_DATABASE_PROFILE",
-        "sqlite (embedded; alias pglite) or postgresql; default follows A2A_DATABASE_URL",
-    ),
-    (
-        "A2A_AUTO_MIGRATE",
-        "exactly true runs PostgreSQL migrations at start (SQLite always migrates)",
-    ),
-    (
-        "A2A_ARTIFACT_DATA_DIR",
-        "Content-addressed artifact store (default <data dir>/artifacts)",
-    ),
-    (
-        "A2A_ARTIFACT_QUOTA_BYTES",
-        "Archived bytes each organization may keep (default 10737418240 = 10 GiB; 0 = no quota)",
-    ),
-    (
-        "A2A_ALLOWED_AGENT_ORIGINS",
-        "Comma-separated exact origins every outbound agent URL must match",
-    ),
-    (
-        "A2A_ALLOW_PRIVATE_NETWORKS",
-        "true allows loopback and private-range agents (default false)",
-    ),
-    (
-        "A2A_AUTH_ORIGIN",
-        "The console's public origin (scheme://host[:port]) behind a reverse proxy; requests must name it or a loopback address",
-    ),
-    (
-        "A2A_REGISTERED_AGENTS",
-        "Comma-separated agent card URLs seeded into the local organization",
-    ),
-    (
-        "A2A_SIDEBAND_EXTENSION_URIS",
-        "Comma-separated extra sideband extension URIs understood",
-    ),
-    (
-        "A2A_SIDEBAND_EXTENSION_URI",
-        "Alias of A2A_SIDEBAND_EXTENSION_URIS, used only when the plural is unset",
-    ),
-    (
-        "A2A_DECISION_SWEEP_MS",
-        "How often approval requests are expired and superseded, in ms (default 15000, at least 100)",
-    ),
-    (
-        "A2A_MAX_AGENT_STREAMS",
-        "Streams open to agents at once per process, 1 to 1000 (default 8); the rest are polled",
-    ),
-    (
-        "A2A_LOG_FORMAT",
-        "text (default) or json (one JSON object per line)",
-    ),
-    (
-        "A2A_MAX_LIVE_CONNECTIONS",
-        "Open live (SSE) connections allowed per process; more answer 503 (default 2000, 1-100000)",
-    ),
-    (
-        "RUST_LOG",
-        "Log filter, e.g. info or agent_taskbay=debug (default info)",
-    ),
-    ("PORT", "Port for serve when --port is not given (default 3002)"),
-    (
-        "LEPTOS_SITE_ROOT",
-        "Directory of the built site assets (default target/site)",
-    ),
-];
 
 /// A configuration value that failed validation.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]

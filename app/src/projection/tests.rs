@@ -1,7 +1,7 @@
 use serde_json::{Value, json};
 
 use super::*;
-use crate::a2a::decode_stream_event;
+use crate::a2a::{PartContent, decode_stream_event};
 
 fn event(value: Value) -> StreamEvent {
     decode_stream_event(&value).expect("a valid stream event").event
