@@ -66,6 +66,16 @@ impl Ingestor {
         runs: Vec<(&[Observation], Vec<Prepared>)>,
     ) -> Result<Vec<Vec<Ingested>>, IngestError> {
         let tx = self.db.write.begin().await?;
+        if runs.len() > 1 {
+            // Every task row before any counter: the order a single task's transaction (the
+            // dispatch worker's, say) takes them in, so the two cannot wait on each other.
+            let tasks: Vec<&str> = runs
+                .iter()
+                .flat_map(|(observations, _)| observations.iter())
+                .filter_map(|observation| observation.local_task_id.as_deref())
+                .collect();
+            task_rows::lock_all(&tx, &tasks).await?;
+        }
         let mut work = Work::default();
         let mut all = Vec::with_capacity(runs.len());
         for (observations, prepared) in runs {

@@ -82,10 +82,22 @@ async fn queue_behind_a_held_database(
     org: &str,
     groups: Vec<Arc<[Observation]>>,
 ) -> Vec<Pending> {
-    let queue = ingestor.queue.clone().expect("a commit queue");
-    // The organization's ledger counter held in an open transaction: on SQLite that is the one
-    // writer connection, on PostgreSQL the counter's row lock every commit needs.
     let held = db.write.begin().await.unwrap();
+    let pending = queue_behind(&held, ingestor, org, groups).await;
+    held.commit().await.unwrap();
+    pending
+}
+
+/// Queues `groups` behind `held`, a transaction that then holds the organization's ledger
+/// counter (on SQLite that is the one writer connection, on PostgreSQL the counter's row lock
+/// every commit needs); the caller commits `held` once they all wait.
+async fn queue_behind(
+    held: &sea_orm::DatabaseTransaction,
+    ingestor: &Ingestor,
+    org: &str,
+    groups: Vec<Arc<[Observation]>>,
+) -> Vec<Pending> {
+    let queue = ingestor.queue.clone().expect("a commit queue");
     held.execute_raw(Statement::from_sql_and_values(
         held.get_database_backend(),
         match held.get_database_backend() {
@@ -114,7 +126,6 @@ async fn queue_behind_a_held_database(
         pending.iter().all(|p| !p.is_finished()),
         "nothing is answered before its commit"
     );
-    held.commit().await.unwrap();
     pending
 }
 
@@ -213,4 +224,76 @@ async fn a_group_that_lost_its_lease_fails_alone_and_the_others_still_commit() {
         assert_eq!(stored, (first..first + 6).collect::<Vec<_>>(), "{}", test_db.name);
         test_db.cleanup().await;
     }
+}
+
+/// PostgreSQL: a transaction of several tasks takes their rows before the ledger counter, the
+/// order a single task's transaction (the dispatch worker storing a reply) takes them in. Here
+/// such a transaction holds task 2's row while the queue commits tasks 1 and 2 together; once
+/// the queue waits for that row, it takes the counter and commits. Taking the counter after task
+/// 1's events, as a group alone does, would make the two wait on each other (PostgreSQL aborts
+/// one of them as a deadlock).
+#[tokio::test]
+async fn a_shared_transaction_takes_task_rows_before_the_counter_so_it_cannot_deadlock() {
+    let Some(test_db) = support::postgres().await else {
+        return;
+    };
+    let (db, ingestor, org, agent, _dir) = setup(&test_db).await;
+    let ingestor = ingestor.with_commit_queue();
+    let mut tasks = Vec::new();
+    for n in 0..3 {
+        tasks.push(leased_task(&ingestor, &db, &org, &agent, n).await);
+    }
+    let groups: Vec<_> = (0..3)
+        .map(|n| group(&org, &agent, &tasks[n], n, "worker-1"))
+        .collect();
+    let commits_before = ingestor.counters.queue_commits.load(Ordering::SeqCst);
+    // Task 0's group is taken while the counter is held; tasks 1 and 2 queue behind it.
+    let held = db.write.begin().await.unwrap();
+    let pending = {
+        let other = db.write.begin().await.unwrap();
+        // The single task's transaction: task 2's row first.
+        server::store::task_rows::lock(&other, &tasks[2].0)
+            .await
+            .unwrap()
+            .expect("task 2");
+        let pending = queue_behind(&held, &ingestor, &org, groups).await;
+        held.commit().await.unwrap();
+        // Task 0 commits alone; then the shared transaction of tasks 1 and 2 waits for a lock.
+        assert!(eventually(WAIT, || async { pending[0].is_finished() }).await);
+        let waiting = || async {
+            let row = db
+                .read
+                .query_one_raw(Statement::from_string(
+                    sea_orm::DbBackend::Postgres,
+                    "SELECT count(*) AS n FROM pg_stat_activity \
+                     WHERE datname = current_database() AND wait_event_type = 'Lock'",
+                ))
+                .await
+                .unwrap()
+                .unwrap();
+            row.try_get::<i64>("", "n").unwrap() >= 1
+        };
+        assert!(eventually(WAIT, waiting).await, "the shared transaction waits");
+        // Now the single task's transaction takes the counter and commits.
+        other
+            .execute_raw(Statement::from_sql_and_values(
+                sea_orm::DbBackend::Postgres,
+                "UPDATE ledger_counters SET value = value WHERE organization_id = $1",
+                [org.clone().into()],
+            ))
+            .await
+            .expect("no deadlock: the counter is free while the queue waits for task 2's row");
+        other.commit().await.unwrap();
+        pending
+    };
+    for (n, p) in pending.into_iter().enumerate() {
+        let done = p.await.unwrap().unwrap();
+        assert!(done.iter().all(|d| d.sequence.is_some()), "task {n}");
+    }
+    assert_eq!(
+        ingestor.counters.queue_commits.load(Ordering::SeqCst) - commits_before,
+        2,
+        "task 0 alone, then tasks 1 and 2 in one transaction that was never aborted"
+    );
+    test_db.cleanup().await;
 }
