@@ -21,8 +21,8 @@ pub const TASKS: usize = 100;
 pub const PER_TASK: usize = 200;
 /// Events per group (what a stream delivered while its previous group was committing).
 pub const GROUP: usize = 8;
-/// Rows per transaction of the floor.
-const FLOOR_GROUP: usize = 64;
+/// Rows per transaction of the floor beside many tasks.
+pub const FLOOR_GROUP: usize = 64;
 
 /// CPU time of this process (user + system), in seconds.
 fn cpu_seconds() -> f64 {
@@ -95,11 +95,18 @@ pub async fn many_tasks(f: &Fixture, queued: bool) -> Rate {
     rate(TASKS * PER_TASK, started, cpu)
 }
 
-/// The floor: the rows [`many_tasks`] appends, inserted bare.
-pub async fn floor(backend: &Backend, f: &Fixture, offset: i64) -> Rate {
+/// The floor: `events` ledger rows like the ones ingestion appends, inserted bare,
+/// `per_transaction` rows in each transaction (one: the cost of a commit).
+pub async fn floor(
+    backend: &Backend,
+    f: &Fixture,
+    offset: i64,
+    events: usize,
+    per_transaction: usize,
+) -> Rate {
     let remote = uuid::Uuid::new_v4().to_string();
     let task = new_task(f, &remote).await;
-    let payloads: Vec<Value> = (0..TASKS * PER_TASK)
+    let payloads: Vec<Value> = (0..events)
         .map(|n| {
             if n.is_multiple_of(2) {
                 status(&remote, n)
@@ -110,11 +117,11 @@ pub async fn floor(backend: &Backend, f: &Fixture, offset: i64) -> Rate {
         .collect();
     let extensions: Vec<String> = Vec::new();
     let (started, cpu) = (Instant::now(), cpu_seconds());
-    for (g, batch) in payloads.chunks(FLOOR_GROUP).enumerate() {
+    for (g, batch) in payloads.chunks(per_transaction).enumerate() {
         let tx = backend.db.write.begin().await.expect("begin");
         let mut rows = EventRows::default();
         for (i, payload) in batch.iter().enumerate() {
-            let n = g * FLOOR_GROUP + i;
+            let n = g * per_transaction + i;
             rows.push(NewEvent {
                 organization_id: &f.org,
                 task_id: &task,
@@ -138,5 +145,5 @@ pub async fn floor(backend: &Backend, f: &Fixture, offset: i64) -> Rate {
         ledger::append_all(&tx, rows).await.expect("insert");
         tx.commit().await.expect("commit");
     }
-    rate(TASKS * PER_TASK, started, cpu)
+    rate(events, started, cpu)
 }
