@@ -7,7 +7,8 @@
 //! - [`ssrf`]: address and origin rules, checked before each request and at connect time.
 //! - [`endpoint`]: [`Endpoint`], the interface a call goes to. The operation table, JSON-RPC
 //!   envelopes and error bodies are the wire model's (`app::a2a`), shared with the browser.
-//! - [`calls`]: the A2A operations over either binding and version.
+//! - [`calls`]: the A2A operations over either binding and version; [`methods`], one method
+//!   per operation.
 //! - [`jsonrpc`], [`rest`]: the two bindings' request and response shapes.
 //! - [`sse`]: the incremental event-stream parser and event decoder.
 //! - [`discovery`]: Agent Card candidate URLs and fetching.
@@ -20,6 +21,7 @@ pub mod endpoint;
 pub mod error;
 pub mod interface_rule;
 mod jsonrpc;
+pub mod methods;
 mod rest;
 mod rest_retry;
 pub mod sse;
