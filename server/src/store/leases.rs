@@ -15,7 +15,7 @@
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use sea_orm::sea_query::{Alias, Expr, ExprTrait, Query, SimpleExpr};
+use sea_orm::sea_query::{Alias, Expr, ExprTrait, Query, SimpleExpr, UpdateStatement};
 use sea_orm::{ConnectionTrait, DbErr, Value};
 
 /// One kind of leased row: its table and the status it has while held.
@@ -66,6 +66,25 @@ impl Lease {
             .or(col("status").eq(self.held).and(col("lease_until").lt(now)))
     }
 
+    /// The `UPDATE` that claims due rows for `owner` for `ttl` (the caller names which rows).
+    fn claiming(&self, owner: &str, ttl: Duration) -> UpdateStatement {
+        let now = Utc::now();
+        let mut update = Query::update();
+        update
+            .table(Alias::new(self.table))
+            .value(Alias::new("status"), self.held)
+            .value(Alias::new("lease_owner"), owner)
+            .value(Alias::new("lease_until"), until(now, ttl))
+            .and_where(self.due(now));
+        if self.counts_attempts {
+            update.value(Alias::new("attempts"), col("attempts").add(1));
+        }
+        if let Some(touched) = self.touched {
+            update.value(Alias::new(touched), now);
+        }
+        update
+    }
+
     /// Claims row `id` for `owner` for `ttl` if it is due; the held lease when this call won it.
     /// Of any number of concurrent claims, at most one wins.
     pub async fn claim<C: ConnectionTrait>(
@@ -75,21 +94,8 @@ impl Lease {
         owner: &str,
         ttl: Duration,
     ) -> Result<Option<Held>, DbErr> {
-        let now = Utc::now();
-        let mut update = Query::update();
-        update
-            .table(Alias::new(self.table))
-            .value(Alias::new("status"), self.held)
-            .value(Alias::new("lease_owner"), owner)
-            .value(Alias::new("lease_until"), until(now, ttl))
-            .and_where(col("id").eq(id))
-            .and_where(self.due(now));
-        if self.counts_attempts {
-            update.value(Alias::new("attempts"), col("attempts").add(1));
-        }
-        if let Some(touched) = self.touched {
-            update.value(Alias::new(touched), now);
-        }
+        let mut update = self.claiming(owner, ttl);
+        update.and_where(col("id").eq(id));
         let done = db.execute(&update).await?;
         Ok((done.rows_affected() == 1).then(|| self.held_as(id, owner, ttl)))
     }
@@ -107,22 +113,10 @@ impl Lease {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let now = Utc::now();
-        let mut update = Query::update();
+        let mut update = self.claiming(owner, ttl);
         update
-            .table(Alias::new(self.table))
-            .value(Alias::new("status"), self.held)
-            .value(Alias::new("lease_owner"), owner)
-            .value(Alias::new("lease_until"), until(now, ttl))
             .and_where(col("id").is_in(ids.iter().map(String::as_str)))
-            .and_where(self.due(now))
             .returning_col(Alias::new("id"));
-        if self.counts_attempts {
-            update.value(Alias::new("attempts"), col("attempts").add(1));
-        }
-        if let Some(touched) = self.touched {
-            update.value(Alias::new(touched), now);
-        }
         let won = db.query_all(&update).await?;
         won.iter()
             .map(|row| Ok(self.held_as(&row.try_get::<String>("", "id")?, owner, ttl)))

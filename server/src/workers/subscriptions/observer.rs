@@ -147,7 +147,8 @@ impl Observer<'_> {
         }
     }
 
-    /// Ingests a stream's events in one transaction; if that fails, one at a time, so each
+    /// Ingests a stream's events in one transaction, shared with the groups other followed tasks
+    /// queued meanwhile (`ingest::queue`); if that fails, one at a time, so each
     /// event meets the fate it would alone (a bad event is skipped, the rest stored). Returns
     /// the task's state after the last event stored (`None`: nothing was); `Err` is how
     /// following ends (lease lost, or an error to retry).
