@@ -37,6 +37,8 @@ pub struct AppState {
     pub shutdown: tokio_util::sync::CancellationToken,
     /// One permit per open live (SSE) connection, `A2A_MAX_LIVE_CONNECTIONS` in all.
     pub live_connections: Arc<tokio::sync::Semaphore>,
+    /// One reader per followed scope, fanned out to its live connections.
+    pub feeds: crate::http::live::fanout::Feeds,
 }
 
 impl AppState {
@@ -58,6 +60,7 @@ impl AppState {
             ingestor,
             shutdown: tokio_util::sync::CancellationToken::new(),
             live_connections: Arc::new(tokio::sync::Semaphore::new(config.max_live_connections)),
+            feeds: crate::http::live::fanout::Feeds::default(),
             leptos_options,
             config: Arc::new(config),
             db,

@@ -10,10 +10,12 @@
 //!   `resync` after 15 s of silence; closed after 55 s; `retry: 1000`; no task data), as in
 //!   `shared/spec/reference.md` §4.6.
 //!
-//! Each stream wakes on the in-process bus, which carries every commit of this process. On
-//! SQLite one process owns the database, so the bus covers everything and the stream re-reads
-//! only every [`SAFETY_NET_REREAD`] as a safety net; on PostgreSQL it also re-reads every
-//! [`REREAD`], which is how commits made by another replica reach it (issue #26).
+//! The ledger streams of one scope share one reader ([`fanout`]): it wakes on the in-process bus,
+//! which carries every commit of this process, reads the new events once and fans the encoded
+//! frames out to every connection following the scope ([`follow`]). On SQLite one process owns
+//! the database, so the bus covers everything and the reader re-reads only every
+//! [`SAFETY_NET_REREAD`] as a safety net; on PostgreSQL it also re-reads every [`REREAD`], which
+//! is how commits made by another replica reach it (issue #26).
 //!
 //! Every live connection (these three routes and `POST /api/agents/{id}/stream`) holds one of
 //! the process's `A2A_MAX_LIVE_CONNECTIONS` permits for as long as its body is open; past the
@@ -22,7 +24,6 @@
 use std::convert::Infallible;
 use std::time::Duration;
 
-use app::api::tasks::LedgerEvent;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
@@ -32,13 +33,13 @@ use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::{OwnedSemaphorePermit, mpsc};
 
 use super::api::error::ApiError;
-use crate::ingest::bus::Notice;
-use crate::ingest::committed::{CommittedEvents, Wake};
-use crate::services::commands;
 use crate::services::tasks as task_services;
 use crate::state::AppState;
 use crate::store::organizations;
 use crate::store::tasks::EventScope;
+
+pub mod fanout;
+mod follow;
 
 /// How often a live stream re-reads without a wake-up on PostgreSQL (other replicas' commits).
 pub const REREAD: Duration = Duration::from_secs(1);
@@ -69,7 +70,7 @@ pub(crate) fn admit(state: &AppState) -> Result<LivePermit, Response> {
 }
 
 /// The re-read interval without a wake-up for this database.
-fn reread(state: &AppState) -> Duration {
+pub(crate) fn reread(state: &AppState) -> Duration {
     if state.db.is_sqlite() {
         SAFETY_NET_REREAD
     } else {
@@ -106,8 +107,8 @@ pub async fn task_stream(
     let organization = organizations::local(&state.db).await?;
     let task = task_services::find(&state.db, &organization.id, &id).await?;
     let after = resume_point(&headers, &query);
-    Ok(ledger_stream(
-        state,
+    Ok(follow::follow(
+        &state,
         organization.id,
         EventScope::Task(task.id),
         after,
@@ -131,8 +132,8 @@ pub async fn conversation_stream(
     };
     let organization = organizations::local(&state.db).await?;
     let after = resume_point(&headers, &query);
-    Ok(ledger_stream(
-        state,
+    Ok(follow::follow(
+        &state,
         organization.id,
         EventScope::Conversation(id),
         after,
@@ -157,113 +158,6 @@ pub(crate) fn sse(events: mpsc::Receiver<Event>, permit: LivePermit) -> Response
     );
     headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
     response
-}
-
-fn ledger_frame(event: &LedgerEvent) -> Event {
-    Event::default()
-        .id(event.sequence.to_string())
-        .event("ledger")
-        .json_data(event)
-        .unwrap_or_else(|_| Event::default().comment("unserialisable event"))
-}
-
-fn ledger_stream(
-    state: AppState,
-    organization_id: String,
-    scope: EventScope,
-    after: i64,
-    permit: LivePermit,
-) -> Response {
-    let (tx, rx) = mpsc::channel::<Event>(64);
-    let conversation = matches!(scope, EventScope::Conversation(_));
-    let mut events = CommittedEvents::new(
-        &state.bus,
-        state.db.clone(),
-        organization_id.clone(),
-        Some(scope),
-        after,
-        reread(&state),
-    );
-    tokio::spawn(async move {
-        loop {
-            match events.read().await {
-                Ok(batch) => {
-                    for event in &batch.events {
-                        if tx.send(ledger_frame(event)).await.is_err() {
-                            return;
-                        }
-                    }
-                    if batch.full {
-                        continue;
-                    }
-                }
-                Err(error) => {
-                    tracing::warn!(%error, "live stream read failed");
-                }
-            }
-            // Wait for something relevant, a re-read tick, or shutdown.
-            loop {
-                let wake = tokio::select! {
-                    () = state.shutdown.cancelled() => return,
-                    () = tx.closed() => return,
-                    wake = events.wait() => wake,
-                };
-                match wake {
-                    Wake::Reread => break,
-                    Wake::Closed => return,
-                    Wake::Notice(notice) => {
-                        if conversation
-                            && conversation_frame(&state, &organization_id, &notice, &tx)
-                                .await
-                                .is_err()
-                        {
-                            return;
-                        }
-                        if events.advances(&notice) {
-                            break;
-                        }
-                    }
-                }
-            }
-        }
-    });
-    sse(rx, permit)
-}
-
-/// The extra frames of a conversation stream: `task` when a task joined it, `command` when one
-/// of its sends changed status; `notice` is about that conversation. `Err` when the client went
-/// away.
-async fn conversation_frame(
-    state: &AppState,
-    organization_id: &str,
-    notice: &Notice,
-    tx: &mpsc::Sender<Event>,
-) -> Result<(), ()> {
-    let frame = match notice {
-        Notice::Ledger {
-            task_id,
-            new_task: true,
-            ..
-        } => Some(
-            Event::default()
-                .event("task")
-                .data(serde_json::json!({ "taskId": task_id }).to_string()),
-        ),
-        Notice::Command { command_id, .. } => commands::find(&state.db, organization_id, command_id)
-            .await
-            .ok()
-            .and_then(|command| {
-                Event::default()
-                    .event("command")
-                    .json_data(commands::view(&command))
-                    .ok()
-            }),
-        _ => None,
-    };
-    match frame {
-        Some(frame) => tx.send(frame).await.map_err(|_| ()),
-        None => Ok(()),
-    }
 }
 
 /// `GET /api/tasks/events`: content-free change signals for lists.

@@ -189,6 +189,7 @@ pub async fn render(State(state): State<AppState>) -> impl IntoResponse {
     );
     write_pools(&state, &mut out);
     write_ingest(&state, &mut out);
+    write_live(&state, &mut out);
     state.metrics.write_requests(&mut out);
     ([(CONTENT_TYPE, "text/plain; version=0.0.4; charset=utf-8")], out)
 }
@@ -229,6 +230,43 @@ fn write_ingest(state: &AppState, out: &mut String) {
             "{name} {}",
             counter.load(std::sync::atomic::Ordering::Relaxed)
         );
+    }
+}
+
+fn write_live(state: &AppState, out: &mut String) {
+    let open = state
+        .config
+        .max_live_connections
+        .saturating_sub(state.live_connections.available_permits());
+    for (name, kind, help, value) in [
+        (
+            "taskbay_live_connections",
+            "gauge",
+            "Open live (SSE) connections.",
+            open as u64,
+        ),
+        (
+            "taskbay_live_feeds",
+            "gauge",
+            "Tasks and conversations followed live, each read once for all its connections.",
+            state.feeds.running() as u64,
+        ),
+        (
+            "taskbay_live_feed_reads_total",
+            "counter",
+            "Reads of new events by the live feeds.",
+            state.feeds.feed_reads(),
+        ),
+        (
+            "taskbay_live_catch_up_reads_total",
+            "counter",
+            "Reads by live connections catching up to their feed (on connecting, or after a gap).",
+            state.feeds.catch_up_reads(),
+        ),
+    ] {
+        let _ = writeln!(out, "# HELP {name} {help}");
+        let _ = writeln!(out, "# TYPE {name} {kind}");
+        let _ = writeln!(out, "{name} {value}");
     }
 }
 

@@ -85,6 +85,11 @@ impl CommittedEvents {
         self.after
     }
 
+    /// Moves the cursor: a reader that wants only what follows `after` (the scope's head).
+    pub fn set_after(&mut self, after: i64) {
+        self.after = after;
+    }
+
     /// Whether the cursor has a scope yet.
     pub fn has_scope(&self) -> bool {
         self.scope.is_some()

@@ -198,10 +198,29 @@ pub async fn conversations<C: ConnectionTrait>(
 }
 
 /// Which events a live stream follows.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum EventScope {
     Task(String),
     Conversation(String),
+}
+
+/// The highest sequence among the scope's committed events, 0 when it has none: where a reader
+/// that wants only what comes next starts (the live fan-out's shared reader).
+pub async fn scope_head<C: ConnectionTrait>(
+    db: &C,
+    organization_id: &str,
+    scope: &EventScope,
+) -> Result<i64, StoreError> {
+    let query = task::Entity::find()
+        .select_only()
+        .column_as(task::Column::LastSequence.max(), "head")
+        .filter(task::Column::OrganizationId.eq(organization_id));
+    let query = match scope {
+        EventScope::Task(id) => query.filter(task::Column::Id.eq(id)),
+        EventScope::Conversation(id) => query.filter(task::Column::ConversationId.eq(id)),
+    };
+    let head: Option<Option<i64>> = query.into_tuple().one(db).await?;
+    Ok(head.flatten().unwrap_or(0))
 }
 
 /// Committed ledger events of the scope after `after`, in sequence order.

@@ -91,6 +91,10 @@ async fn metrics_count_requests_by_route_and_report_pools_and_build() {
         "taskbay_ingest_grouped_events_total 0",
         "taskbay_ingest_queue_groups_total 0",
         "taskbay_ingest_queue_commits_total 0",
+        "taskbay_live_connections 0",
+        "taskbay_live_feeds 0",
+        "taskbay_live_feed_reads_total 0",
+        "taskbay_live_catch_up_reads_total 0",
     ] {
         assert!(body.contains(&format!("{counter}\n")), "{body}");
     }

@@ -68,7 +68,11 @@ async fn past_the_cap_a_live_route_answers_503_with_retry_after_until_a_connecti
 }
 
 /// The next `ledger` frame's data within `wait`, or `None`.
-async fn next_ledger(stream: &mut BodyDataStream, buffer: &mut String, wait: Duration) -> Option<Value> {
+pub(crate) async fn next_ledger(
+    stream: &mut BodyDataStream,
+    buffer: &mut String,
+    wait: Duration,
+) -> Option<Value> {
     let deadline = tokio::time::Instant::now() + wait;
     loop {
         if let Some(end) = buffer.find("\n\n") {
@@ -90,7 +94,12 @@ async fn next_ledger(stream: &mut BodyDataStream, buffer: &mut String, wait: Dur
     }
 }
 
-fn status_update(state: &str, org: &str, task: &server::db::entity::task::Model, key: &str) -> Observation {
+pub(crate) fn status_update(
+    state: &str,
+    org: &str,
+    task: &server::db::entity::task::Model,
+    key: &str,
+) -> Observation {
     Observation {
         organization_id: org.to_owned(),
         agent_id: task.agent_id.clone(),

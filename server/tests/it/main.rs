@@ -28,6 +28,7 @@ mod ledger;
 mod ledger_sequences;
 mod live;
 mod live_cap;
+mod live_fanout;
 mod rebuild;
 mod sdk_agents;
 mod send_stream;

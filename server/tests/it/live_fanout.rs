@@ -1,0 +1,200 @@
+//! Live fan-out (issue #33, ADR 0034): every connection following a scope is served by one
+//! reader, which reads each commit once; a connection that falls behind that reader reads the
+//! gap from the database and still gets every event once, in order. On both databases.
+
+use std::time::{Duration, Instant};
+
+use axum::body::BodyDataStream;
+use serde_json::{Value, json};
+use server::AppState;
+use server::http::live::REREAD;
+use server::http::live::fanout::FEED_CAPACITY;
+use server::ingest::Observation;
+use server::store::organizations;
+
+use crate::live::seed;
+use crate::live_cap::{next_ledger, status_update};
+use crate::support::{self, TestDb};
+
+const WAIT: Duration = Duration::from_secs(10);
+
+async fn app(backend: &TestDb) -> AppState {
+    let db = backend.migrated().await;
+    AppState::new(support::leptos_options(), backend.config.clone(), db).unwrap()
+}
+
+/// The value of an unlabelled series on `/metrics`.
+async fn metric(state: &AppState, name: &str) -> u64 {
+    let body = support::text(support::get(state, "/metrics").await).await;
+    body.lines()
+        .find_map(|line| line.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+        .unwrap_or_else(|| panic!("{name} on /metrics:\n{body}"))
+}
+
+/// `count` status updates of the task, each with a message saying `<prefix>-<n>`.
+async fn updates(state: &AppState, task_id: &str, prefix: &str, count: usize) -> Vec<Observation> {
+    let org = organizations::local(&state.db).await.unwrap().id;
+    let task = server::store::tasks::find(&state.db.read, &org, task_id)
+        .await
+        .unwrap();
+    (0..count)
+        .map(|n| {
+            let text = format!("{prefix}-{n}");
+            let mut observation = status_update("TASK_STATE_WORKING", &org, &task, &text);
+            observation.payload["statusUpdate"]["status"]["message"] =
+                json!({"role": "ROLE_AGENT", "messageId": text, "parts": [{"text": text}]});
+            observation
+        })
+        .collect()
+}
+
+/// What [`updates`] wrote into the event.
+fn said(event: &Value) -> String {
+    event["payload"]["statusUpdate"]["status"]["message"]["parts"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+async fn follow(state: &AppState, task_id: &str) -> (BodyDataStream, String) {
+    let response = support::get(state, &format!("/api/live/tasks/{task_id}?after=0")).await;
+    assert_eq!(response.status(), 200);
+    (response.into_body().into_data_stream(), String::new())
+}
+
+#[tokio::test]
+async fn every_connection_following_a_task_is_served_by_one_read_per_commit() {
+    const FOLLOWERS: u64 = 20;
+    const COMMITS: usize = 5;
+    for backend in support::backends().await {
+        let state = app(&backend).await;
+        let (task_id, _) = seed(&state, 1).await;
+        let mut streams = Vec::new();
+        for _ in 0..FOLLOWERS {
+            streams.push(follow(&state, &task_id).await);
+        }
+        for (stream, buffer) in &mut streams {
+            assert!(
+                next_ledger(stream, buffer, WAIT).await.is_some(),
+                "the seeded event"
+            );
+        }
+        assert_eq!(metric(&state, "taskbay_live_feeds").await, 1, "{}", backend.name);
+        assert_eq!(metric(&state, "taskbay_live_connections").await, FOLLOWERS);
+        // Each connection caught up to the feed once, from where it resumed.
+        assert_eq!(
+            metric(&state, "taskbay_live_catch_up_reads_total").await,
+            FOLLOWERS
+        );
+
+        let reads_before = metric(&state, "taskbay_live_feed_reads_total").await;
+        let started = Instant::now();
+        for observation in updates(&state, &task_id, "late", COMMITS).await {
+            state.ingestor.ingest(&observation).await.unwrap();
+        }
+        for (stream, buffer) in &mut streams {
+            let mut keys = Vec::new();
+            for _ in 0..COMMITS {
+                let event = next_ledger(stream, buffer, WAIT)
+                    .await
+                    .expect("every commit reaches every connection");
+                keys.push(said(&event));
+            }
+            assert_eq!(
+                keys,
+                (0..COMMITS).map(|n| format!("late-{n}")).collect::<Vec<_>>()
+            );
+        }
+        // One read per commit at most, however many connections follow (PostgreSQL's feed also
+        // re-reads once per REREAD for other replicas' commits).
+        let rereads = if state.db.is_sqlite() {
+            0
+        } else {
+            started.elapsed().as_millis() as u64 / REREAD.as_millis() as u64 + 1
+        };
+        let reads = metric(&state, "taskbay_live_feed_reads_total").await - reads_before;
+        assert!(
+            reads <= COMMITS as u64 + rereads,
+            "{reads} reads on {}",
+            backend.name
+        );
+        assert_eq!(
+            metric(&state, "taskbay_live_catch_up_reads_total").await,
+            FOLLOWERS
+        );
+
+        // The feed stops with its last connection.
+        drop(streams);
+        assert_eq!(metric(&state, "taskbay_live_connections").await, 0);
+        assert_eq!(metric(&state, "taskbay_live_feeds").await, 0);
+        drop(state);
+        backend.cleanup().await;
+    }
+}
+
+/// The next `count` ledger events' sequences and what they said.
+async fn collect(stream: &mut BodyDataStream, buffer: &mut String, count: usize) -> (Vec<i64>, Vec<String>) {
+    let (mut sequences, mut said_all) = (Vec::new(), Vec::new());
+    while said_all.len() < count {
+        let event = next_ledger(stream, buffer, WAIT)
+            .await
+            .unwrap_or_else(|| panic!("{} of {count} events", said_all.len()));
+        sequences.push(event["sequence"].as_i64().unwrap());
+        said_all.push(said(&event));
+    }
+    (sequences, said_all)
+}
+
+#[tokio::test]
+async fn a_connection_that_falls_behind_the_feed_reads_the_gap_and_misses_nothing() {
+    let total = FEED_CAPACITY + 300;
+    let expected: Vec<String> = (0..total).map(|n| format!("burst-{n}")).collect();
+    for backend in support::backends().await {
+        let state = app(&backend).await;
+        let (task_id, _) = seed(&state, 1).await;
+        let (mut reading, mut reading_buffer) = follow(&state, &task_id).await;
+        let (mut stalled, mut stalled_buffer) = follow(&state, &task_id).await;
+        // Both catch up to the feed (the seeded event); then one reads as the events commit
+        // and the other reads nothing meanwhile.
+        next_ledger(&mut reading, &mut reading_buffer, WAIT)
+            .await
+            .unwrap();
+        next_ledger(&mut stalled, &mut stalled_buffer, WAIT)
+            .await
+            .unwrap();
+        let reader = tokio::spawn(async move {
+            let got = collect(&mut reading, &mut reading_buffer, total).await;
+            (got, reading, reading_buffer)
+        });
+
+        // More events than the feed keeps for a connection that is behind.
+        let observations = updates(&state, &task_id, "burst", total).await;
+        for group in observations.chunks(64) {
+            state.ingestor.ingest_group(group).await.unwrap();
+        }
+        let ((sequences, got), mut reading, mut reading_buffer) = reader.await.unwrap();
+        assert_eq!(got, expected, "the reading connection on {}", backend.name);
+        assert!(sequences.windows(2).all(|w| w[0] < w[1]));
+
+        let catch_ups_before = metric(&state, "taskbay_live_catch_up_reads_total").await;
+        let (sequences, got) = collect(&mut stalled, &mut stalled_buffer, total).await;
+        assert_eq!(got, expected, "the stalled connection on {}", backend.name);
+        assert!(sequences.windows(2).all(|w| w[0] < w[1]), "in order, once each");
+        // It fell behind the feed's channel and read the gap from the database itself.
+        assert!(metric(&state, "taskbay_live_catch_up_reads_total").await > catch_ups_before);
+        // Nothing is sent twice.
+        for (stream, buffer) in [
+            (&mut reading, &mut reading_buffer),
+            (&mut stalled, &mut stalled_buffer),
+        ] {
+            assert!(
+                next_ledger(stream, buffer, Duration::from_millis(300))
+                    .await
+                    .is_none()
+            );
+        }
+        drop((reading, stalled));
+        drop(state);
+        backend.cleanup().await;
+    }
+}
