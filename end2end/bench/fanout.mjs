@@ -5,7 +5,9 @@
 // how long the clients took to connect, and the delivery latency of each ledger event committed
 // after its client connected (client receive time minus the event's committed `receivedAt`;
 // same machine, same clock). Events committed before a client connected reach it by catching up;
-// they are not counted as deliveries.
+// they are not counted as deliveries. The clients' own CPU time is reported beside the server's:
+// one Node.js thread reads every client's socket, so with thousands of clients part of the
+// latency is the clients' queue.
 // Runs ROUNDS times (BENCH_ROUNDS, default 3), each on new tasks; every column is the median.
 // "RSS before" is the server's RSS before the first round; "Extra" is each round's peak above it.
 // The server needs A2A_MAX_LIVE_CONNECTIONS >= CLIENTS and a file limit above it.
@@ -57,6 +59,7 @@ const receivedAt = (frame) => {
 const round = async () => {
   const before = rss();
   const cpuBefore = cpu();
+  const clientCpuBefore = process.cpuUsage();
   const tasks = await Promise.all(Array.from({ length: TASKS }, (_, n) => startTask(n)));
   const latencies = [];
   let connected = 0;
@@ -101,13 +104,15 @@ const round = async () => {
   await Promise.race([done, sleep(90_000)]);
   clearInterval(sampler);
   const cpuUsed = cpu() - cpuBefore;
+  const clientCpu = process.cpuUsage(clientCpuBefore);
+  const clientCpuUsed = (clientCpu.user + clientCpu.system) / 1e6;
   latencies.sort((a, b) => a - b);
   const pct = (p) => latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] : NaN;
   agent.destroy();
   // Let the closed connections go before the next round measures its baseline.
   await sleep(2000);
   return {
-    connected, peak, cpuUsed, connect: (lastConnected - started) / 1000,
+    connected, peak, cpuUsed, clientCpuUsed, connect: (lastConnected - started) / 1000,
     p50: pct(0.5), p99: pct(0.99), max: latencies.length ? latencies[latencies.length - 1] : NaN, deliveries: latencies.length,
   };
 };
@@ -117,6 +122,6 @@ const rounds = [];
 for (let i = 0; i < ROUNDS; i++) rounds.push(await round());
 for (const r of rounds) r.extra = r.peak - baseline;
 const m = (key) => median(rounds.map((r) => r[key]));
-console.log(`| ${CLIENTS} | ${TASKS} | ${ROUNDS} | ${m("connected")} | ${m("connect").toFixed(1)} s | ${baseline.toFixed(0)} MB | ${m("peak").toFixed(0)} MB | +${m("extra").toFixed(0)} MB | ${m("cpuUsed").toFixed(1)} s | ${m("p50")} ms | ${m("p99")} ms | ${m("max")} ms | ${m("deliveries")} |`);
+console.log(`| ${CLIENTS} | ${TASKS} | ${ROUNDS} | ${m("connected")} | ${m("connect").toFixed(1)} s | ${baseline.toFixed(0)} MB | ${m("peak").toFixed(0)} MB | +${m("extra").toFixed(0)} MB | ${m("cpuUsed").toFixed(1)} s | ${m("clientCpuUsed").toFixed(1)} s | ${m("p50")} ms | ${m("p99")} ms | ${m("max")} ms | ${m("deliveries")} |`);
 
 process.exit(0);

@@ -1,13 +1,16 @@
 //! Ingest benchmarks (issue #6, items 1 and 2; issue #33): events per second through the single
 //! ingestion path (ledger + projections + publish) for status updates and artifact append
 //! chunks, a hundred tasks ingesting at once against the floor of bare inserts ([`many`]), and
-//! the per-event cost for a task whose ledger already holds 100 … 100,000 events.
+//! the per-event cost for a task whose ledger already holds 100 … 100,000 events, and one task
+//! grown to 1,000,000 events through ingestion, with its page's render time ([`long`]).
 //! On SQLite always, and on PostgreSQL when `A2A_BENCH_POSTGRES_URL` (or
 //! `A2A_TEST_POSTGRES_URL`) names a server.
 //!
 //! `cargo bench -p server --bench ingest` prints a Markdown table; `scripts/bench` runs it and
 //! writes BENCHMARKS.md. Not a test: under `cargo test` it only checks that it starts.
 
+#[path = "ingest/long.rs"]
+mod long;
 #[path = "ingest/many.rs"]
 mod many;
 
@@ -35,6 +38,7 @@ const SAMPLES: usize = 300;
 
 struct Backend {
     name: &'static str,
+    config: Config,
     db: Db,
     _dir: tempfile::TempDir,
     cleanup: Option<(String, String)>,
@@ -49,6 +53,7 @@ async fn sqlite() -> Backend {
     db::migration::migrate(&db).await.expect("migrate");
     Backend {
         name: "SQLite",
+        config,
         db,
         _dir: dir,
         cleanup: None,
@@ -80,6 +85,7 @@ async fn postgres() -> Option<Backend> {
     db::migration::migrate(&db).await.expect("migrate");
     Some(Backend {
         name: "PostgreSQL",
+        config,
         db,
         _dir: dir,
         cleanup: Some((admin, name)),
@@ -271,7 +277,7 @@ async fn cost_at(backend: &Backend, f: &Fixture, size: usize, offset: usize) -> 
 }
 
 /// The tables, each a section `cargo bench -p server --bench ingest -- <section>` runs alone.
-const SECTIONS: [&str; 3] = ["throughput", "many", "cost"];
+const SECTIONS: [&str; 4] = ["throughput", "many", "cost", "long"];
 
 #[tokio::main]
 async fn main() {
@@ -296,6 +302,9 @@ async fn main() {
     }
     if runs("cost") {
         cost_table(&backends).await;
+    }
+    if runs("long") {
+        long_table(&backends).await;
     }
     for backend in backends {
         backend.drop_database().await;
@@ -401,4 +410,26 @@ async fn cost_table(backends: &[Backend]) {
             (high - low) / (high + low) * 100.0
         );
     }
+}
+
+/// One task grown to a million events: the per-event cost and the task page's render time.
+async fn long_table(backends: &[Backend]) {
+    println!(
+        "### One task growing to 1,000,000 events (status updates with a message; median of 100 ingests one at a time, and of 15 renders of its page)\n"
+    );
+    println!("| Database | Events | Per event | Task page (server render) | Page size |");
+    println!("| --- | ---: | ---: | ---: | ---: |");
+    for backend in backends {
+        let f = fixture(backend).await;
+        for (size, point) in long::SIZES.into_iter().zip(long::series(backend, &f).await) {
+            println!(
+                "| {} | {size} | {:.0} µs | {:.1} ms | {} KB |",
+                backend.name,
+                point.per_event.as_secs_f64() * 1e6,
+                point.page.as_secs_f64() * 1e3,
+                point.page_bytes / 1024
+            );
+        }
+    }
+    println!();
 }

@@ -39,9 +39,20 @@ pub struct AppState {
     pub live_connections: Arc<tokio::sync::Semaphore>,
     /// One reader per followed scope, fanned out to its live connections.
     pub feeds: crate::http::live::fanout::Feeds,
+    /// The `local` organization's id once read (it never changes).
+    local_organization: Arc<tokio::sync::OnceCell<String>>,
 }
 
 impl AppState {
+    /// The `local` organization's id, read from the database the first time only: a live
+    /// connection opens without a query when its scope is already followed.
+    pub async fn local_organization_id(&self) -> Result<String, crate::store::StoreError> {
+        self.local_organization
+            .get_or_try_init(|| async { crate::store::organizations::local(&self.db).await.map(|o| o.id) })
+            .await
+            .cloned()
+    }
+
     /// Builds the state from its parts; fails only if the HTTP client cannot be built.
     pub fn new(leptos_options: LeptosOptions, config: Config, db: Db) -> Result<AppState, GatewayError> {
         let bus = Bus::default();
@@ -61,6 +72,7 @@ impl AppState {
             shutdown: tokio_util::sync::CancellationToken::new(),
             live_connections: Arc::new(tokio::sync::Semaphore::new(config.max_live_connections)),
             feeds: crate::http::live::fanout::Feeds::default(),
+            local_organization: Arc::default(),
             leptos_options,
             config: Arc::new(config),
             db,

@@ -35,11 +35,14 @@ use tokio::sync::{OwnedSemaphorePermit, mpsc};
 use super::api::error::ApiError;
 use crate::services::tasks as task_services;
 use crate::state::AppState;
+use crate::store::StoreError;
 use crate::store::organizations;
 use crate::store::tasks::EventScope;
 
 pub mod fanout;
 mod follow;
+
+use fanout::Start;
 
 /// How often a live stream re-reads without a wake-up on PostgreSQL (other replicas' commits).
 pub const REREAD: Duration = Duration::from_secs(1);
@@ -104,13 +107,24 @@ pub async fn task_stream(
         Ok(permit) => permit,
         Err(busy) => return Ok(busy),
     };
-    let organization = organizations::local(&state.db).await?;
-    let task = task_services::find(&state.db, &organization.id, &id).await?;
+    let organization_id = state.local_organization_id().await?;
+    let scope = EventScope::Task(id.clone());
+    let subscription = state.feeds.subscribe(&state, &organization_id, &scope);
+    // The feed looks the task up once for every connection opening meanwhile; when it is slow
+    // to, the connection looks for itself.
+    match subscription.started(follow::FEED_START_WAIT).await {
+        Start::Ready => {}
+        Start::Missing => return Err(StoreError::NotFound.into()),
+        Start::Pending => {
+            task_services::find(&state.db, &organization_id, &id).await?;
+        }
+    }
     let after = resume_point(&headers, &query);
     Ok(follow::follow(
         &state,
-        organization.id,
-        EventScope::Task(task.id),
+        subscription,
+        organization_id,
+        scope,
         after,
         permit,
     ))
@@ -130,12 +144,15 @@ pub async fn conversation_stream(
         Ok(permit) => permit,
         Err(busy) => return Ok(busy),
     };
-    let organization = organizations::local(&state.db).await?;
+    let organization_id = state.local_organization_id().await?;
+    let scope = EventScope::Conversation(id);
+    let subscription = state.feeds.subscribe(&state, &organization_id, &scope);
     let after = resume_point(&headers, &query);
     Ok(follow::follow(
         &state,
-        organization.id,
-        EventScope::Conversation(id),
+        subscription,
+        organization_id,
+        scope,
         after,
         permit,
     ))

@@ -204,33 +204,15 @@ pub enum EventScope {
     Conversation(String),
 }
 
-/// The highest sequence among the scope's committed events, 0 when it has none: where a reader
-/// that wants only what comes next starts (the live fan-out's shared reader).
-pub async fn scope_head<C: ConnectionTrait>(
-    db: &C,
-    organization_id: &str,
-    scope: &EventScope,
-) -> Result<i64, StoreError> {
-    let query = task::Entity::find()
-        .select_only()
-        .column_as(task::Column::LastSequence.max(), "head")
-        .filter(task::Column::OrganizationId.eq(organization_id));
-    let query = match scope {
-        EventScope::Task(id) => query.filter(task::Column::Id.eq(id)),
-        EventScope::Conversation(id) => query.filter(task::Column::ConversationId.eq(id)),
-    };
-    let head: Option<Option<i64>> = query.into_tuple().one(db).await?;
-    Ok(head.flatten().unwrap_or(0))
-}
-
-/// Committed ledger events of the scope after `after`, in sequence order.
-pub async fn events_after<C: ConnectionTrait>(
+/// The scope's tasks as `(id, conversation id)`; of a conversation, only those with events
+/// after `after`. An unknown task is [`StoreError::NotFound`].
+async fn scope_tasks<C: ConnectionTrait>(
     db: &C,
     organization_id: &str,
     scope: &EventScope,
     after: i64,
-) -> Result<Vec<LedgerEvent>, StoreError> {
-    let task_ids: Vec<(String, String)> = match scope {
+) -> Result<Vec<(String, String)>, StoreError> {
+    Ok(match scope {
         EventScope::Task(id) => {
             let row = find(db, organization_id, id).await?;
             vec![(row.id, row.conversation_id)]
@@ -244,19 +226,33 @@ pub async fn events_after<C: ConnectionTrait>(
             .into_iter()
             .map(|t| (t.id, t.conversation_id))
             .collect(),
-    };
+    })
+}
+
+/// The scope's ledger events: after `after` oldest first, or the newest first.
+async fn scope_events<C: ConnectionTrait>(
+    db: &C,
+    organization_id: &str,
+    scope: &EventScope,
+    after: i64,
+    newest_first: bool,
+    limit: u64,
+) -> Result<Vec<LedgerEvent>, StoreError> {
+    let task_ids = scope_tasks(db, organization_id, scope, after).await?;
     if task_ids.is_empty() {
         return Ok(Vec::new());
     }
     let conversation_of: std::collections::HashMap<_, _> = task_ids.iter().cloned().collect();
-    let rows = task_event::Entity::find()
+    let query = task_event::Entity::find()
         .filter(task_event::Column::OrganizationId.eq(organization_id))
         .filter(task_event::Column::TaskId.is_in(task_ids.into_iter().map(|(id, _)| id)))
-        .filter(task_event::Column::Sequence.gt(after))
-        .order_by_asc(task_event::Column::Sequence)
-        .limit(EVENTS_PER_READ)
-        .all(db)
-        .await?;
+        .filter(task_event::Column::Sequence.gt(after));
+    let query = if newest_first {
+        query.order_by_desc(task_event::Column::Sequence)
+    } else {
+        query.order_by_asc(task_event::Column::Sequence)
+    };
+    let rows = query.limit(limit).all(db).await?;
     Ok(rows
         .into_iter()
         .map(|e| LedgerEvent {
@@ -272,6 +268,29 @@ pub async fn events_after<C: ConnectionTrait>(
         .collect())
 }
 
+/// Committed ledger events of the scope after `after`, in sequence order, at most
+/// [`EVENTS_PER_READ`].
+pub async fn events_after<C: ConnectionTrait>(
+    db: &C,
+    organization_id: &str,
+    scope: &EventScope,
+    after: i64,
+) -> Result<Vec<LedgerEvent>, StoreError> {
+    scope_events(db, organization_id, scope, after, false, EVENTS_PER_READ).await
+}
+
+/// The scope's newest `limit` committed events, oldest first.
+pub async fn scope_tail<C: ConnectionTrait>(
+    db: &C,
+    organization_id: &str,
+    scope: &EventScope,
+    limit: u64,
+) -> Result<Vec<LedgerEvent>, StoreError> {
+    let mut events = scope_events(db, organization_id, scope, 0, true, limit).await?;
+    events.reverse();
+    Ok(events)
+}
+
 /// The newest `limit` ledger events of a conversation, oldest first.
 pub async fn conversation_tail<C: ConnectionTrait>(
     db: &C,
@@ -279,38 +298,13 @@ pub async fn conversation_tail<C: ConnectionTrait>(
     conversation_id: &str,
     limit: u64,
 ) -> Result<Vec<LedgerEvent>, StoreError> {
-    let tasks: Vec<String> = task::Entity::find()
-        .filter(task::Column::OrganizationId.eq(organization_id))
-        .filter(task::Column::ConversationId.eq(conversation_id))
-        .all(db)
-        .await?
-        .into_iter()
-        .map(|t| t.id)
-        .collect();
-    if tasks.is_empty() {
-        return Ok(Vec::new());
-    }
-    let mut rows = task_event::Entity::find()
-        .filter(task_event::Column::OrganizationId.eq(organization_id))
-        .filter(task_event::Column::TaskId.is_in(tasks))
-        .order_by_desc(task_event::Column::Sequence)
-        .limit(limit)
-        .all(db)
-        .await?;
-    rows.reverse();
-    Ok(rows
-        .into_iter()
-        .map(|e| LedgerEvent {
-            sequence: e.sequence,
-            conversation_id: conversation_id.to_owned(),
-            task_id: e.task_id,
-            source: e.source,
-            payload: e.payload_json,
-            extensions: from_json(e.extensions_json),
-            protocol_version: e.protocol_version,
-            received_at: rfc3339(e.received_at),
-        })
-        .collect())
+    scope_tail(
+        db,
+        organization_id,
+        &EventScope::Conversation(conversation_id.to_owned()),
+        limit,
+    )
+    .await
 }
 
 /// Every ledger event of a task in order (for rebuilds and checks).

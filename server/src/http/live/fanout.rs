@@ -1,43 +1,46 @@
-//! One reader per live scope, fanned out to every connection that follows it (issue #33).
+//! One reader per live scope, fanned out to every connection that follows it (issue #33,
+//! ADR 0034).
 //!
 //! The first connection to follow a task or a conversation starts its *feed*: one task that
-//! subscribes to the bus, starts at the scope's head and, on each relevant commit, reads the new
-//! events once, encodes each SSE frame once and broadcasts it. Every connection
-//! ([`super::follow`]) catches up from the database to where it resumes, then forwards the
-//! feed's frames: the same bytes, shared. A frame carries the sequence of the feed's previous
-//! event, so a connection that missed frames (it fell more than [`FEED_CAPACITY`] frames behind,
-//! or joined while the feed was reading) sees the gap and reads it from the database: nothing is
-//! lost or sent twice. The feed stops when its last follower goes.
+//! subscribes to the bus, reads the scope's newest [`RECENT`] events, and on each relevant commit
+//! reads the new events once, encodes each SSE frame once and broadcasts it. The feed keeps its
+//! newest [`RECENT`] frames, so a connection that resumes within them starts from memory; one that
+//! resumes further back reads the database until it reaches them ([`super::follow`]). A frame
+//! carries the sequence of the feed's previous event, so a connection that missed frames (it fell
+//! more than [`FEED_CAPACITY`] frames behind, say) sees the gap and reads it from the database:
+//! nothing is lost or sent twice. The feed stops when its last follower goes.
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::Duration;
 
 use app::api::tasks::LedgerEvent;
 use bytes::Bytes;
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, watch};
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 use crate::ingest::bus::Notice;
 use crate::ingest::committed::{CommittedEvents, Wake};
 use crate::services::commands;
 use crate::state::AppState;
+use crate::store::StoreError;
 use crate::store::tasks::{self as task_store, EventScope};
 
-/// Frames a feed keeps for followers that are behind; one further behind reads the database.
+/// Frames the channel keeps for a follower that is slow to take them; one further behind reads
+/// the database.
 pub const FEED_CAPACITY: usize = 1024;
-/// How long a feed waits before trying again when it cannot read the scope's head.
-const HEAD_RETRY: Duration = Duration::from_secs(1);
-/// [`Subscription::head`] before the feed has read the scope's head.
-pub(super) const NOT_STARTED: i64 = i64::MAX;
+/// Newest frames a feed keeps for connections that join it.
+pub const RECENT: usize = 256;
+/// How long a feed waits before trying again when it cannot read the scope's newest events.
+const START_RETRY: Duration = Duration::from_secs(1);
 
 /// One encoded SSE frame, shared by every follower.
 #[derive(Debug)]
 pub struct Frame {
     /// The ledger sequence; `None` for a conversation's `task` and `command` frames.
     pub sequence: Option<i64>,
-    /// The sequence of the feed's previous ledger frame (the scope's head when the feed started).
+    /// The sequence of the feed's previous ledger frame; the scope has no event in between.
     pub prev: i64,
     pub bytes: Bytes,
 }
@@ -82,11 +85,27 @@ struct Shared {
 
 /// A running feed; it stops when the last [`Subscription`] holding it is dropped.
 pub struct Feed {
-    frames: broadcast::Sender<Arc<Frame>>,
-    head: Arc<AtomicI64>,
+    channel: Arc<Mutex<Channel>>,
+    started: watch::Receiver<Start>,
     key: Key,
     shared: Weak<Shared>,
     _stop: DropGuard,
+}
+
+/// What a feed publishes, under one lock, so that a connection joining takes the newest frames
+/// and its place on the channel at the same point.
+struct Channel {
+    frames: broadcast::Sender<Arc<Frame>>,
+    /// The newest ledger frames, oldest first; `None` until the feed has read them.
+    recent: Option<VecDeque<Arc<Frame>>>,
+    /// The last sequence published (or, before any, where the feed started).
+    head: i64,
+}
+
+impl Channel {
+    fn lock(channel: &Mutex<Channel>) -> std::sync::MutexGuard<'_, Channel> {
+        channel.lock().unwrap_or_else(PoisonError::into_inner)
+    }
 }
 
 impl Drop for Feed {
@@ -102,14 +121,50 @@ impl Drop for Feed {
     }
 }
 
+/// Where a feed is in its start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Start {
+    /// Still reading the scope's newest events (or retrying after a failed read).
+    Pending,
+    /// It has them and follows the scope.
+    Ready,
+    /// The scope is a task that does not exist; the feed stopped.
+    Missing,
+}
+
 /// A follower's place on a feed.
 pub struct Subscription {
     /// Frames broadcast since the subscription was taken.
     pub frames: broadcast::Receiver<Arc<Frame>>,
-    /// The feed's last sequence when the subscription was taken ([`NOT_STARTED`] before it
-    /// read the scope's head): a follower resuming at or after it needs no catch-up read.
-    pub head: i64,
-    _feed: Arc<Feed>,
+    feed: Arc<Feed>,
+}
+
+impl Subscription {
+    /// Waits, at most `wait`, until the feed has read the scope's newest events (or found the
+    /// scope missing); [`Start::Pending`] if it has not by then.
+    pub async fn started(&self, wait: Duration) -> Start {
+        let mut started = self.feed.started.clone();
+        match tokio::time::timeout(wait, started.wait_for(|start| *start != Start::Pending)).await {
+            Ok(Ok(start)) => *start,
+            _ => Start::Pending,
+        }
+    }
+
+    /// The feed's newest frames after the sequence `after`, when they reach back to it (else
+    /// the follower reads the database). Frames it also receives on [`Self::frames`] come
+    /// again there, at or below its cursor by then.
+    pub fn backlog(&self, after: i64) -> Option<Vec<Arc<Frame>>> {
+        let channel = Channel::lock(&self.feed.channel);
+        let recent = channel.recent.as_ref()?;
+        let reaches = recent.front().map_or(channel.head, |oldest| oldest.prev);
+        (reaches <= after).then(|| {
+            recent
+                .iter()
+                .filter(|frame| frame.sequence.is_some_and(|sequence| sequence > after))
+                .cloned()
+                .collect()
+        })
+    }
 }
 
 impl Feeds {
@@ -129,32 +184,31 @@ impl Feeds {
             }
         };
         drop(feeds);
-        // Subscribe before reading the head: every frame after that head is received.
-        let frames = feed.frames.subscribe();
-        Subscription {
-            frames,
-            head: feed.head.load(Ordering::SeqCst),
-            _feed: feed,
-        }
+        let frames = Channel::lock(&feed.channel).frames.subscribe();
+        Subscription { frames, feed }
     }
 
     fn start(&self, state: &AppState, key: Key) -> Arc<Feed> {
-        let (frames, _) = broadcast::channel(FEED_CAPACITY);
-        let head = Arc::new(AtomicI64::new(NOT_STARTED));
+        let channel = Arc::new(Mutex::new(Channel {
+            frames: broadcast::channel(FEED_CAPACITY).0,
+            recent: None,
+            head: 0,
+        }));
         let stop = CancellationToken::new();
+        let (started_tx, started) = watch::channel(Start::Pending);
         tokio::spawn(run(
             state.clone(),
             key.clone(),
             Publisher {
-                frames: frames.clone(),
-                head: head.clone(),
+                channel: channel.clone(),
+                started: started_tx,
                 shared: self.shared.clone(),
             },
             stop.clone(),
         ));
         Arc::new(Feed {
-            frames,
-            head,
+            channel,
+            started,
             key,
             shared: Arc::downgrade(&self.shared),
             _stop: stop.drop_guard(),
@@ -184,26 +238,65 @@ impl Feeds {
 
 /// The feed task's side of the channel.
 struct Publisher {
-    frames: broadcast::Sender<Arc<Frame>>,
-    head: Arc<AtomicI64>,
+    channel: Arc<Mutex<Channel>>,
+    started: watch::Sender<Start>,
     shared: Arc<Shared>,
 }
 
 impl Publisher {
+    /// The scope's newest events become the feed's first frames; returns the last sequence.
+    fn start(&self, events: &[LedgerEvent], complete: bool) -> i64 {
+        // Without every event of the scope, the oldest read only says where the frames begin.
+        let (first, kept) = match events.split_first() {
+            Some((oldest, rest)) if !complete => (oldest.sequence, rest),
+            _ => (0, events),
+        };
+        let mut prev = first;
+        let recent = kept
+            .iter()
+            .map(|event| {
+                let frame = Arc::new(Frame {
+                    sequence: Some(event.sequence),
+                    prev,
+                    bytes: ledger_frame(event),
+                });
+                prev = event.sequence;
+                frame
+            })
+            .collect();
+        let mut channel = Channel::lock(&self.channel);
+        channel.recent = Some(recent);
+        channel.head = prev;
+        drop(channel);
+        self.started.send_replace(Start::Ready);
+        prev
+    }
+
     fn ledger(&self, event: &LedgerEvent, prev: i64) {
-        // The head moves before the frame is sent, so a follower that reads it after
-        // subscribing receives every frame past it.
-        self.head.store(event.sequence, Ordering::SeqCst);
-        self.send(Frame {
+        let frame = Arc::new(Frame {
             sequence: Some(event.sequence),
             prev,
             bytes: ledger_frame(event),
         });
+        let mut channel = Channel::lock(&self.channel);
+        channel.head = event.sequence;
+        if let Some(recent) = channel.recent.as_mut() {
+            if recent.len() == RECENT {
+                recent.pop_front();
+            }
+            recent.push_back(frame.clone());
+        }
+        // No receivers between two followers is normal.
+        let _ = channel.frames.send(frame);
     }
 
-    fn send(&self, frame: Frame) {
-        // No receivers between two followers is normal.
-        let _ = self.frames.send(Arc::new(frame));
+    fn other(&self, bytes: Bytes, prev: i64) {
+        let channel = Channel::lock(&self.channel);
+        let _ = channel.frames.send(Arc::new(Frame {
+            sequence: None,
+            prev,
+            bytes,
+        }));
     }
 }
 
@@ -213,7 +306,7 @@ async fn run(state: AppState, key: Key, publisher: Publisher, stop: Cancellation
         scope,
     } = key;
     let conversation = matches!(scope, EventScope::Conversation(_));
-    // Subscribed to the bus before the head is read: no commit after it goes unnoticed.
+    // Subscribed to the bus before the newest events are read: no later commit goes unnoticed.
     let mut events = CommittedEvents::new(
         &state.bus,
         state.db.clone(),
@@ -223,17 +316,23 @@ async fn run(state: AppState, key: Key, publisher: Publisher, stop: Cancellation
         super::reread(&state),
     );
     let mut prev = loop {
-        match task_store::scope_head(&state.db.read, &organization_id, &scope).await {
-            Ok(head) => break head,
-            Err(error) => tracing::warn!(%error, "live feed could not read where the scope ends"),
+        let newest = RECENT as u64 + 1;
+        let read = task_store::scope_tail(&state.db.read, &organization_id, &scope, newest).await;
+        publisher.shared.feed_reads.fetch_add(1, Ordering::Relaxed);
+        match read {
+            Ok(events) => break publisher.start(&events, (events.len() as u64) < newest),
+            Err(StoreError::NotFound) => {
+                publisher.started.send_replace(Start::Missing);
+                return;
+            }
+            Err(error) => tracing::warn!(%error, "live feed could not read the scope's newest events"),
         }
         tokio::select! {
             () = stop.cancelled() => return,
-            () = tokio::time::sleep(HEAD_RETRY) => {}
+            () = tokio::time::sleep(START_RETRY) => {}
         }
     };
     events.set_after(prev);
-    publisher.head.store(prev, Ordering::SeqCst);
     loop {
         let wake = tokio::select! {
             () = stop.cancelled() => return,
@@ -247,11 +346,7 @@ async fn run(state: AppState, key: Key, publisher: Publisher, stop: Cancellation
                 if conversation
                     && let Some(bytes) = conversation_frame(&state, &organization_id, &notice).await
                 {
-                    publisher.send(Frame {
-                        sequence: None,
-                        prev,
-                        bytes,
-                    });
+                    publisher.other(bytes, prev);
                 }
                 if !events.advances(&notice) {
                     continue;

@@ -1,9 +1,9 @@
 //! One connection following a scope's feed ([`super::fanout`]): the body of
 //! `GET /api/live/tasks/{id}` and `GET /api/live/conversations/{id}`.
 //!
-//! It reads from the database only to catch up: from where the browser resumes to the feed, and
-//! again after a gap (it fell behind the feed's channel, or a frame's previous sequence is past
-//! what it sent). Otherwise it forwards the feed's frames as they are, shared bytes, with no task
+//! It catches up from the feed's newest frames when they reach back to where it is (where the
+//! browser resumes, or where it was when it fell behind), and reads from the database only when
+//! they do not: a resume point further back, or a gap of more than the feed keeps. Otherwise it forwards the feed's frames as they are, shared bytes, with no task
 //! or channel of its own: the response body is the follower.
 
 use std::collections::VecDeque;
@@ -21,13 +21,15 @@ use tokio::time::{Instant, Sleep};
 use tokio_util::sync::CancellationToken;
 
 use super::LivePermit;
-use super::fanout::{Feeds, Frame, NOT_STARTED, Subscription, ledger_frame};
+use super::fanout::{Feeds, Frame, Start, Subscription, ledger_frame};
 use crate::db::Db;
 use crate::state::AppState;
 use crate::store::tasks::{self as task_store, EVENTS_PER_READ, EventScope};
 
 /// A comment frame sent after this much silence, so proxies keep the connection open.
 pub const KEEP_ALIVE: Duration = Duration::from_secs(15);
+/// How long a connection waits for a feed that is starting before it reads the database itself.
+pub(super) const FEED_START_WAIT: Duration = Duration::from_secs(1);
 /// How long a follower waits before reading again after a failed catch-up read.
 const CATCH_UP_RETRY: Duration = Duration::from_secs(1);
 
@@ -50,17 +52,16 @@ struct Follower {
 /// The SSE response following `scope` after the sequence `after`.
 pub(super) fn follow(
     state: &AppState,
+    subscription: Subscription,
     organization_id: String,
     scope: EventScope,
     after: i64,
     permit: LivePermit,
 ) -> Response {
-    let subscription = state.feeds.subscribe(state, &organization_id, &scope);
-    let behind = subscription.head == NOT_STARTED || after < subscription.head;
     let follower = Follower {
         subscription,
         cursor: after,
-        behind,
+        behind: true,
         pending: VecDeque::new(),
         db: state.db.clone(),
         feeds: state.feeds.clone(),
@@ -130,9 +131,19 @@ impl Follower {
         }
     }
 
-    /// Reads one page of the scope's events after the cursor; caught up when it is not full.
-    /// `None` at shutdown.
+    /// Catches up to the feed: from its newest frames when they reach back to the cursor (once
+    /// the feed has read them), else by reading one page of the scope's events after the cursor
+    /// from the database, caught up when it is not full. `None` at shutdown.
     async fn catch_up(&mut self) -> Option<()> {
+        if self.subscription.started(FEED_START_WAIT).await == Start::Ready
+            && let Some(backlog) = self.subscription.backlog(self.cursor)
+        {
+            self.behind = false;
+            for frame in &backlog {
+                self.take(frame);
+            }
+            return Some(());
+        }
         self.feeds.count_catch_up();
         match task_store::events_after(&self.db.read, &self.organization_id, &self.scope, self.cursor).await {
             Ok(events) => {

@@ -1,0 +1,97 @@
+//! One task growing to a million events (issue #33): the per-event cost of ingesting one event
+//! at a time, and how long the task's page takes to render on the server (`GET /tasks/{id}`,
+//! server-side rendered through the console's own router, paged history), as the task's ledger
+//! grows from 100 to 1,000,000 events. The events are status updates with a message each, so
+//! the task's messages and transitions grow with its ledger; they are added through ingestion,
+//! in groups of [`FILL_GROUP`] (as the commit queue takes them).
+
+use std::time::{Duration, Instant};
+
+use axum::body::Body;
+use axum::http::Request;
+use leptos::config::LeptosOptions;
+use server::AppState;
+use tower::ServiceExt;
+
+use super::{Backend, Fixture, median, new_task, observation, status};
+
+/// Where the series measures.
+pub const SIZES: [usize; 5] = [100, 1_000, 10_000, 100_000, 1_000_000];
+/// Events per transaction while the ledger grows between two sizes.
+const FILL_GROUP: usize = 1_024;
+/// Events ingested one at a time at each size (the median is reported).
+const SAMPLES: usize = 100;
+/// Page renders timed at each size (the median is reported).
+const PAGE_LOADS: usize = 15;
+
+/// One size's measurements.
+pub struct Point {
+    pub per_event: Duration,
+    pub page: Duration,
+    pub page_bytes: usize,
+}
+
+fn leptos_options() -> LeptosOptions {
+    LeptosOptions::builder()
+        .output_name("agent-taskbay")
+        .site_root("target/site")
+        .build()
+}
+
+/// The task page of `task`, rendered `PAGE_LOADS` times: the median and the page's size.
+async fn page(state: &AppState, task: &str) -> (Duration, usize) {
+    let host = state.leptos_options.site_addr.to_string();
+    let mut samples = Vec::with_capacity(PAGE_LOADS);
+    let mut bytes = 0;
+    for _ in 0..PAGE_LOADS {
+        let request = Request::get(format!("/tasks/{task}"))
+            .header("host", &host)
+            .body(Body::empty())
+            .expect("request");
+        let started = Instant::now();
+        let response = server::build_router(state.clone())
+            .oneshot(request)
+            .await
+            .expect("router");
+        assert_eq!(response.status(), 200, "the task page");
+        let body = axum::body::to_bytes(response.into_body(), usize::MAX)
+            .await
+            .expect("page body");
+        samples.push(started.elapsed());
+        bytes = body.len();
+    }
+    (median(samples), bytes)
+}
+
+/// The series on one database: one task grown to each of [`SIZES`] in turn.
+pub async fn series(backend: &Backend, f: &Fixture) -> Vec<Point> {
+    let state = AppState::new(leptos_options(), backend.config.clone(), backend.db.clone()).expect("state");
+    let remote = uuid::Uuid::new_v4().to_string();
+    let task = new_task(f, &remote).await;
+    let mut ingested = 1;
+    let mut points = Vec::new();
+    for size in SIZES {
+        let fill: Vec<_> = (ingested..size.saturating_sub(SAMPLES))
+            .map(|n| observation(f, Some(&task), format!("f{n}"), status(&remote, n)))
+            .collect();
+        for group in fill.chunks(FILL_GROUP) {
+            f.ingestor.ingest_group(group).await.expect("fill");
+        }
+        ingested += fill.len();
+        let mut samples = Vec::with_capacity(SAMPLES);
+        for n in ingested..ingested + SAMPLES {
+            let one = observation(f, Some(&task), format!("f{n}"), status(&remote, n));
+            let started = Instant::now();
+            f.ingestor.ingest(&one).await.expect("ingest");
+            samples.push(started.elapsed());
+        }
+        ingested += SAMPLES;
+        let (page, page_bytes) = page(&state, &task).await;
+        points.push(Point {
+            per_event: median(samples),
+            page,
+            page_bytes,
+        });
+    }
+    points
+}
