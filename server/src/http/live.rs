@@ -40,6 +40,7 @@ use crate::store::organizations;
 use crate::store::tasks::EventScope;
 
 pub mod fanout;
+mod feed;
 mod follow;
 
 use fanout::Start;
@@ -107,6 +108,9 @@ pub async fn task_stream(
         Ok(permit) => permit,
         Err(busy) => return Ok(busy),
     };
+    if uuid::Uuid::parse_str(&id).is_err() {
+        return Err(StoreError::NotFound.into());
+    }
     let organization_id = state.local_organization_id().await?;
     let scope = EventScope::Task(id.clone());
     let subscription = state.feeds.subscribe(&state, &organization_id, &scope);
@@ -115,7 +119,7 @@ pub async fn task_stream(
     match subscription.started(follow::FEED_START_WAIT).await {
         Start::Ready => {}
         Start::Missing => return Err(StoreError::NotFound.into()),
-        Start::Pending => {
+        Start::Pending | Start::Stopped => {
             task_services::find(&state.db, &organization_id, &id).await?;
         }
     }
@@ -168,13 +172,18 @@ pub(crate) fn sse(events: mpsc::Receiver<Event>, permit: LivePermit) -> Response
             .map(|event| (Ok::<_, Infallible>(event), (rx, permit)))
     });
     let mut response = Sse::new(stream).keep_alive(KeepAlive::default()).into_response();
-    let headers = response.headers_mut();
+    event_stream_headers(response.headers_mut());
+    response
+}
+
+/// The headers every event stream here carries: not stored, not transformed, not buffered by
+/// a proxy.
+pub(crate) fn event_stream_headers(headers: &mut HeaderMap) {
     headers.insert(
         header::CACHE_CONTROL,
         HeaderValue::from_static("no-store, no-transform"),
     );
     headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
-    response
 }
 
 /// `GET /api/tasks/events`: content-free change signals for lists.

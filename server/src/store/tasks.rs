@@ -204,60 +204,61 @@ pub enum EventScope {
     Conversation(String),
 }
 
-/// The scope's tasks as `(id, conversation id)`; of a conversation, only those with events
-/// after `after`. An unknown task is [`StoreError::NotFound`].
-async fn scope_tasks<C: ConnectionTrait>(
-    db: &C,
-    organization_id: &str,
-    scope: &EventScope,
-    after: i64,
-) -> Result<Vec<(String, String)>, StoreError> {
-    Ok(match scope {
-        EventScope::Task(id) => {
-            let row = find(db, organization_id, id).await?;
-            vec![(row.id, row.conversation_id)]
-        }
-        EventScope::Conversation(id) => task::Entity::find()
-            .filter(task::Column::OrganizationId.eq(organization_id))
-            .filter(task::Column::ConversationId.eq(id))
-            .filter(task::Column::LastSequence.gt(after))
-            .all(db)
-            .await?
-            .into_iter()
-            .map(|t| (t.id, t.conversation_id))
-            .collect(),
-    })
+/// Which end of the scope's ledger a read starts from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ReadFrom {
+    /// The oldest events after the cursor first.
+    Oldest,
+    /// The newest events first.
+    Newest,
 }
 
-/// The scope's ledger events: after `after` oldest first, or the newest first.
+/// The scope's ledger events after `after`, in one statement: a conversation's tasks are
+/// chosen inside it, so a task that joins the conversation while the events are read cannot
+/// be left out while a later event of another task is read.
 async fn scope_events<C: ConnectionTrait>(
     db: &C,
     organization_id: &str,
     scope: &EventScope,
     after: i64,
-    newest_first: bool,
+    from: ReadFrom,
     limit: u64,
 ) -> Result<Vec<LedgerEvent>, StoreError> {
-    let task_ids = scope_tasks(db, organization_id, scope, after).await?;
-    if task_ids.is_empty() {
-        return Ok(Vec::new());
-    }
-    let conversation_of: std::collections::HashMap<_, _> = task_ids.iter().cloned().collect();
     let query = task_event::Entity::find()
         .filter(task_event::Column::OrganizationId.eq(organization_id))
-        .filter(task_event::Column::TaskId.is_in(task_ids.into_iter().map(|(id, _)| id)))
         .filter(task_event::Column::Sequence.gt(after));
-    let query = if newest_first {
-        query.order_by_desc(task_event::Column::Sequence)
-    } else {
-        query.order_by_asc(task_event::Column::Sequence)
+    let (query, conversation_id) = match scope {
+        EventScope::Task(id) => {
+            let row = find(db, organization_id, id).await?;
+            (
+                query.filter(task_event::Column::TaskId.eq(row.id)),
+                row.conversation_id,
+            )
+        }
+        EventScope::Conversation(id) => {
+            let tasks = sea_orm::sea_query::Query::select()
+                .column(task::Column::Id)
+                .from(task::Entity)
+                .and_where(task::Column::OrganizationId.eq(organization_id))
+                .and_where(task::Column::ConversationId.eq(id))
+                .and_where(task::Column::LastSequence.gt(after))
+                .to_owned();
+            (
+                query.filter(task_event::Column::TaskId.in_subquery(tasks)),
+                id.clone(),
+            )
+        }
+    };
+    let query = match from {
+        ReadFrom::Oldest => query.order_by_asc(task_event::Column::Sequence),
+        ReadFrom::Newest => query.order_by_desc(task_event::Column::Sequence),
     };
     let rows = query.limit(limit).all(db).await?;
     Ok(rows
         .into_iter()
         .map(|e| LedgerEvent {
             sequence: e.sequence,
-            conversation_id: conversation_of.get(&e.task_id).cloned().unwrap_or_default(),
+            conversation_id: conversation_id.clone(),
             task_id: e.task_id,
             source: e.source,
             payload: e.payload_json,
@@ -276,7 +277,15 @@ pub async fn events_after<C: ConnectionTrait>(
     scope: &EventScope,
     after: i64,
 ) -> Result<Vec<LedgerEvent>, StoreError> {
-    scope_events(db, organization_id, scope, after, false, EVENTS_PER_READ).await
+    scope_events(
+        db,
+        organization_id,
+        scope,
+        after,
+        ReadFrom::Oldest,
+        EVENTS_PER_READ,
+    )
+    .await
 }
 
 /// The scope's newest `limit` committed events, oldest first.
@@ -286,7 +295,7 @@ pub async fn scope_tail<C: ConnectionTrait>(
     scope: &EventScope,
     limit: u64,
 ) -> Result<Vec<LedgerEvent>, StoreError> {
-    let mut events = scope_events(db, organization_id, scope, 0, true, limit).await?;
+    let mut events = scope_events(db, organization_id, scope, 0, ReadFrom::Newest, limit).await?;
     events.reverse();
     Ok(events)
 }

@@ -14,7 +14,7 @@ use server::store::organizations;
 use crate::support;
 
 /// Reads SSE frames from a response body until `count` frames of the named events arrived.
-async fn frames(
+pub(crate) async fn frames(
     response: axum::http::Response<Body>,
     names: &[&str],
     count: usize,

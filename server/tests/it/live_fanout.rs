@@ -265,3 +265,75 @@ async fn a_connection_resuming_within_the_feeds_newest_frames_reads_nothing_and_
         backend.cleanup().await;
     }
 }
+
+#[tokio::test]
+async fn an_unknown_task_is_404_and_leaves_no_feed_or_connection_behind() {
+    let (state, _db) = support::app().await;
+    for path in [
+        "/api/live/tasks/00000000-0000-4000-8000-000000000999",
+        "/api/live/tasks/not-a-uuid",
+    ] {
+        let response = support::get(&state, path).await;
+        assert_eq!(response.status(), 404, "{path}");
+        let body: Value = serde_json::from_str(&support::text(response).await).unwrap();
+        assert_eq!(body["error"]["message"], "Not found.", "{path}");
+    }
+    assert_eq!(metric(&state, "taskbay_live_feeds").await, 0);
+    assert_eq!(metric(&state, "taskbay_live_connections").await, 0);
+}
+
+#[tokio::test]
+async fn a_conversation_stream_announces_a_task_joining_it_then_sends_its_events() {
+    for backend in support::backends().await {
+        let state = app(&backend).await;
+        let (task_id, conversation_id) = seed(&state, 1).await;
+        let response = support::get(
+            &state,
+            &format!("/api/live/conversations/{conversation_id}?after=0"),
+        )
+        .await;
+        let reader = tokio::spawn(crate::live::frames(response, &["ledger", "task"], 3));
+        eventually(&state, "taskbay_live_feed_reads_total", |reads| reads >= 1).await;
+
+        let org = organizations::local(&state.db).await.unwrap().id;
+        let first = server::store::tasks::find(&state.db.read, &org, &task_id)
+            .await
+            .unwrap();
+        let joined = state
+            .ingestor
+            .ingest(&support::observation(
+                &org,
+                &first.agent_id,
+                &conversation_id,
+                json!({"task": {"id": "r2", "contextId": "c1", "status": {"state": "TASK_STATE_WORKING"}}}),
+            ))
+            .await
+            .unwrap();
+        let got = reader.await.unwrap();
+        let names: Vec<&str> = got.iter().map(|(_, name, _)| name.as_str()).collect();
+        assert_eq!(names, ["ledger", "task", "ledger"], "{}", backend.name);
+        assert_eq!(got[1].2["taskId"], joined.task_id);
+        assert_eq!(got[2].2["taskId"], joined.task_id);
+        assert_eq!(got[2].2["conversationId"], conversation_id);
+        drop(state);
+        backend.cleanup().await;
+    }
+}
+
+#[tokio::test]
+async fn at_shutdown_a_live_stream_ends_and_its_feed_stops() {
+    let (state, _db) = support::app().await;
+    let (task_id, _) = seed(&state, 1).await;
+    let (mut stream, mut buffer) = follow(&state, &task_id, 0).await;
+    assert!(next_ledger(&mut stream, &mut buffer, WAIT).await.is_some());
+    state.shutdown.cancel();
+    let end = tokio::time::timeout(WAIT, async {
+        while let Some(chunk) = futures::StreamExt::next(&mut stream).await {
+            chunk.unwrap();
+        }
+    })
+    .await;
+    assert!(end.is_ok(), "the body ends at shutdown");
+    drop(stream);
+    assert_eq!(metric(&state, "taskbay_live_feeds").await, 0);
+}

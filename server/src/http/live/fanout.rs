@@ -1,18 +1,19 @@
 //! One reader per live scope, fanned out to every connection that follows it (issue #33,
 //! ADR 0034).
 //!
-//! The first connection to follow a task or a conversation starts its *feed*: one task that
-//! subscribes to the bus, reads the scope's newest [`RECENT`] events, and on each relevant commit
-//! reads the new events once, encodes each SSE frame once and broadcasts it. The feed keeps its
-//! newest [`RECENT`] frames, so a connection that resumes within them starts from memory; one that
-//! resumes further back reads the database until it reaches them ([`super::follow`]). A frame
-//! carries the sequence of the feed's previous event, so a connection that missed frames (it fell
-//! more than [`FEED_CAPACITY`] frames behind, say) sees the gap and reads it from the database:
-//! nothing is lost or sent twice. The feed stops when its last follower goes.
+//! The first connection to follow a task or a conversation starts its *feed* ([`super::feed`]):
+//! one task that reads the scope's newest events, then each relevant commit once, encodes each
+//! SSE frame once and broadcasts it. The feed keeps its newest frames ([`RECENT`], at most
+//! [`RECENT_BYTES`]), so a connection resuming within them starts from memory; one resuming
+//! further back reads the database until it reaches them ([`super::follow`]). A ledger frame
+//! carries the sequence of the feed's previous ledger frame, so a connection that missed frames
+//! sees the gap (or the channel tells it that it lagged) and catches up again: nothing is lost or
+//! sent twice. The feed stops when its last connection goes, and a connection ends when its
+//! feed stops (the browser reconnects where it was).
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::Duration;
 
 use app::api::tasks::LedgerEvent;
@@ -20,29 +21,37 @@ use bytes::Bytes;
 use tokio::sync::{broadcast, watch};
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-use crate::ingest::bus::Notice;
-use crate::ingest::committed::{CommittedEvents, Wake};
-use crate::services::commands;
 use crate::state::AppState;
-use crate::store::StoreError;
-use crate::store::tasks::{self as task_store, EventScope};
+use crate::store::tasks::EventScope;
 
-/// Frames the channel keeps for a follower that is slow to take them; one further behind reads
-/// the database.
+/// Frames the channel keeps for a connection that is slow to take them; one further behind
+/// catches up again.
 pub const FEED_CAPACITY: usize = 1024;
-/// Newest frames a feed keeps for connections that join it.
+/// Newest ledger frames a feed keeps for connections that join it.
 pub const RECENT: usize = 256;
-/// How long a feed waits before trying again when it cannot read the scope's newest events.
-const START_RETRY: Duration = Duration::from_secs(1);
+/// At most this many bytes of them (large artifacts): older ones go first, the newest stays.
+pub const RECENT_BYTES: usize = 1 << 20;
 
-/// One encoded SSE frame, shared by every follower.
+/// One encoded SSE frame, shared by every connection.
 #[derive(Debug)]
 pub struct Frame {
     /// The ledger sequence; `None` for a conversation's `task` and `command` frames.
     pub sequence: Option<i64>,
-    /// The sequence of the feed's previous ledger frame; the scope has no event in between.
+    /// Of a ledger frame: the sequence of the feed's previous ledger frame (the scope has no
+    /// event in between). Of the others: the feed's last ledger sequence when it was sent.
     pub prev: i64,
     pub bytes: Bytes,
+}
+
+impl Frame {
+    /// The ledger frame of `event`, after the feed's ledger frame `prev`.
+    pub fn ledger(event: &LedgerEvent, prev: i64) -> Arc<Frame> {
+        Arc::new(Frame {
+            sequence: Some(event.sequence),
+            prev,
+            bytes: ledger_frame(event),
+        })
+    }
 }
 
 /// A ledger event as one SSE frame: `id:` its sequence, `event: ledger`, `data:` the JSON.
@@ -53,15 +62,23 @@ pub fn ledger_frame(event: &LedgerEvent) -> Bytes {
     }
 }
 
-fn named_frame(name: &str, data: &impl serde::Serialize) -> Option<Bytes> {
-    let data = serde_json::to_string(data).ok()?;
-    Some(format!("event: {name}\ndata: {data}\n\n").into())
+/// Where a feed is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Start {
+    /// Reading the scope's newest events (or retrying after a failed read).
+    Pending,
+    /// It has them and follows the scope.
+    Ready,
+    /// The scope is a task that does not exist; the feed stopped.
+    Missing,
+    /// The feed stopped (shutdown, or it failed); its connections end.
+    Stopped,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-struct Key {
-    organization_id: String,
-    scope: EventScope,
+pub(super) struct Key {
+    pub organization_id: String,
+    pub scope: EventScope,
 }
 
 /// The process's live feeds, by scope. Cheap to clone.
@@ -83,7 +100,7 @@ struct Shared {
     catch_up_reads: AtomicU64,
 }
 
-/// A running feed; it stops when the last [`Subscription`] holding it is dropped.
+/// A feed; its task stops when the last [`Subscription`] holding it is dropped.
 pub struct Feed {
     channel: Arc<Mutex<Channel>>,
     started: watch::Receiver<Start>,
@@ -92,19 +109,9 @@ pub struct Feed {
     _stop: DropGuard,
 }
 
-/// What a feed publishes, under one lock, so that a connection joining takes the newest frames
-/// and its place on the channel at the same point.
-struct Channel {
-    frames: broadcast::Sender<Arc<Frame>>,
-    /// The newest ledger frames, oldest first; `None` until the feed has read them.
-    recent: Option<VecDeque<Arc<Frame>>>,
-    /// The last sequence published (or, before any, where the feed started).
-    head: i64,
-}
-
-impl Channel {
-    fn lock(channel: &Mutex<Channel>) -> std::sync::MutexGuard<'_, Channel> {
-        channel.lock().unwrap_or_else(PoisonError::into_inner)
+impl Feed {
+    fn following(&self) -> bool {
+        matches!(*self.started.borrow(), Start::Pending | Start::Ready)
     }
 }
 
@@ -121,18 +128,27 @@ impl Drop for Feed {
     }
 }
 
-/// Where a feed is in its start.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Start {
-    /// Still reading the scope's newest events (or retrying after a failed read).
-    Pending,
-    /// It has them and follows the scope.
-    Ready,
-    /// The scope is a task that does not exist; the feed stopped.
-    Missing,
+/// What a feed publishes, under one lock, so that a connection joining takes the newest frames
+/// and its place on the channel at the same point.
+struct Channel {
+    /// `None` once the feed stopped: receivers see the channel closed.
+    frames: Option<broadcast::Sender<Arc<Frame>>>,
+    /// The newest ledger frames, oldest first; `None` until the feed has read them.
+    recent: Option<Recent>,
 }
 
-/// A follower's place on a feed.
+struct Recent {
+    frames: VecDeque<Arc<Frame>>,
+    bytes: usize,
+    /// The scope has no event between this sequence and the oldest frame kept.
+    floor: i64,
+}
+
+fn lock(channel: &Mutex<Channel>) -> MutexGuard<'_, Channel> {
+    channel.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A connection's place on a feed.
 pub struct Subscription {
     /// Frames broadcast since the subscription was taken.
     pub frames: broadcast::Receiver<Arc<Frame>>,
@@ -141,24 +157,25 @@ pub struct Subscription {
 
 impl Subscription {
     /// Waits, at most `wait`, until the feed has read the scope's newest events (or found the
-    /// scope missing); [`Start::Pending`] if it has not by then.
+    /// scope missing, or stopped); [`Start::Pending`] if it has not by then.
     pub async fn started(&self, wait: Duration) -> Start {
         let mut started = self.feed.started.clone();
         match tokio::time::timeout(wait, started.wait_for(|start| *start != Start::Pending)).await {
             Ok(Ok(start)) => *start,
-            _ => Start::Pending,
+            Ok(Err(_)) => Start::Stopped,
+            Err(_) => Start::Pending,
         }
     }
 
     /// The feed's newest frames after the sequence `after`, when they reach back to it (else
-    /// the follower reads the database). Frames it also receives on [`Self::frames`] come
+    /// the connection reads the database). Frames it also receives on [`Self::frames`] come
     /// again there, at or below its cursor by then.
     pub fn backlog(&self, after: i64) -> Option<Vec<Arc<Frame>>> {
-        let channel = Channel::lock(&self.feed.channel);
+        let channel = lock(&self.feed.channel);
         let recent = channel.recent.as_ref()?;
-        let reaches = recent.front().map_or(channel.head, |oldest| oldest.prev);
-        (reaches <= after).then(|| {
+        (recent.floor <= after).then(|| {
             recent
+                .frames
                 .iter()
                 .filter(|frame| frame.sequence.is_some_and(|sequence| sequence > after))
                 .cloned()
@@ -168,7 +185,7 @@ impl Subscription {
 }
 
 impl Feeds {
-    /// Follows the scope: joins its feed, starting one if none runs.
+    /// Follows the scope: joins its feed, starting one if none follows it.
     pub fn subscribe(&self, state: &AppState, organization_id: &str, scope: &EventScope) -> Subscription {
         let key = Key {
             organization_id: organization_id.to_owned(),
@@ -176,34 +193,38 @@ impl Feeds {
         };
         let mut feeds = self.shared.feeds.lock().unwrap_or_else(PoisonError::into_inner);
         let feed = match feeds.get(&key).and_then(Weak::upgrade) {
-            Some(feed) => feed,
-            None => {
+            Some(feed) if feed.following() => feed,
+            _ => {
                 let feed = self.start(state, key.clone());
                 feeds.insert(key, Arc::downgrade(&feed));
                 feed
             }
         };
         drop(feeds);
-        let frames = Channel::lock(&feed.channel).frames.subscribe();
+        let frames = match &lock(&feed.channel).frames {
+            Some(frames) => frames.subscribe(),
+            // It stopped just now: a closed receiver ends the connection, which reconnects.
+            None => broadcast::channel(1).1,
+        };
         Subscription { frames, feed }
     }
 
     fn start(&self, state: &AppState, key: Key) -> Arc<Feed> {
         let channel = Arc::new(Mutex::new(Channel {
-            frames: broadcast::channel(FEED_CAPACITY).0,
+            frames: Some(broadcast::channel(FEED_CAPACITY).0),
             recent: None,
-            head: 0,
         }));
         let stop = CancellationToken::new();
         let (started_tx, started) = watch::channel(Start::Pending);
-        tokio::spawn(run(
+        let publisher = Publisher {
+            channel: channel.clone(),
+            started: started_tx,
+            feeds: self.clone(),
+        };
+        tokio::spawn(super::feed::run(
             state.clone(),
             key.clone(),
-            Publisher {
-                channel: channel.clone(),
-                started: started_tx,
-                shared: self.shared.clone(),
-            },
+            publisher,
             stop.clone(),
         ));
         Arc::new(Feed {
@@ -226,9 +247,13 @@ impl Feeds {
         self.shared.feed_reads.load(Ordering::Relaxed)
     }
 
-    /// Database reads made by followers catching up to a feed.
+    /// Database reads made by connections catching up to a feed.
     pub fn catch_up_reads(&self) -> u64 {
         self.shared.catch_up_reads.load(Ordering::Relaxed)
+    }
+
+    pub(super) fn count_feed_read(&self) {
+        self.shared.feed_reads.fetch_add(1, Ordering::Relaxed);
     }
 
     pub(super) fn count_catch_up(&self) {
@@ -236,160 +261,90 @@ impl Feeds {
     }
 }
 
-/// The feed task's side of the channel.
-struct Publisher {
+/// The feed task's side of the channel. Dropped when the task ends, however it ends: the
+/// channel closes and the feed is marked stopped, so its connections end and the next one
+/// starts a new feed.
+pub(super) struct Publisher {
     channel: Arc<Mutex<Channel>>,
     started: watch::Sender<Start>,
-    shared: Arc<Shared>,
+    pub feeds: Feeds,
 }
 
 impl Publisher {
-    /// The scope's newest events become the feed's first frames; returns the last sequence.
-    fn start(&self, events: &[LedgerEvent], complete: bool) -> i64 {
+    /// The scope's newest events become the feed's first frames, kept and sent (a connection
+    /// that caught up from the database meanwhile takes what it lacks from them); returns the
+    /// last sequence. `complete`: these are all of the scope's events.
+    pub fn start(&self, events: &[LedgerEvent], complete: bool) -> i64 {
         // Without every event of the scope, the oldest read only says where the frames begin.
-        let (first, kept) = match events.split_first() {
+        let (floor, kept) = match events.split_first() {
             Some((oldest, rest)) if !complete => (oldest.sequence, rest),
             _ => (0, events),
         };
-        let mut prev = first;
-        let recent = kept
-            .iter()
-            .map(|event| {
-                let frame = Arc::new(Frame {
-                    sequence: Some(event.sequence),
-                    prev,
-                    bytes: ledger_frame(event),
-                });
-                prev = event.sequence;
-                frame
-            })
-            .collect();
-        let mut channel = Channel::lock(&self.channel);
-        channel.recent = Some(recent);
-        channel.head = prev;
+        let mut prev = floor;
+        let mut channel = lock(&self.channel);
+        channel.recent = Some(Recent {
+            frames: VecDeque::with_capacity(kept.len()),
+            bytes: 0,
+            floor,
+        });
+        for event in kept {
+            publish(&mut channel, Frame::ledger(event, prev));
+            prev = event.sequence;
+        }
         drop(channel);
         self.started.send_replace(Start::Ready);
         prev
     }
 
-    fn ledger(&self, event: &LedgerEvent, prev: i64) {
-        let frame = Arc::new(Frame {
-            sequence: Some(event.sequence),
-            prev,
-            bytes: ledger_frame(event),
+    /// Publishes the ledger frame of `event`, after the ledger frame `prev`.
+    pub fn ledger(&self, event: &LedgerEvent, prev: i64) {
+        publish(&mut lock(&self.channel), Frame::ledger(event, prev));
+    }
+
+    /// Publishes a conversation's `task` or `command` frame (not kept for later connections).
+    pub fn other(&self, bytes: Bytes, prev: i64) {
+        if let Some(frames) = &lock(&self.channel).frames {
+            // No receivers between two connections is normal.
+            let _ = frames.send(Arc::new(Frame {
+                sequence: None,
+                prev,
+                bytes,
+            }));
+        }
+    }
+
+    /// The scope is a task that does not exist.
+    pub fn missing(&self) {
+        self.started.send_replace(Start::Missing);
+    }
+}
+
+fn publish(channel: &mut Channel, frame: Arc<Frame>) {
+    if let Some(recent) = channel.recent.as_mut() {
+        recent.bytes += frame.bytes.len();
+        recent.frames.push_back(frame.clone());
+        while recent.frames.len() > RECENT || (recent.bytes > RECENT_BYTES && recent.frames.len() > 1) {
+            let Some(oldest) = recent.frames.pop_front() else {
+                break;
+            };
+            recent.bytes -= oldest.bytes.len();
+            recent.floor = oldest.sequence.unwrap_or(recent.floor);
+        }
+    }
+    if let Some(frames) = &channel.frames {
+        let _ = frames.send(frame);
+    }
+}
+
+impl Drop for Publisher {
+    fn drop(&mut self) {
+        lock(&self.channel).frames = None;
+        self.started.send_if_modified(|start| {
+            let stopped = matches!(start, Start::Pending | Start::Ready);
+            if stopped {
+                *start = Start::Stopped;
+            }
+            stopped
         });
-        let mut channel = Channel::lock(&self.channel);
-        channel.head = event.sequence;
-        if let Some(recent) = channel.recent.as_mut() {
-            if recent.len() == RECENT {
-                recent.pop_front();
-            }
-            recent.push_back(frame.clone());
-        }
-        // No receivers between two followers is normal.
-        let _ = channel.frames.send(frame);
-    }
-
-    fn other(&self, bytes: Bytes, prev: i64) {
-        let channel = Channel::lock(&self.channel);
-        let _ = channel.frames.send(Arc::new(Frame {
-            sequence: None,
-            prev,
-            bytes,
-        }));
-    }
-}
-
-async fn run(state: AppState, key: Key, publisher: Publisher, stop: CancellationToken) {
-    let Key {
-        organization_id,
-        scope,
-    } = key;
-    let conversation = matches!(scope, EventScope::Conversation(_));
-    // Subscribed to the bus before the newest events are read: no later commit goes unnoticed.
-    let mut events = CommittedEvents::new(
-        &state.bus,
-        state.db.clone(),
-        organization_id.clone(),
-        Some(scope.clone()),
-        0,
-        super::reread(&state),
-    );
-    let mut prev = loop {
-        let newest = RECENT as u64 + 1;
-        let read = task_store::scope_tail(&state.db.read, &organization_id, &scope, newest).await;
-        publisher.shared.feed_reads.fetch_add(1, Ordering::Relaxed);
-        match read {
-            Ok(events) => break publisher.start(&events, (events.len() as u64) < newest),
-            Err(StoreError::NotFound) => {
-                publisher.started.send_replace(Start::Missing);
-                return;
-            }
-            Err(error) => tracing::warn!(%error, "live feed could not read the scope's newest events"),
-        }
-        tokio::select! {
-            () = stop.cancelled() => return,
-            () = tokio::time::sleep(START_RETRY) => {}
-        }
-    };
-    events.set_after(prev);
-    loop {
-        let wake = tokio::select! {
-            () = stop.cancelled() => return,
-            () = state.shutdown.cancelled() => return,
-            wake = events.wait() => wake,
-        };
-        match wake {
-            Wake::Closed => return,
-            Wake::Reread => {}
-            Wake::Notice(notice) => {
-                if conversation
-                    && let Some(bytes) = conversation_frame(&state, &organization_id, &notice).await
-                {
-                    publisher.other(bytes, prev);
-                }
-                if !events.advances(&notice) {
-                    continue;
-                }
-            }
-        }
-        loop {
-            publisher.shared.feed_reads.fetch_add(1, Ordering::Relaxed);
-            match events.read().await {
-                Ok(batch) => {
-                    for event in &batch.events {
-                        publisher.ledger(event, prev);
-                        prev = event.sequence;
-                    }
-                    if !batch.full {
-                        break;
-                    }
-                }
-                Err(error) => {
-                    // Read again at the next wake-up or re-read tick; the cursor did not move.
-                    tracing::warn!(%error, "live feed read failed");
-                    break;
-                }
-            }
-        }
-    }
-}
-
-/// The extra frames of a conversation stream: `task` when a task joined it, `command` when one
-/// of its sends changed status; `notice` is about that conversation.
-async fn conversation_frame(state: &AppState, organization_id: &str, notice: &Notice) -> Option<Bytes> {
-    match notice {
-        Notice::Ledger {
-            task_id,
-            new_task: true,
-            ..
-        } => named_frame("task", &serde_json::json!({ "taskId": task_id })),
-        Notice::Command { command_id, .. } => {
-            let command = commands::find(&state.db, organization_id, command_id)
-                .await
-                .ok()?;
-            named_frame("command", &commands::view(&command))
-        }
-        _ => None,
     }
 }

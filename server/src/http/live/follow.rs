@@ -3,8 +3,9 @@
 //!
 //! It catches up from the feed's newest frames when they reach back to where it is (where the
 //! browser resumes, or where it was when it fell behind), and reads from the database only when
-//! they do not: a resume point further back, or a gap of more than the feed keeps. Otherwise it forwards the feed's frames as they are, shared bytes, with no task
-//! or channel of its own: the response body is the follower.
+//! they do not: a resume point further back, or a gap of more than the feed keeps. Otherwise it
+//! forwards the feed's frames as they are, shared bytes, with no task or channel of its own:
+//! the response body is the follower.
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
@@ -81,11 +82,7 @@ pub(super) fn follow(
         header::CONTENT_TYPE,
         HeaderValue::from_static("text/event-stream"),
     );
-    headers.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static("no-store, no-transform"),
-    );
-    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    super::event_stream_headers(headers);
     response
 }
 
@@ -111,6 +108,7 @@ impl Follower {
                 frame = self.subscription.frames.recv() => match frame {
                     Ok(frame) => self.take(&frame),
                     Err(RecvError::Lagged(_)) => self.behind = true,
+                    // The feed stopped: end, and the browser reconnects where it was.
                     Err(RecvError::Closed) => return None,
                 },
             }
@@ -135,14 +133,23 @@ impl Follower {
     /// the feed has read them), else by reading one page of the scope's events after the cursor
     /// from the database, caught up when it is not full. `None` at shutdown.
     async fn catch_up(&mut self) -> Option<()> {
-        if self.subscription.started(FEED_START_WAIT).await == Start::Ready
-            && let Some(backlog) = self.subscription.backlog(self.cursor)
-        {
-            self.behind = false;
-            for frame in &backlog {
-                self.take(frame);
+        let start = tokio::select! {
+            () = self.shutdown.cancelled() => return None,
+            start = self.subscription.started(FEED_START_WAIT) => start,
+        };
+        match start {
+            // The feed is gone: end, and the browser reconnects where it was.
+            Start::Missing | Start::Stopped => return None,
+            Start::Ready => {
+                if let Some(backlog) = self.subscription.backlog(self.cursor) {
+                    self.behind = false;
+                    for frame in &backlog {
+                        self.take(frame);
+                    }
+                    return Some(());
+                }
             }
-            return Some(());
+            Start::Pending => {}
         }
         self.feeds.count_catch_up();
         match task_store::events_after(&self.db.read, &self.organization_id, &self.scope, self.cursor).await {
