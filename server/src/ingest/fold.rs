@@ -110,6 +110,7 @@ async fn status(
     match verdict {
         StatusVerdict::Apply => {
             folded.row.state = status.state.clone();
+            folded.row.transition_count += 1;
             folded.changed = true;
             projections::insert_transition(
                 tx,
@@ -164,6 +165,7 @@ async fn add_message(
     };
     let inserted = projections::insert_message(tx, row).await?;
     if inserted > 0 {
+        folded.row.message_count += 1;
         folded.changed = true;
         if folded.row.title.is_empty()
             && message.role == app::a2a::Role::User

@@ -71,6 +71,8 @@ fn first_sight(observation: &Observation, remote: Option<String>) -> task::Model
         turn: 0,
         version: 0,
         last_sequence: 0,
+        message_count: 0,
+        transition_count: 0,
         created_at: now,
         updated_at: now,
         terminal_at: None,

@@ -28,6 +28,8 @@ pub async fn rebuild(db: &Db, task_id: &str) -> Result<usize, IngestError> {
     row.remote_context_id = None;
     row.title = String::new();
     row.terminal_at = None;
+    row.message_count = 0;
+    row.transition_count = 0;
     let events = ledger::events_of(&tx, task_id).await?;
     let mut artifacts = Artifacts::default();
     let mut folded = fold::Folded {

@@ -134,3 +134,92 @@ async fn the_default_task_view_is_bounded() {
         "the latest are kept"
     );
 }
+
+/// Issue #33: the page's counts come from the task row, which ingestion keeps equal to the
+/// projection's rows (a repeated message counts once), a rebuild recounts, and the upgrade
+/// counts the tasks that existed before.
+#[tokio::test]
+async fn the_task_row_counts_its_messages_and_transitions_through_ingest_rebuild_and_upgrade() {
+    use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter};
+    use server::db::entity::{task, task_message, task_transition};
+    use server::db::migration::m20261204_000007_task_counts::BACKFILL;
+
+    let (state, _db) = support::app().await;
+    let task_id = long_task(&state, 6).await;
+    let counted = |task_id: String| {
+        let db = state.db.clone();
+        async move {
+            let messages = task_message::Entity::find()
+                .filter(task_message::Column::TaskId.eq(&task_id))
+                .count(&db.read)
+                .await
+                .unwrap();
+            let transitions = task_transition::Entity::find()
+                .filter(task_transition::Column::TaskId.eq(&task_id))
+                .count(&db.read)
+                .await
+                .unwrap();
+            let row = task::Entity::find_by_id(task_id)
+                .one(&db.read)
+                .await
+                .unwrap()
+                .unwrap();
+            (
+                (row.message_count as u64, row.transition_count as u64),
+                (messages, transitions),
+            )
+        }
+    };
+    let (kept, rows) = counted(task_id.clone()).await;
+    assert_eq!(kept, rows);
+    assert_eq!(rows.0, 6, "six messages");
+
+    // The same message again (another event with its id) is not a new one.
+    let org = organizations::local(&state.db).await.unwrap();
+    let row = server::store::tasks::find(&state.db.read, &org.id, &task_id)
+        .await
+        .unwrap();
+    state
+        .ingestor
+        .ingest(&Observation {
+            organization_id: org.id.clone(),
+            agent_id: row.agent_id.clone(),
+            tenant: String::new(),
+            conversation_id: row.conversation_id.clone(),
+            local_task_id: Some(task_id.clone()),
+            source: Source::Stream,
+            source_key: Some("again".into()),
+            payload: json!({"statusUpdate": {"taskId": "r1", "status": {"state": "TASK_STATE_WORKING", "message": {
+                "messageId": "m6", "role": "ROLE_AGENT", "parts": [{"text": "step 6"}]}}}}),
+            extensions: vec![],
+            protocol_version: Some("1.0".into()),
+            skill_id: None,
+            fence: None,
+            rearm: false,
+        })
+        .await
+        .unwrap();
+    let (kept, rows) = counted(task_id.clone()).await;
+    assert_eq!(kept, rows);
+    assert_eq!(rows.0, 6, "still six messages");
+
+    server::ingest::rebuild(&state.db, &task_id).await.unwrap();
+    assert_eq!(
+        counted(task_id.clone()).await.0,
+        rows,
+        "a rebuild counts the same"
+    );
+
+    state
+        .db
+        .write
+        .execute_unprepared("UPDATE tasks SET message_count = 0, transition_count = 0")
+        .await
+        .unwrap();
+    state.db.write.execute_unprepared(BACKFILL).await.unwrap();
+    assert_eq!(
+        counted(task_id).await.0,
+        rows,
+        "the upgrade counts existing tasks"
+    );
+}

@@ -21,6 +21,10 @@ pub struct Model {
     pub turn: i64,
     pub version: i64,
     pub last_sequence: i64,
+    /// Messages of the task (its `task_messages` rows), kept by ingestion.
+    pub message_count: i64,
+    /// Status transitions of the task (its `task_transitions` rows), kept by ingestion.
+    pub transition_count: i64,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
     pub terminal_at: Option<DateTimeUtc>,

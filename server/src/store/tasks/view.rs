@@ -64,17 +64,37 @@ where
     Ok((rows, omitted))
 }
 
+/// The first `limit` rows of `ordered`, with how many of `total` they leave out (a count the
+/// task row keeps, so a long task's page costs no more than a short one's: issue #33).
+async fn counted<C, E>(
+    db: &C,
+    ordered: Select<E>,
+    limit: u64,
+    total: i64,
+) -> Result<(Vec<E::Model>, u64), StoreError>
+where
+    C: ConnectionTrait,
+    E: EntityTrait,
+    E::Model: Send + Sync,
+{
+    let rows = ordered.limit(limit).all(db).await?;
+    let omitted = u64::try_from(total)
+        .unwrap_or(0)
+        .saturating_sub(rows.len() as u64);
+    Ok((rows, omitted))
+}
+
 async fn latest_messages<C: ConnectionTrait>(
     db: &C,
     task_id: &str,
     limit: u64,
+    total: i64,
 ) -> Result<(Vec<MessageView>, u64), StoreError> {
-    let query = task_message::Entity::find().filter(task_message::Column::TaskId.eq(task_id));
-    let newest = query
-        .clone()
+    let newest = task_message::Entity::find()
+        .filter(task_message::Column::TaskId.eq(task_id))
         .order_by_desc(task_message::Column::Sequence)
         .order_by_desc(task_message::Column::Id);
-    let (mut rows, omitted) = bounded(db, query, newest, limit).await?;
+    let (mut rows, omitted) = counted(db, newest, limit, total).await?;
     rows.reverse();
     let views = rows
         .into_iter()
@@ -109,14 +129,14 @@ async fn latest_artifacts<C: ConnectionTrait>(
     let (mut rows, omitted) = bounded(db, query, newest, limit).await?;
     rows.reverse();
     let ids: Vec<String> = rows.iter().map(|a| a.artifact_id.clone()).collect();
-    let chunk_query = task_artifact_chunk::Entity::find()
+    let in_order = task_artifact_chunk::Entity::find()
         .filter(task_artifact_chunk::Column::TaskId.eq(task_id))
-        .filter(task_artifact_chunk::Column::ArtifactId.is_in(ids));
-    let in_order = chunk_query
-        .clone()
+        .filter(task_artifact_chunk::Column::ArtifactId.is_in(ids))
         .order_by_asc(task_artifact_chunk::Column::ArtifactId)
         .order_by_asc(task_artifact_chunk::Column::ChunkIndex);
-    let (chunks, omitted_chunks) = bounded(db, chunk_query, in_order, TASK_VIEW_CHUNKS).await?;
+    // Each artifact row counts its chunks.
+    let total_chunks = rows.iter().map(|a| i64::from(a.chunks)).sum();
+    let (chunks, omitted_chunks) = counted(db, in_order, TASK_VIEW_CHUNKS, total_chunks).await?;
     let views = rows
         .into_iter()
         .map(|a| {
@@ -145,10 +165,12 @@ async fn latest_transitions<C: ConnectionTrait>(
     db: &C,
     task_id: &str,
     limit: u64,
+    total: i64,
 ) -> Result<(Vec<Transition>, u64), StoreError> {
-    let query = task_transition::Entity::find().filter(task_transition::Column::TaskId.eq(task_id));
-    let newest = query.clone().order_by_desc(task_transition::Column::Sequence);
-    let (mut rows, omitted) = bounded(db, query, newest, limit).await?;
+    let newest = task_transition::Entity::find()
+        .filter(task_transition::Column::TaskId.eq(task_id))
+        .order_by_desc(task_transition::Column::Sequence);
+    let (mut rows, omitted) = counted(db, newest, limit, total).await?;
     rows.reverse();
     let views = rows
         .into_iter()
@@ -167,9 +189,10 @@ async fn view_of<C: ConnectionTrait>(
     agent_name: Option<String>,
     limit: u64,
 ) -> Result<TaskView, StoreError> {
-    let (messages, omitted_messages) = latest_messages(db, &row.id, limit).await?;
+    let (messages, omitted_messages) = latest_messages(db, &row.id, limit, row.message_count).await?;
     let (artifacts, omitted_artifacts, omitted_chunks) = latest_artifacts(db, &row.id, limit).await?;
-    let (transitions, omitted_transitions) = latest_transitions(db, &row.id, limit).await?;
+    let (transitions, omitted_transitions) =
+        latest_transitions(db, &row.id, limit, row.transition_count).await?;
     Ok(TaskView {
         local_id: row.id,
         kind: row.kind,

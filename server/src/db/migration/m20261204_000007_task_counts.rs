@@ -1,0 +1,47 @@
+//! Issue #33: a task page opens in constant time however long the task's ledger is. The page
+//! says how many messages and status transitions a task has beyond those it shows; counting
+//! them grew with the ledger (about a second at a million events), so the task row keeps the
+//! two counts, written by ingestion with the row. Existing tasks are counted once here.
+
+use sea_orm::ConnectionTrait;
+use sea_orm_migration::prelude::*;
+
+#[derive(DeriveMigrationName)]
+pub struct Migration;
+
+#[derive(DeriveIden)]
+enum Tasks {
+    Table,
+    MessageCount,
+    TransitionCount,
+}
+
+/// The counts of the tasks that existed before (same SQL on SQLite and PostgreSQL).
+pub const BACKFILL: &str = "UPDATE tasks SET \
+     message_count = (SELECT COUNT(*) FROM task_messages m WHERE m.task_id = tasks.id), \
+     transition_count = (SELECT COUNT(*) FROM task_transitions t WHERE t.task_id = tasks.id)";
+
+#[async_trait::async_trait]
+impl MigrationTrait for Migration {
+    async fn up(&self, m: &SchemaManager) -> Result<(), DbErr> {
+        for column in [Tasks::MessageCount, Tasks::TransitionCount] {
+            m.alter_table(
+                Table::alter()
+                    .table(Tasks::Table)
+                    .add_column(ColumnDef::new(column).big_integer().not_null().default(0))
+                    .to_owned(),
+            )
+            .await?;
+        }
+        m.get_connection().execute_unprepared(BACKFILL).await?;
+        Ok(())
+    }
+
+    async fn down(&self, m: &SchemaManager) -> Result<(), DbErr> {
+        for column in [Tasks::MessageCount, Tasks::TransitionCount] {
+            m.alter_table(Table::alter().table(Tasks::Table).drop_column(column).to_owned())
+                .await?;
+        }
+        Ok(())
+    }
+}
