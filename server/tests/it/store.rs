@@ -23,7 +23,7 @@ async fn migrations_create_the_local_organization_and_are_idempotent() {
                 "m20261130_000004_approvals",
                 "m20261203_000005_immutable_history",
                 "m20261203_000006_follow_waiting_tasks",
-                "m20261204_000007_task_counts"
+                "m20261204_000007_long_task_pages"
             ],
             "{}",
             test_db.name

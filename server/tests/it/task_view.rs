@@ -142,7 +142,7 @@ async fn the_default_task_view_is_bounded() {
 async fn the_task_row_counts_its_messages_and_transitions_through_ingest_rebuild_and_upgrade() {
     use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter};
     use server::db::entity::{task, task_message, task_transition};
-    use server::db::migration::m20261204_000007_task_counts::BACKFILL;
+    use server::db::migration::m20261204_000007_long_task_pages::BACKFILL;
 
     let (state, _db) = support::app().await;
     let task_id = long_task(&state, 6).await;
@@ -182,20 +182,16 @@ async fn the_task_row_counts_its_messages_and_transitions_through_ingest_rebuild
     state
         .ingestor
         .ingest(&Observation {
-            organization_id: org.id.clone(),
-            agent_id: row.agent_id.clone(),
-            tenant: String::new(),
-            conversation_id: row.conversation_id.clone(),
             local_task_id: Some(task_id.clone()),
             source: Source::Stream,
             source_key: Some("again".into()),
-            payload: json!({"statusUpdate": {"taskId": "r1", "status": {"state": "TASK_STATE_WORKING", "message": {
-                "messageId": "m6", "role": "ROLE_AGENT", "parts": [{"text": "step 6"}]}}}}),
-            extensions: vec![],
-            protocol_version: Some("1.0".into()),
-            skill_id: None,
-            fence: None,
-            rearm: false,
+            ..support::observation(
+                &org.id,
+                &row.agent_id,
+                &row.conversation_id,
+                json!({"statusUpdate": {"taskId": "r1", "status": {"state": "TASK_STATE_WORKING", "message": {
+                    "messageId": "m6", "role": "ROLE_AGENT", "parts": [{"text": "step 6"}]}}}}),
+            )
         })
         .await
         .unwrap();

@@ -42,30 +42,9 @@ pub async fn view_limited<C: ConnectionTrait>(
     view_of(db, row, name, limit.max(1)).await
 }
 
-/// The first `limit` rows of `ordered` (`query` in the order wanted), with how many rows of
-/// `query` they leave out: counted only when the read came back full, so more may exist.
-async fn bounded<C, E>(
-    db: &C,
-    query: Select<E>,
-    ordered: Select<E>,
-    limit: u64,
-) -> Result<(Vec<E::Model>, u64), StoreError>
-where
-    C: ConnectionTrait,
-    E: EntityTrait,
-    E::Model: Send + Sync,
-{
-    let rows = ordered.limit(limit).all(db).await?;
-    let omitted = if rows.len() as u64 >= limit {
-        query.count(db).await?.saturating_sub(rows.len() as u64)
-    } else {
-        0
-    };
-    Ok((rows, omitted))
-}
-
-/// The first `limit` rows of `ordered`, with how many of `total` they leave out (a count the
-/// task row keeps, so a long task's page costs no more than a short one's: issue #33).
+/// The first `limit` rows of `ordered`, with how many of `total` they leave out (for messages
+/// and transitions a count the task row keeps, so a long task's page costs no more than a short
+/// one's: issue #33, ADR 0035).
 async fn counted<C, E>(
     db: &C,
     ordered: Select<E>,
@@ -126,7 +105,13 @@ async fn latest_artifacts<C: ConnectionTrait>(
         .clone()
         .order_by_desc(task_artifact::Column::Position)
         .order_by_desc(task_artifact::Column::Id);
-    let (mut rows, omitted) = bounded(db, query, newest, limit).await?;
+    let mut rows = newest.limit(limit).all(db).await?;
+    // A task has few artifacts: they are counted, and only when the read came back full.
+    let omitted = if rows.len() as u64 >= limit {
+        query.count(db).await?.saturating_sub(rows.len() as u64)
+    } else {
+        0
+    };
     rows.reverse();
     let ids: Vec<String> = rows.iter().map(|a| a.artifact_id.clone()).collect();
     let in_order = task_artifact_chunk::Entity::find()

@@ -1,7 +1,8 @@
-//! Issue #33: a task page opens in constant time however long the task's ledger is. The page
-//! says how many messages and status transitions a task has beyond those it shows; counting
-//! them grew with the ledger (about a second at a million events), so the task row keeps the
-//! two counts, written by ingestion with the row. Existing tasks are counted once here.
+//! Issue #33: a task page opens in the same time however long the task's ledger is (ADR 0035).
+//! The page shows a task's newest messages: an index on `(task_id, sequence, id)` reads them
+//! without sorting all of them. It says how many messages and status transitions the task has
+//! beyond those it shows: the task row keeps the two counts, written by ingestion with the row.
+//! Existing tasks are counted once here.
 
 use sea_orm::ConnectionTrait;
 use sea_orm_migration::prelude::*;
@@ -15,6 +16,17 @@ enum Tasks {
     MessageCount,
     TransitionCount,
 }
+
+#[derive(DeriveIden)]
+enum TaskMessages {
+    Table,
+    TaskId,
+    Sequence,
+    Id,
+}
+
+/// The index the task page's newest messages are read by.
+const MESSAGES_BY_SEQUENCE: &str = "ix_task_messages_task_sequence";
 
 /// The counts of the tasks that existed before (same SQL on SQLite and PostgreSQL).
 pub const BACKFILL: &str = "UPDATE tasks SET \
@@ -34,10 +46,24 @@ impl MigrationTrait for Migration {
             .await?;
         }
         m.get_connection().execute_unprepared(BACKFILL).await?;
+        m.create_index(super::index(
+            MESSAGES_BY_SEQUENCE,
+            TaskMessages::Table,
+            cols![TaskMessages::TaskId, TaskMessages::Sequence, TaskMessages::Id],
+            false,
+        ))
+        .await?;
         Ok(())
     }
 
     async fn down(&self, m: &SchemaManager) -> Result<(), DbErr> {
+        m.drop_index(
+            Index::drop()
+                .name(MESSAGES_BY_SEQUENCE)
+                .table(TaskMessages::Table)
+                .to_owned(),
+        )
+        .await?;
         for column in [Tasks::MessageCount, Tasks::TransitionCount] {
             m.alter_table(Table::alter().table(Tasks::Table).drop_column(column).to_owned())
                 .await?;
