@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use axum::body::Body;
 use axum::http::Request;
 use leptos::config::LeptosOptions;
+use sea_orm::ConnectionTrait;
 use server::AppState;
 use tower::ServiceExt;
 
@@ -78,6 +79,15 @@ pub async fn series(backend: &Backend, f: &Fixture) -> Vec<Point> {
             f.ingestor.ingest_group(group).await.expect("fill");
         }
         ingested += fill.len();
+        // Statistics as a live database would have them after growing gradually (autovacuum):
+        // without them PostgreSQL keeps the plans of a small table while this one grows a
+        // hundredfold between two sizes.
+        backend
+            .db
+            .write
+            .execute_unprepared("ANALYZE")
+            .await
+            .expect("analyze");
         let mut samples = Vec::with_capacity(SAMPLES);
         for n in ingested..ingested + SAMPLES {
             let one = observation(f, Some(&task), format!("f{n}"), status(&remote, n));
