@@ -2,7 +2,8 @@
 //! The page shows a task's newest messages: an index on `(task_id, sequence, id)` reads them
 //! without sorting all of them. It says how many messages and status transitions the task has
 //! beyond those it shows: the task row keeps the two counts, written by ingestion with the row.
-//! Existing tasks are counted once here.
+//! Existing tasks are counted once here. On PostgreSQL with several replicas, stop the old
+//! version's replicas before migrating: they would write tasks without counting.
 
 use sea_orm::ConnectionTrait;
 use sea_orm_migration::prelude::*;
@@ -35,6 +36,11 @@ pub const BACKFILL: &str = "UPDATE tasks SET \
 
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
+    /// In one transaction on SQLite too: a backfill cut short leaves no half-added columns.
+    fn use_transaction(&self) -> Option<bool> {
+        Some(true)
+    }
+
     async fn up(&self, m: &SchemaManager) -> Result<(), DbErr> {
         for column in [Tasks::MessageCount, Tasks::TransitionCount] {
             m.alter_table(

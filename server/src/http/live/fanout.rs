@@ -192,15 +192,17 @@ impl Feeds {
             scope: scope.clone(),
         };
         let mut feeds = self.shared.feeds.lock().unwrap_or_else(PoisonError::into_inner);
-        let feed = match feeds.get(&key).and_then(Weak::upgrade) {
-            Some(feed) if feed.following() => feed,
-            _ => {
+        let (feed, stopped) = match feeds.get(&key).and_then(Weak::upgrade) {
+            Some(feed) if feed.following() => (feed, None),
+            stopped => {
                 let feed = self.start(state, key.clone());
                 feeds.insert(key, Arc::downgrade(&feed));
-                feed
+                (feed, stopped)
             }
         };
         drop(feeds);
+        // Dropped after the map's lock: the last handle of a stopped feed takes that lock.
+        drop(stopped);
         let frames = match &lock(&feed.channel).frames {
             Some(frames) => frames.subscribe(),
             // It stopped just now: a closed receiver ends the connection, which reconnects.

@@ -57,9 +57,14 @@ where
     E::Model: Send + Sync,
 {
     let rows = ordered.limit(limit).all(db).await?;
-    let omitted = u64::try_from(total)
-        .unwrap_or(0)
-        .saturating_sub(rows.len() as u64);
+    // A read that came back short shows everything, whatever the count says.
+    let omitted = if (rows.len() as u64) < limit {
+        0
+    } else {
+        u64::try_from(total)
+            .unwrap_or(0)
+            .saturating_sub(rows.len() as u64)
+    };
     Ok((rows, omitted))
 }
 
