@@ -339,6 +339,16 @@ async fn follows_across_a_gap(finish: Finish, want: &str) {
         let (state, workers) = app_on(&test_db).await;
         let (org, agent) = register(&state, &format!("{origin}/card.json")).await;
         let local = say(&state, &org, &agent, "story", None).await;
+        reaches(&state, &org, &local, "TASK_STATE_COMPLETED").await;
+        // The stream's last event finishes the task before the final snapshot is read and
+        // stored: read the task once following has stopped, after that snapshot.
+        eventually(Duration::from_secs(20), || async {
+            server::store::subscriptions::of_task(&state.db, &local)
+                .await
+                .unwrap()
+                .is_some_and(|s| s.status == server::store::subscriptions::SubscriptionStatus::Stopped)
+        })
+        .await;
         let (done, text) = reaches(&state, &org, &local, "TASK_STATE_COMPLETED").await;
         let methods = calls.lock().unwrap().methods.clone();
         assert_eq!(
