@@ -38,7 +38,7 @@ pub struct Frame {
     /// The ledger sequence; `None` for a conversation's `task` and `command` frames.
     pub sequence: Option<i64>,
     /// Of a ledger frame: the sequence of the feed's previous ledger frame (the scope has no
-    /// event in between). Of the others: the feed's last ledger sequence when it was sent.
+    /// event in between). Unused (0) for the others.
     pub prev: i64,
     pub bytes: Bytes,
 }
@@ -304,12 +304,12 @@ impl Publisher {
     }
 
     /// Publishes a conversation's `task` or `command` frame (not kept for later connections).
-    pub fn other(&self, bytes: Bytes, prev: i64) {
+    pub fn other(&self, bytes: Bytes) {
         if let Some(frames) = &lock(&self.channel).frames {
             // No receivers between two connections is normal.
             let _ = frames.send(Arc::new(Frame {
                 sequence: None,
-                prev,
+                prev: 0,
                 bytes,
             }));
         }

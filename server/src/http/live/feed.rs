@@ -61,7 +61,7 @@ pub(super) async fn run(state: AppState, key: Key, publisher: Publisher, stop: C
                 if conversation
                     && let Some(bytes) = conversation_frame(&state, &organization_id, &notice).await
                 {
-                    publisher.other(bytes, prev);
+                    publisher.other(bytes);
                 }
                 if !events.advances(&notice) {
                     continue;
