@@ -3,7 +3,7 @@
 //! and the JSON strings exactly as they were. With `ssr` the enums are also sea-orm
 //! `ActiveEnum`s, usable as column types; the browser build has no sea-orm.
 //!
-//! Declared here: the command words ([`CommandStatus`], [`CommandAction`]). Elsewhere:
+//! Declared here: the command words ([`CommandStatus`], [`CommandAction`]) and a member's [`Role`]. Elsewhere:
 //! [`TaskKind`](crate::projection::TaskKind), the approval words
 //! ([`RequestStatus`](crate::ext::approval::RequestStatus),
 //! [`Outcome`](crate::ext::approval::Outcome),
@@ -156,6 +156,19 @@ crate::stored_words! {
         Send = "send",
         /// `CancelTask`.
         CancelTask = "cancelTask",
+    }
+}
+
+crate::stored_words! {
+    /// A member's role in an organization (`memberships.role`; `shared/spec/security-and-durability.md`
+    /// §1.3): a ceiling on what grants allow.
+    pub enum Role {
+        /// Everything, including registering agents and managing access.
+        Admin = "admin",
+        /// Reads and operates the agents granted to them.
+        Operator = "operator",
+        /// Reads the agents granted to them; never changes anything.
+        Viewer = "viewer",
     }
 }
 

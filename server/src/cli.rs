@@ -1,4 +1,4 @@
-//! The command line: `agent-taskbay [serve|migrate|rebuild-projections|gc-artifacts|demo-agent]`, with the environment variables listed
+//! The command line: `agent-taskbay [serve|migrate|rebuild-projections|gc-artifacts|auth|demo-agent]`, with the environment variables listed
 //! in `--help`.
 
 use std::net::{IpAddr, SocketAddr};
@@ -10,6 +10,8 @@ use crate::config::{Config, VARIABLES};
 use crate::db;
 use crate::serve;
 use crate::state::AppState;
+
+pub mod auth;
 
 /// Default port of the console.
 pub const DEFAULT_PORT: u16 = 3002;
@@ -51,6 +53,11 @@ pub enum Command {
         /// hour), so objects being written while the console serves are kept.
         #[arg(long, default_value_t = crate::ingest::gc::DEFAULT_MIN_AGE.as_secs())]
         min_age_secs: u64,
+    },
+    /// Manage who may sign in: `auth provision --issuer --subject --organization --name --role`.
+    Auth {
+        #[command(subcommand)]
+        command: auth::AuthCommand,
     },
     /// Serve the demo A2A agent on 127.0.0.1 and print one card URL per variant.
     DemoAgent {
@@ -105,6 +112,7 @@ pub async fn run(cli: Cli, config: Config) -> anyhow::Result<()> {
         Command::Migrate => migrate_command(config).await,
         Command::RebuildProjections { task } => rebuild_command(config, task).await,
         Command::GcArtifacts { min_age_secs } => gc_command(config, min_age_secs).await,
+        Command::Auth { command } => auth::run(command, config).await,
         Command::DemoAgent { port } => demo_agent_command(port).await,
     }
 }

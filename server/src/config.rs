@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use url::Url;
 
+pub mod auth;
 mod variables;
 
 pub use self::variables::VARIABLES;
@@ -15,7 +16,7 @@ pub use self::variables::VARIABLES;
 pub const MAX_CARD_URL_LEN: usize = 1024;
 
 /// A configuration value that failed validation.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
 #[error("{variable}: {message}")]
 pub struct ConfigError {
     /// The environment variable at fault.

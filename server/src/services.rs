@@ -7,4 +7,5 @@ pub mod agents;
 pub mod approvals;
 pub mod approvals_hook;
 pub mod commands;
+pub mod sign_in;
 pub mod tasks;

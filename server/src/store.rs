@@ -7,11 +7,14 @@
 //! - [`agents`]: registrations, discovery outcomes, interface pins.
 //! - [`approvals`]: approval requests, their revisions, decisions and executions.
 //! - [`artifacts`]: which archived objects are still referenced.
+//! - [`budgets`]: request budgets in fixed windows.
 //! - [`card_snapshots`]: fetched agent cards.
 //! - [`commands`]: sends and cancels, and their fenced status changes.
 //! - [`dispatch`]: the dispatch outbox.
+//! - [`identity`]: users, their `(issuer, subject)` identities and memberships.
 //! - [`leases`]: the one lease protocol of outbox rows and subscriptions.
 //! - [`organizations`]: the organizations.
+//! - [`sessions`]: signed-in sessions and sign-in attempts.
 //! - [`subscriptions`]: the intent to follow a task live.
 //! - [`tasks`]: tasks, conversations and the ledger, read back.
 //!
@@ -22,13 +25,16 @@
 pub mod agents;
 pub mod approvals;
 pub mod artifacts;
+pub mod budgets;
 pub mod card_snapshots;
 pub mod commands;
 pub mod dispatch;
+pub mod identity;
 pub mod leases;
 pub mod ledger;
 pub mod organizations;
 pub mod projections;
+pub mod sessions;
 pub mod subscriptions;
 pub mod task_rows;
 pub mod tasks;
@@ -61,6 +67,7 @@ mod tests {
     use super::approvals::{DecisionOutcome, RequestStatus, RevisionAuthor};
     use super::commands::{CommandAction, CommandStatus};
     use super::dispatch::OutboxStatus;
+    use super::identity::Role;
     use super::subscriptions::SubscriptionStatus;
 
     /// Every value's stored word, as `as_str`, `parse`, the database and JSON see it.
@@ -117,6 +124,7 @@ mod tests {
         assert_eq!(words(AgentSource::parse), ["env", "managed"]);
         assert_eq!(words(TaskKind::parse), ["task", "message"]);
         assert_eq!(words(ActionKind::parse), ["send_message", "send_data"]);
+        assert_eq!(words(Role::parse), ["admin", "operator", "viewer"]);
         assert_eq!(CommandStatus::parse("sent"), None);
     }
 

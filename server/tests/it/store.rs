@@ -23,12 +23,13 @@ async fn migrations_create_the_local_organization_and_are_idempotent() {
                 "m20261130_000004_approvals",
                 "m20261203_000005_immutable_history",
                 "m20261203_000006_follow_waiting_tasks",
-                "m20261204_000007_long_task_pages"
+                "m20261204_000007_long_task_pages",
+                "m20261205_000008_identity"
             ],
             "{}",
             test_db.name
         );
-        assert_eq!(migration::migrate(&db).await.unwrap(), 7, "{}", test_db.name);
+        assert_eq!(migration::migrate(&db).await.unwrap(), 8, "{}", test_db.name);
         assert_eq!(migration::migrate(&db).await.unwrap(), 0, "{}", test_db.name);
         assert!(migration::pending(&db).await.unwrap().is_empty());
         let local = organizations::local(&db).await.unwrap();
