@@ -12,7 +12,6 @@ use crate::services::agents::{self as agent_services, AgentServiceError, CardPre
 use crate::state::AppState;
 use crate::store::StoreError;
 use crate::store::agents::{self as agent_store, AgentSource};
-use crate::store::organizations;
 
 mod approvals;
 mod tasks;
@@ -31,7 +30,8 @@ struct Agents(AppState);
 impl AgentsBackend for Agents {
     fn list_agents(&self) -> BoxFuture<'_, Result<Vec<AgentSummary>, AppError>> {
         Box::pin(async move {
-            agent_services::list_summaries(&self.0.db, &self.0.gateway)
+            let organization_id = self.0.organization_id().await.map_err(store_error)?;
+            agent_services::list_summaries(&self.0.db, &self.0.gateway, &organization_id)
                 .await
                 .map_err(store_error)
         })
@@ -50,9 +50,9 @@ impl AgentsBackend for Agents {
     fn register_agent(&self, card_url: String) -> BoxFuture<'_, Result<String, AppError>> {
         Box::pin(async move {
             let url = validate_card_url(&card_url).map_err(invalid_card_url)?;
-            let organization = organizations::local(&self.0.db).await.map_err(store_error)?;
+            let organization_id = self.0.organization_id().await.map_err(store_error)?;
             let agent =
-                agent_store::register(&self.0.db, &organization.id, url.as_str(), AgentSource::Managed)
+                agent_store::register(&self.0.db, &organization_id, url.as_str(), AgentSource::Managed)
                     .await
                     .map_err(store_error)?;
             // The card is fetched now so the list shows it; a failure is recorded on the agent.
@@ -65,8 +65,8 @@ impl AgentsBackend for Agents {
 
     fn get_agent(&self, agent_id: String) -> BoxFuture<'_, Result<AgentDetail, AppError>> {
         Box::pin(async move {
-            let organization = organizations::local(&self.0.db).await.map_err(store_error)?;
-            let agent = agent_store::find(&self.0.db, &organization.id, &agent_id)
+            let organization_id = self.0.organization_id().await.map_err(store_error)?;
+            let agent = agent_store::find(&self.0.db, &organization_id, &agent_id)
                 .await
                 .map_err(store_error)?;
             agent_services::detail(&self.0.db, &self.0.gateway, agent)
@@ -81,8 +81,8 @@ impl AgentsBackend for Agents {
         pin: Option<app::a2a::InterfacePin>,
     ) -> BoxFuture<'_, Result<(), AppError>> {
         Box::pin(async move {
-            let organization = organizations::local(&self.0.db).await.map_err(store_error)?;
-            let agent = agent_store::find(&self.0.db, &organization.id, &agent_id)
+            let organization_id = self.0.organization_id().await.map_err(store_error)?;
+            let agent = agent_store::find(&self.0.db, &organization_id, &agent_id)
                 .await
                 .map_err(store_error)?;
             let value = match pin {
@@ -102,7 +102,7 @@ impl AgentsBackend for Agents {
                 }
                 None => None,
             };
-            agent_store::set_interface_pin(&self.0.db, &organization.id, &agent.id, value)
+            agent_store::set_interface_pin(&self.0.db, &organization_id, &agent.id, value)
                 .await
                 .map_err(store_error)?;
             Ok(())
@@ -116,8 +116,8 @@ impl AgentsBackend for Agents {
         skill: Option<String>,
     ) -> BoxFuture<'_, Result<app::api::extensions::AgentExtensions, AppError>> {
         Box::pin(async move {
-            let organization = organizations::local(&self.0.db).await.map_err(store_error)?;
-            let agent = agent_store::find(&self.0.db, &organization.id, &agent_id)
+            let organization_id = self.0.organization_id().await.map_err(store_error)?;
+            let agent = agent_store::find(&self.0.db, &organization_id, &agent_id)
                 .await
                 .map_err(store_error)?;
             let snapshot = crate::store::card_snapshots::latest(&self.0.db, &agent.id)
@@ -136,8 +136,8 @@ impl AgentsBackend for Agents {
 
     fn remove_agent(&self, agent_id: String) -> BoxFuture<'_, Result<(), AppError>> {
         Box::pin(async move {
-            let organization = organizations::local(&self.0.db).await.map_err(store_error)?;
-            agent_store::remove(&self.0.db, &organization.id, &agent_id)
+            let organization_id = self.0.organization_id().await.map_err(store_error)?;
+            agent_store::remove(&self.0.db, &organization_id, &agent_id)
                 .await
                 .map_err(store_error)
         })

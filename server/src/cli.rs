@@ -70,7 +70,7 @@ pub enum Command {
 /// Options of `serve`.
 #[derive(Debug, Args)]
 pub struct ServeArgs {
-    /// Address to listen on; only loopback addresses until sign-in exists.
+    /// Address to listen on; only loopback addresses without sign-in (A2A_AUTH_MODE=oidc).
     #[arg(short = 'H', long, default_value = "127.0.0.1")]
     pub host: String,
     /// Port to listen on.
@@ -89,20 +89,25 @@ fn env_help() -> String {
 
 /// Resolves `host` to a loopback address, or explains why it is refused.
 pub fn loopback_addr(host: &str, port: u16) -> Result<SocketAddr, String> {
-    let bare = host.trim_start_matches('[').trim_end_matches(']');
-    let ip: IpAddr = if bare.eq_ignore_ascii_case("localhost") {
-        IpAddr::from([127, 0, 0, 1])
-    } else {
-        bare.parse()
-            .map_err(|_| format!("\"{host}\" is not an IP address or localhost."))?
-    };
+    let ip = any_addr(host, port)?.ip();
     if !ip.is_loopback() {
         return Err(format!(
-            "--host {host} is not a loopback address. The console has no sign-in yet, so it only listens on \
-             localhost, 127.x.x.x or ::1; put a reverse proxy in front to reach it from elsewhere."
+            "--host {host} is not a loopback address. Without sign-in (A2A_AUTH_MODE=oidc) the console only \
+             listens on localhost, 127.x.x.x or ::1; put a reverse proxy in front to reach it from elsewhere."
         ));
     }
     Ok(SocketAddr::new(ip, port))
+}
+
+/// Resolves `host` (an IP address or `localhost`) to an address to listen on.
+pub fn any_addr(host: &str, port: u16) -> Result<SocketAddr, String> {
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    if bare.eq_ignore_ascii_case("localhost") {
+        return Ok(SocketAddr::new(IpAddr::from([127, 0, 0, 1]), port));
+    }
+    bare.parse::<IpAddr>()
+        .map(|ip| SocketAddr::new(ip, port))
+        .map_err(|_| format!("\"{host}\" is not an IP address or localhost."))
 }
 
 /// Runs the chosen command to completion.
@@ -118,7 +123,12 @@ pub async fn run(cli: Cli, config: Config) -> anyhow::Result<()> {
 }
 
 async fn serve_command(args: ServeArgs, config: Config) -> anyhow::Result<()> {
-    let addr = loopback_addr(&args.host, args.port).map_err(anyhow::Error::msg)?;
+    // Without sign-in the console stays on loopback; with it, any address (§1.5, ADR 0004).
+    let addr = match config.auth {
+        crate::config::auth::AuthMode::Development => loopback_addr(&args.host, args.port),
+        crate::config::auth::AuthMode::Oidc(_) => any_addr(&args.host, args.port),
+    }
+    .map_err(anyhow::Error::msg)?;
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .with_context(|| format!("listening on {addr}"))?;

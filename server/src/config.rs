@@ -102,6 +102,8 @@ pub struct Config {
     /// `A2A_AUTH_ORIGIN`: the origin people reach the console at through a reverse proxy,
     /// accepted by the request guard besides the loopback names of the bound port.
     pub auth_origin: Option<String>,
+    /// `A2A_AUTH_MODE`: development, or OIDC sign-in with its settings (or why they are unusable).
+    pub auth: auth::AuthMode,
     /// Agents seeded into the `local` organization; they cannot be removed.
     pub registered_agents: Vec<Url>,
     /// Sideband URIs understood beyond the two built-in ones.
@@ -181,6 +183,7 @@ impl Config {
                 })
             })
             .transpose()?;
+        let auth = auth::auth_mode(&get)?;
         let registered_agents = parse_card_urls(get("A2A_REGISTERED_AGENTS"))?;
         // An empty plural still suppresses the singular alias (reference §2.1).
         let sideband_extension_uris = match lookup("A2A_SIDEBAND_EXTENSION_URIS") {
@@ -218,6 +221,7 @@ impl Config {
             database,
             outbound,
             auth_origin,
+            auth,
             registered_agents,
             sideband_extension_uris,
             log_format,

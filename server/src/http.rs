@@ -3,6 +3,7 @@
 pub mod api;
 pub mod guard;
 pub mod health;
+pub mod identity;
 pub mod live;
 pub mod metrics;
 pub mod router;

@@ -11,7 +11,7 @@ use tokio::net::{TcpListener, TcpStream};
 use crate::config::{Config, DatabaseConfig};
 use crate::db::{self, Db};
 use crate::state::AppState;
-use crate::store::{agents, organizations};
+use crate::store::agents;
 
 /// Leptos options for a server bound at `addr`, from the `LEPTOS_*` environment (site root
 /// `target/site` by default) and production mode unless `LEPTOS_ENV` says otherwise. The site's
@@ -73,18 +73,19 @@ pub async fn open_database(config: &Config) -> anyhow::Result<Db> {
     Ok(db)
 }
 
-/// Seeds the agents named in `A2A_REGISTERED_AGENTS` into the `local` organization.
+/// Seeds the agents named in `A2A_REGISTERED_AGENTS` into the deployment's organization.
 pub async fn seed_registered_agents(state: &AppState) -> anyhow::Result<()> {
     if state.config.registered_agents.is_empty() {
         return Ok(());
     }
-    let organization = organizations::local(&state.db)
+    let organization_id = state
+        .organization_id()
         .await
-        .context("finding the local organization")?;
+        .context("finding the deployment's organization")?;
     for url in &state.config.registered_agents {
         agents::register(
             &state.db,
-            &organization.id,
+            &organization_id,
             url.as_str(),
             agents::AgentSource::Env,
         )

@@ -39,16 +39,23 @@ pub struct AppState {
     pub live_connections: Arc<tokio::sync::Semaphore>,
     /// One reader per followed scope, fanned out to its live connections.
     pub feeds: crate::http::live::fanout::Feeds,
-    /// The `local` organization's id once read (it never changes).
-    local_organization: Arc<tokio::sync::OnceCell<String>>,
+    /// How requests are identified (development, or OIDC sign-in).
+    pub auth: Arc<crate::http::identity::Auth>,
+    /// The deployment's organization's id once read (it never changes).
+    organization: Arc<tokio::sync::OnceCell<String>>,
 }
 
 impl AppState {
-    /// The `local` organization's id, read from the database the first time only: a live
+    /// The id of the deployment's organization (`local`, or `A2A_AUTH_ORGANIZATION_SLUG` with
+    /// sign-in; created when missing), read from the database the first time only: a live
     /// connection opens without a query when its scope is already followed.
-    pub async fn local_organization_id(&self) -> Result<String, crate::store::StoreError> {
-        self.local_organization
-            .get_or_try_init(|| async { crate::store::organizations::local(&self.db).await.map(|o| o.id) })
+    pub async fn organization_id(&self) -> Result<String, crate::store::StoreError> {
+        self.organization
+            .get_or_try_init(|| async {
+                crate::store::organizations::ensure(&self.db, self.auth.organization_slug())
+                    .await
+                    .map(|o| o.id)
+            })
             .await
             .cloned()
     }
@@ -72,7 +79,8 @@ impl AppState {
             shutdown: tokio_util::sync::CancellationToken::new(),
             live_connections: Arc::new(tokio::sync::Semaphore::new(config.max_live_connections)),
             feeds: crate::http::live::fanout::Feeds::default(),
-            local_organization: Arc::default(),
+            organization: Arc::default(),
+            auth: Arc::new(crate::http::identity::Auth::from_config(&config.auth)),
             leptos_options,
             config: Arc::new(config),
             db,

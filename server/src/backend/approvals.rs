@@ -7,7 +7,6 @@ use app::error::AppError;
 use super::store_error;
 use crate::services::approvals::{self, ApprovalError};
 use crate::state::AppState;
-use crate::store::organizations;
 
 pub(super) struct Approvals(pub AppState);
 
@@ -26,7 +25,7 @@ fn approval_error(error: ApprovalError) -> AppError {
 
 impl Approvals {
     async fn organization(&self) -> Result<String, AppError> {
-        Ok(organizations::local(&self.0.db).await.map_err(store_error)?.id)
+        self.0.organization_id().await.map_err(store_error)
     }
 }
 

@@ -13,7 +13,6 @@ use super::store_error;
 use crate::services::commands::CommandError;
 use crate::services::tasks::{self as task_services, TaskError};
 use crate::state::AppState;
-use crate::store::organizations;
 use crate::store::tasks::TASK_VIEW_ITEMS;
 
 pub(super) struct Tasks(pub AppState);
@@ -46,7 +45,7 @@ fn task_error(error: TaskError) -> AppError {
 
 impl Tasks {
     async fn organization(&self) -> Result<String, AppError> {
-        Ok(organizations::local(&self.0.db).await.map_err(store_error)?.id)
+        self.0.organization_id().await.map_err(store_error)
     }
 }
 

@@ -40,6 +40,31 @@ pub const VARIABLES: &[(&str, &str)] = &[
         "The console's public origin (scheme://host[:port]) behind a reverse proxy; requests must name it or a loopback address",
     ),
     (
+        "A2A_AUTH_MODE",
+        "development (default: every request is the local administrator, loopback only) or oidc (sign-in)",
+    ),
+    ("A2A_OIDC_ISSUER", "oidc: the provider's https issuer URL"),
+    (
+        "A2A_OIDC_CLIENT_ID",
+        "oidc: the console's client id at the provider",
+    ),
+    (
+        "A2A_OIDC_CLIENT_SECRET",
+        "oidc: the client secret (sent as client_secret_post; never logged)",
+    ),
+    (
+        "A2A_AUTH_ORGANIZATION_SLUG",
+        "oidc: the organization every sign-in resolves to (created when missing)",
+    ),
+    (
+        "A2A_AUTH_SESSION_SECONDS",
+        "oidc: absolute session lifetime, 60 to 86400 (default 28800)",
+    ),
+    (
+        "A2A_EXTRA_CA_CERTS",
+        "PEM file of CA certificates trusted beside the public roots when talking to the identity provider",
+    ),
+    (
         "A2A_REGISTERED_AGENTS",
         "Comma-separated agent card URLs seeded into the local organization",
     ),

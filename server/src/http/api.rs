@@ -9,6 +9,7 @@
 //!
 //! | Route | Module |
 //! | --- | --- |
+//! | `GET /api/auth/login`, `GET /api/auth/callback`, `POST /api/auth/logout`, `GET /api/auth/session` | [`auth`] |
 //! | `GET, POST /api/agents`, `POST /api/agents/preview`, `GET, DELETE /api/agents/{id}` | [`agents`] |
 //! | `POST /api/agents/{id}/commands`, `GET /api/commands/{id}`, `POST /api/agents/{id}/messages`, `POST /api/agents/{id}/tasks/{taskId}/cancel` | [`commands`] |
 //! | `POST /api/agents/{id}/stream` | [`stream`] |
@@ -18,6 +19,7 @@
 
 pub mod agents;
 pub mod artifacts;
+pub mod auth;
 pub mod body;
 pub mod commands;
 pub mod decisions;
@@ -36,6 +38,10 @@ use crate::state::AppState;
 /// Every `/api` route of the JSON API.
 pub fn routes() -> Router<AppState> {
     Router::new()
+        .route("/api/auth/login", get(auth::login))
+        .route("/api/auth/callback", get(auth::callback))
+        .route("/api/auth/logout", post(auth::logout))
+        .route("/api/auth/session", get(auth::session))
         .route("/api/agents", get(agents::list).post(agents::register))
         .route("/api/agents/preview", post(agents::preview))
         .route(

@@ -14,6 +14,12 @@
 //!    ([`server_fns::SERVER_FNS`]), the body at most [`SERVER_FN_BODY_LIMIT`] bytes (`413`), and
 //!    the `Content-Type` the one its codec reads (`415`): a JSON function never parses a
 //!    `text/plain` body a foreign page could send without a preflight.
+//! 4. **Identity** ([`crate::http::identity`]), for every route but the public ones ([`is_public`]):
+//!    the caller is resolved once and handed on as the request's
+//!    [`Principal`](crate::http::api::principal::Principal); a server function's permission
+//!    ([`server_fns::SERVER_FNS`]) is checked against its role (`403`). Without a caller a
+//!    page is sent to sign in (`303` to `/api/auth/login?returnTo=…`), anything else answers
+//!    `401 Sign in to continue.`; an identity that cannot be resolved answers `503`.
 
 pub mod origins;
 pub mod server_fns;
@@ -69,13 +75,86 @@ impl Refusal {
 /// The guard as an axum middleware over the whole router.
 pub async fn guard(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let path = request.uri().path().to_owned();
-    match check(&state.origins, request).await {
+    let path_and_query = request
+        .uri()
+        .path_and_query()
+        .map_or_else(|| path.clone(), |p| p.to_string());
+    let checked = match check(&state.origins, request).await {
+        Ok(request) => identified(&state, request).await,
+        Err(refusal) => Err(refusal),
+    };
+    match checked {
         Ok(request) => next.run(request).await,
+        // With sign-in, a page without a session is sent to sign in (development mode has
+        // none to offer: its disabled administrator gets the plain 401).
+        Err(refusal)
+            if refusal.status == StatusCode::UNAUTHORIZED
+                && is_page(&path)
+                && matches!(*state.auth, crate::http::identity::Auth::Oidc(_)) =>
+        {
+            sign_in_redirect(&path_and_query)
+        }
         Err(refusal) => {
             tracing::debug!(status = refusal.status.as_u16(), %path, "request refused by the guard");
             refusal.answer(&path)
         }
     }
+}
+
+/// Rule 4: the caller of a route that is not public, put in the request's extensions.
+async fn identified(state: &AppState, mut request: Request) -> Result<Request, Refusal> {
+    if is_public(state, request.uri().path()) {
+        return Ok(request);
+    }
+    let refused = |error: ApiError| Refusal::new(error.status, error.message);
+    let principal = crate::http::identity::identify(state, request.headers())
+        .await
+        .map_err(refused)?;
+    // A server function's permission, as its table declares it (a viewer never mutates).
+    if let Some(rule) = server_fns::rule(request.uri().path()) {
+        principal.require(rule.permission).map_err(refused)?;
+    }
+    request.extensions_mut().insert(principal);
+    Ok(request)
+}
+
+/// Routes anyone may reach: the health and metrics endpoints, starting and finishing sign-in,
+/// and the site's files (a path naming a file under the site root; never one with `..`).
+pub fn is_public(state: &AppState, path: &str) -> bool {
+    if matches!(
+        path,
+        "/healthz" | "/readyz" | "/metrics" | "/api/auth/login" | "/api/auth/callback"
+    ) {
+        return true;
+    }
+    let relative = path.trim_start_matches('/');
+    if relative.is_empty()
+        || path.starts_with("/api/")
+        || relative.split('/').any(|s| s.is_empty() || s == "..")
+    {
+        return false;
+    }
+    std::path::Path::new(&*state.leptos_options.site_root)
+        .join(relative)
+        .is_file()
+}
+
+/// A page, as opposed to the API, server functions, live streams and files.
+fn is_page(path: &str) -> bool {
+    path != "/api" && !path.starts_with("/api/")
+}
+
+/// A page asked for without a session: off to sign in, back to the page afterwards.
+fn sign_in_redirect(path_and_query: &str) -> Response {
+    let target = format!(
+        "/api/auth/login?returnTo={}",
+        app::live::encode_segment(path_and_query)
+    );
+    let mut response = axum::response::Redirect::to(&target).into_response();
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
 }
 
 /// Runs every rule; hands the request back (its body read when it is a server function's).

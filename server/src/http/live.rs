@@ -36,7 +36,6 @@ use super::api::error::ApiError;
 use crate::services::tasks as task_services;
 use crate::state::AppState;
 use crate::store::StoreError;
-use crate::store::organizations;
 use crate::store::tasks::EventScope;
 
 pub mod fanout;
@@ -111,7 +110,7 @@ pub async fn task_stream(
     if uuid::Uuid::parse_str(&id).is_err() {
         return Err(StoreError::NotFound.into());
     }
-    let organization_id = state.local_organization_id().await?;
+    let organization_id = state.organization_id().await?;
     let scope = EventScope::Task(id.clone());
     let subscription = state.feeds.subscribe(&state, &organization_id, &scope);
     // The feed looks the task up once for every connection opening meanwhile; when it is slow
@@ -148,7 +147,7 @@ pub async fn conversation_stream(
         Ok(permit) => permit,
         Err(busy) => return Ok(busy),
     };
-    let organization_id = state.local_organization_id().await?;
+    let organization_id = state.organization_id().await?;
     let scope = EventScope::Conversation(id);
     let subscription = state.feeds.subscribe(&state, &organization_id, &scope);
     let after = resume_point(&headers, &query);
@@ -193,7 +192,7 @@ pub async fn freshness(State(state): State<AppState>) -> Result<Response, ApiErr
         Err(busy) => return Ok(busy),
     };
     // Read once before answering so a database failure is an ordinary HTTP error.
-    organizations::local(&state.db).await?;
+    state.organization_id().await?;
     let (tx, rx) = mpsc::channel::<Event>(8);
     tokio::spawn(async move {
         let frame = |name: &str| {

@@ -10,9 +10,9 @@ use crate::db::Db;
 use crate::db::entity::agent;
 use crate::gateway::interface_rule::{self, NetClass, classify_origin};
 use crate::gateway::{Endpoint, Gateway, GatewayError};
+use crate::store::StoreError;
 use crate::store::agents::{self as agent_store, DiscoveryOutcome};
 use crate::store::card_snapshots::{self, NewSnapshot};
-use crate::store::{StoreError, organizations};
 
 /// Signature status of every card until card signatures are verified (later issue).
 const UNSIGNED: &str = "unsigned";
@@ -201,11 +201,14 @@ fn interface_path(raw: &Value, url: &str) -> String {
     if names(raw) { "url".into() } else { "$".into() }
 }
 
-/// Every agent of the `local` organization with a fresh discovery of its card, in list
-/// order. Discoveries run concurrently; a failed one is reported on its row, not as an error.
-pub async fn list_summaries(db: &Db, gateway: &Gateway) -> Result<Vec<AgentSummary>, StoreError> {
-    let organization = organizations::local(db).await?;
-    let agents = agent_store::list(db, &organization.id).await?;
+/// Every agent of the organization with a fresh discovery of its card, in list order.
+/// Discoveries run concurrently; a failed one is reported on its row, not as an error.
+pub async fn list_summaries(
+    db: &Db,
+    gateway: &Gateway,
+    organization_id: &str,
+) -> Result<Vec<AgentSummary>, StoreError> {
+    let agents = agent_store::list(db, organization_id).await?;
     let discoveries = agents.iter().map(|agent| discover(db, gateway, agent));
     let outcomes = futures::future::join_all(discoveries).await;
     let mut rows = Vec::with_capacity(agents.len());

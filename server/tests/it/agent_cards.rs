@@ -72,7 +72,7 @@ async fn an_unchanged_card_is_stored_once_and_a_changed_one_again() {
             "{}",
             test_db.name
         );
-        let summaries = agents::list_summaries(&db, &gateway()).await.unwrap();
+        let summaries = agents::list_summaries(&db, &gateway(), &org).await.unwrap();
         assert_eq!(summaries.len(), 1);
         assert_eq!(
             card_snapshots::count(&db, &agent.id).await.unwrap(),

@@ -140,7 +140,7 @@ async fn a_disabled_local_operator_must_be_provisioned_again() {
     let (state, test_db) = support::app().await;
     let ok = support::get(&state, "/api/agents").await;
     assert_eq!(ok.status(), StatusCode::OK);
-    let local = state.local_organization_id().await.unwrap();
+    let local = state.organization_id().await.unwrap();
     let member = identity::development_member(&state.db, &local).await.unwrap();
     identity::set_membership_enabled(&state.db, &member.membership_id, false)
         .await

@@ -305,3 +305,298 @@ async fn an_untrusted_or_unreachable_provider_makes_sign_in_unavailable() {
     db.close().await;
     test_db.cleanup().await;
 }
+
+// ---- Through the console's routes: the request guard, the session cookie, the API ----
+
+use axum::body::Body;
+use axum::http::{Request, Response, StatusCode};
+
+fn oidc_vars(provider: &Provider) -> Vec<(&'static str, String)> {
+    vec![
+        ("A2A_AUTH_MODE", "oidc".into()),
+        ("A2A_OIDC_ISSUER", provider.issuer.clone()),
+        ("A2A_OIDC_CLIENT_ID", CLIENT_ID.into()),
+        ("A2A_OIDC_CLIENT_SECRET", CLIENT_SECRET.into()),
+        ("A2A_AUTH_ORGANIZATION_SLUG", "acme".into()),
+        ("A2A_AUTH_ORIGIN", ORIGIN.into()),
+        ("A2A_EXTRA_CA_CERTS", provider.ca.clone()),
+    ]
+}
+
+async fn console(vars: &[(&'static str, String)]) -> (server::AppState, TestDb) {
+    let vars: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    support::app_with(&vars).await
+}
+
+async fn call(state: &server::AppState, method: &str, uri: &str, cookie: Option<&str>) -> Response<Body> {
+    let mut request = Request::builder().method(method).uri(uri);
+    if let Some(cookie) = cookie {
+        request = request.header("cookie", cookie);
+    }
+    support::send(state, request.body(Body::empty()).unwrap()).await
+}
+
+fn location(response: &Response<Body>) -> String {
+    response.headers()["location"].to_str().unwrap().to_owned()
+}
+
+/// The `name=value` of the response's `Set-Cookie` for `name`, and the whole header.
+fn set_cookie(response: &Response<Body>, name: &str) -> (String, String) {
+    let header = response
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .map(|v| v.to_str().unwrap().to_owned())
+        .find(|v| v.starts_with(&format!("{name}=")))
+        .unwrap_or_else(|| panic!("no {name} cookie"));
+    (header.split(';').next().unwrap().to_owned(), header)
+}
+
+/// Signs `subject` in through the console's routes, asking to return to `return_to`; returns
+/// the callback's response.
+async fn sign_in(
+    state: &server::AppState,
+    provider: &Provider,
+    subject: &str,
+    return_to: &str,
+) -> Response<Body> {
+    let login = call(
+        state,
+        "GET",
+        &format!("/api/auth/login?returnTo={return_to}"),
+        None,
+    )
+    .await;
+    assert_eq!(login.status(), StatusCode::SEE_OTHER);
+    let (login_cookie, header) = set_cookie(&login, "__Host-a2a-login");
+    assert!(
+        header.ends_with("; Max-Age=600; Path=/; HttpOnly; Secure; SameSite=Lax"),
+        "{header}"
+    );
+    let back = authorize(
+        &url::Url::parse(&location(&login)).unwrap(),
+        &provider.ca,
+        subject,
+    )
+    .await;
+    let callback = format!("/api/auth/callback?code={}&state={}", back["code"], back["state"]);
+    call(state, "GET", &callback, Some(&login_cookie)).await
+}
+
+/// §1.1–§1.2 end to end: pages send a stranger to sign in, the API answers 401, a provisioned
+/// person signs in and uses the API with the session cookie, a disabled one is refused on the
+/// next request and stream reconnect, sign-out ends the session, and sessions outlive a restart.
+#[tokio::test]
+async fn sign_in_through_the_console_security_1_1_and_1_2() {
+    let provider = Provider::start();
+    let (state, test_db) = console(&oidc_vars(&provider)).await;
+
+    let page = call(&state, "GET", "/tasks?state=working", None).await;
+    assert_eq!(page.status(), StatusCode::SEE_OTHER);
+    assert_eq!(
+        location(&page),
+        "/api/auth/login?returnTo=%2Ftasks%3Fstate%3Dworking"
+    );
+    let api = call(&state, "GET", "/api/agents", None).await;
+    assert_eq!(api.status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        support::text(api).await,
+        r#"{"error":{"message":"Sign in to continue."}}"#
+    );
+    let forged = call(
+        &state,
+        "GET",
+        "/api/agents",
+        Some("__Host-a2a-session=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"),
+    )
+    .await;
+    assert_eq!(forged.status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        call(&state, "GET", "/healthz", None).await.status(),
+        StatusCode::OK,
+        "public"
+    );
+
+    // Not provisioned yet: the provider signs mallory in, the console does not.
+    let stranger = sign_in(&state, &provider, "mallory", "/chat").await;
+    assert_eq!(stranger.status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(
+        support::text(stranger).await,
+        r#"{"error":{"message":"Sign-in failed. Start a new sign-in attempt."}}"#
+    );
+
+    let ada = provisioned(&state.db, &provider, "ada").await;
+    let signed_in = sign_in(&state, &provider, "ada", "/chat").await;
+    assert_eq!(signed_in.status(), StatusCode::SEE_OTHER);
+    assert_eq!(location(&signed_in), format!("{ORIGIN}/chat"));
+    let (session, header) = set_cookie(&signed_in, "__Host-a2a-session");
+    assert!(
+        header.ends_with("; Max-Age=28800; Path=/; HttpOnly; Secure; SameSite=Lax"),
+        "{header}"
+    );
+    let (_, cleared) = set_cookie(&signed_in, "__Host-a2a-login");
+    assert!(cleared.starts_with("__Host-a2a-login=; Max-Age=0;"), "{cleared}");
+
+    assert_eq!(
+        call(&state, "GET", "/api/agents", Some(&session)).await.status(),
+        StatusCode::OK
+    );
+    assert_eq!(
+        call(&state, "GET", "/tasks", Some(&session)).await.status(),
+        StatusCode::OK
+    );
+    let me = call(&state, "GET", "/api/auth/session", Some(&session)).await;
+    assert_eq!(
+        support::text(me).await,
+        r#"{"user":{"displayName":"Ada Lovelace","role":"operator"},"mode":"oidc"}"#
+    );
+
+    // A returnTo that leaves the console is replaced (§1.1 step 2).
+    let evil = sign_in(&state, &provider, "ada", "//evil.test").await;
+    assert_eq!(location(&evil), format!("{ORIGIN}/tasks"));
+
+    // Disabled: refused on the next request, a live stream's reconnect included.
+    identity::set_membership_enabled(&state.db, &ada.membership_id, false)
+        .await
+        .unwrap();
+    assert_eq!(
+        call(&state, "GET", "/api/agents", Some(&session)).await.status(),
+        StatusCode::UNAUTHORIZED
+    );
+    let stream = format!("/api/live/tasks/{}", uuid::Uuid::now_v7());
+    assert_eq!(
+        call(&state, "GET", &stream, Some(&session)).await.status(),
+        StatusCode::UNAUTHORIZED
+    );
+    identity::set_membership_enabled(&state.db, &ada.membership_id, true)
+        .await
+        .unwrap();
+    assert_eq!(
+        call(&state, "GET", &stream, Some(&session)).await.status(),
+        StatusCode::NOT_FOUND
+    );
+
+    // A restart (a new process over the same database) keeps the session.
+    let restarted = server::AppState::new(
+        support::leptos_options(),
+        test_db.config.clone(),
+        state.db.clone(),
+    )
+    .unwrap();
+    assert_eq!(
+        call(&restarted, "GET", "/api/agents", Some(&session))
+            .await
+            .status(),
+        StatusCode::OK
+    );
+
+    let out = call(&state, "POST", "/api/auth/logout", Some(&session)).await;
+    assert_eq!(out.status(), StatusCode::OK);
+    let (_, cleared) = set_cookie(&out, "__Host-a2a-session");
+    assert!(
+        cleared.starts_with("__Host-a2a-session=; Max-Age=0;"),
+        "{cleared}"
+    );
+    assert_eq!(support::text(out).await, r#"{"signedOut":true}"#);
+    assert_eq!(
+        call(&state, "GET", "/api/agents", Some(&session)).await.status(),
+        StatusCode::UNAUTHORIZED
+    );
+    test_db.cleanup().await;
+}
+
+/// §1.1: a misconfigured OIDC never falls back to development mode; it fails closed.
+#[tokio::test]
+async fn a_misconfigured_oidc_fails_closed_security_1_1() {
+    let (state, test_db) = console(&[("A2A_AUTH_MODE", "oidc".into())]).await;
+    let api = call(&state, "GET", "/api/agents", None).await;
+    assert_eq!(api.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(
+        support::text(api).await,
+        r#"{"error":{"message":"Identity service unavailable."}}"#
+    );
+    let login = call(&state, "GET", "/api/auth/login", None).await;
+    assert_eq!(login.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(
+        support::text(login).await,
+        r#"{"error":{"message":"Sign-in service unavailable."}}"#
+    );
+    let page = call(&state, "GET", "/tasks", None).await;
+    assert_eq!(page.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(
+        call(&state, "GET", "/readyz", None).await.status(),
+        StatusCode::OK
+    );
+    test_db.cleanup().await;
+}
+
+/// Development mode: no sign-in, the local administrator, and login simply goes back.
+#[tokio::test]
+async fn development_mode_needs_no_sign_in() {
+    let (state, test_db) = console(&[]).await;
+    let me = call(&state, "GET", "/api/auth/session", None).await;
+    assert_eq!(
+        support::text(me).await,
+        r#"{"user":{"displayName":"Local operator","role":"admin"},"mode":"development"}"#
+    );
+    let login = call(&state, "GET", "/api/auth/login?returnTo=/chat", None).await;
+    assert_eq!(
+        (login.status(), location(&login)),
+        (StatusCode::SEE_OTHER, "/chat".to_owned())
+    );
+    test_db.cleanup().await;
+}
+
+/// §1.3: a viewer reads but never changes anything, through the API or a server function.
+#[tokio::test]
+async fn a_viewer_is_refused_every_mutation_security_1_3() {
+    let provider = Provider::start();
+    let (state, test_db) = console(&oidc_vars(&provider)).await;
+    identity::provision(
+        &state.db,
+        &Provision {
+            issuer: &provider.issuer,
+            subject: "vic",
+            organization: "acme",
+            name: "Vic",
+            role: Role::Viewer,
+        },
+    )
+    .await
+    .unwrap();
+    let signed_in = sign_in(&state, &provider, "vic", "/tasks").await;
+    let (session, _) = set_cookie(&signed_in, "__Host-a2a-session");
+    let function = |path: &str, body: &str| {
+        Request::post(path)
+            .header("cookie", session.as_str())
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(Body::from(body.to_owned()))
+            .unwrap()
+    };
+    let read = support::send(&state, function("/api/fn/list_agents", "")).await;
+    assert_eq!(read.status(), StatusCode::OK);
+    let task = uuid::Uuid::now_v7();
+    let cancel = support::send(
+        &state,
+        function(
+            "/api/fn/cancel_task",
+            &format!("task_id={task}&idempotency_key=k1"),
+        ),
+    )
+    .await;
+    assert_eq!(cancel.status(), StatusCode::FORBIDDEN);
+    assert_eq!(
+        support::text(cancel).await,
+        r#"{"error":{"message":"This action is not permitted."}}"#
+    );
+    let register = Request::post("/api/agents")
+        .header("cookie", session.as_str())
+        .header("content-type", "application/json")
+        .body(Body::from(r#"{"cardUrl":"http://127.0.0.1:9/card.json"}"#))
+        .unwrap();
+    assert_eq!(
+        support::send(&state, register).await.status(),
+        StatusCode::FORBIDDEN
+    );
+    test_db.cleanup().await;
+}

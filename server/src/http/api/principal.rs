@@ -3,11 +3,8 @@
 //! Host and origin checks run earlier, for every route, in the request guard
 //! ([`crate::http::guard`]).
 //!
-//! In development mode every request is the development-mode administrator of the `local`
-//! organization (`shared/spec/security-and-durability.md` §1.5: subject `local-operator`, display
-//! name `Local operator`, role `admin`), a membership stored like any other
-//! ([`identity::development_member`]) and read on every request: disabled in the database, it
-//! stays disabled, and the API answers `401 Sign in to continue.`
+//! Who the caller is comes from [`crate::http::identity`]: the development-mode administrator,
+//! or the member of a signed-in session.
 
 use axum::extract::FromRequestParts;
 use axum::http::StatusCode;
@@ -15,8 +12,8 @@ use axum::http::request::Parts;
 
 use super::error::ApiError;
 use crate::state::AppState;
+use crate::store::identity::Member;
 pub use crate::store::identity::Role;
-use crate::store::identity::{self, Member};
 
 pub const NOT_PERMITTED: &str = "This action is not permitted.";
 pub const IDENTITY_UNAVAILABLE: &str = "Identity service unavailable.";
@@ -78,16 +75,13 @@ impl Principal {
 impl FromRequestParts<AppState> for Principal {
     type Rejection = ApiError;
 
-    async fn from_request_parts(_parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        let unavailable = |error: crate::store::StoreError| {
-            tracing::warn!(%error, "cannot resolve the caller's membership");
-            ApiError::unavailable_with(IDENTITY_UNAVAILABLE)
-        };
-        let organization_id = state.local_organization_id().await.map_err(unavailable)?;
-        let member = identity::development_member(&state.db, &organization_id)
-            .await
-            .map_err(unavailable)?;
-        Principal::from_member(member)
+    /// The caller the request guard identified, or identified here (a router without the guard,
+    /// as in some tests).
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        if let Some(principal) = parts.extensions.get::<Principal>() {
+            return Ok(principal.clone());
+        }
+        crate::http::identity::identify(state, &parts.headers).await
     }
 }
 

@@ -1,0 +1,168 @@
+//! Sign-in routes (`shared/spec/reference.md` §4.2, `shared/spec/security-and-durability.md`
+//! §1.1–§1.2):
+//!
+//! | Route | Permission | Answer |
+//! | --- | --- | --- |
+//! | `GET /api/auth/login?returnTo=` | public | development: `303` to `returnTo`; OIDC: stores an attempt, sets `__Host-a2a-login`, `303` to the provider |
+//! | `GET /api/auth/callback` | public | consumes the attempt, starts a session (`__Host-a2a-session`), `303` to `returnTo` on `A2A_AUTH_ORIGIN` |
+//! | `POST /api/auth/logout` | read | ends the session, clears the cookie, `200 {"signedOut":true}` |
+//! | `GET /api/auth/session` | read | `{"user":{"displayName","role"},"mode"}` |
+//!
+//! Login and callback are public but budgeted: 240 a minute each for all callers together
+//! (§1.6), counted in the database.
+
+use axum::Json;
+use axum::extract::{Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Redirect, Response};
+use chrono::Utc;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::error::ApiError;
+use super::principal::{Permission, Principal};
+use crate::http::identity::{Auth, LOGIN_COOKIE, SESSION_COOKIE, cookie, set_cookie};
+use crate::services::sign_in::{SignInError, safe_return_to};
+use crate::state::AppState;
+use crate::store::{budgets, sessions};
+
+pub const SIGN_IN_UNAVAILABLE: &str = "Sign-in service unavailable.";
+pub const SIGN_IN_FAILED: &str = "Sign-in failed. Start a new sign-in attempt.";
+pub const TOO_MANY_SIGN_INS: &str = "Too many sign-in requests.";
+/// Sign-in starts and callbacks allowed per minute, for all callers together (§1.6).
+pub const SIGN_IN_BUDGET: u32 = 240;
+
+/// `?returnTo=`.
+#[derive(Debug, Deserialize)]
+pub struct LoginQuery {
+    #[serde(rename = "returnTo")]
+    return_to: Option<String>,
+}
+
+/// `GET /api/auth/login`.
+pub async fn login(
+    State(state): State<AppState>,
+    Query(query): Query<LoginQuery>,
+) -> Result<Response, ApiError> {
+    let return_to = safe_return_to(query.return_to.as_deref());
+    let sign_in = match &*state.auth {
+        Auth::Development => return Ok(see_other(&return_to)),
+        Auth::Oidc(Err(_)) => return Err(ApiError::unavailable_with(SIGN_IN_UNAVAILABLE)),
+        Auth::Oidc(Ok(sign_in)) => sign_in,
+    };
+    within_budget(&state, "login").await?;
+    let started = sign_in
+        .start(&state.db, return_to)
+        .await
+        .map_err(|_| ApiError::unavailable_with(SIGN_IN_UNAVAILABLE))?;
+    let mut response = see_other(started.provider_url.as_str());
+    let lifetime = sessions::ATTEMPT_LIFETIME.as_secs();
+    response.headers_mut().append(
+        header::SET_COOKIE,
+        set_cookie(LOGIN_COOKIE, &started.login_token, lifetime),
+    );
+    Ok(response)
+}
+
+/// `?code=&state=` (the provider may add `iss`, `session_state`, or `error`).
+#[derive(Debug, Deserialize)]
+pub struct CallbackQuery {
+    code: Option<String>,
+    state: Option<String>,
+}
+
+/// `GET /api/auth/callback`: every failure is the same `401`.
+pub async fn callback(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Query(query): Query<CallbackQuery>,
+) -> Result<Response, ApiError> {
+    let sign_in = match &*state.auth {
+        Auth::Oidc(Ok(sign_in)) => sign_in,
+        Auth::Oidc(Err(_)) => return Err(ApiError::unavailable_with(SIGN_IN_UNAVAILABLE)),
+        Auth::Development => return Err(ApiError::new(StatusCode::UNAUTHORIZED, SIGN_IN_FAILED)),
+    };
+    within_budget(&state, "callback").await?;
+    let failed = || ApiError::new(StatusCode::UNAUTHORIZED, SIGN_IN_FAILED);
+    let (Some(code), Some(returned_state)) = (query.code, query.state) else {
+        // The provider's own error (`?error=access_denied`) is not echoed; the attempt is spent.
+        if let Some(token) = cookie(&headers, LOGIN_COOKIE) {
+            let _ = sessions::consume_attempt(&state.db, token, Utc::now()).await;
+        }
+        return Err(failed());
+    };
+    let finished = sign_in
+        .finish(&state.db, cookie(&headers, LOGIN_COOKIE), &code, &returned_state)
+        .await
+        .map_err(|error| match error {
+            SignInError::Failed => failed(),
+            SignInError::Unavailable => ApiError::unavailable_with(SIGN_IN_UNAVAILABLE),
+        })?;
+    // A previous session of this browser ends: a sign-in never leaves two behind.
+    if let Some(previous) = cookie(&headers, SESSION_COOKIE) {
+        sessions::delete(&state.db, previous)
+            .await
+            .map_err(ApiError::from)?;
+    }
+    let settings = sign_in.settings();
+    let mut response = see_other(&format!("{}{}", settings.origin, finished.return_to));
+    let cookies = response.headers_mut();
+    cookies.append(
+        header::SET_COOKIE,
+        set_cookie(
+            SESSION_COOKIE,
+            &finished.session_token,
+            settings.session_lifetime.as_secs(),
+        ),
+    );
+    cookies.append(header::SET_COOKIE, set_cookie(LOGIN_COOKIE, "", 0));
+    tracing::info!(membership = %finished.member.membership_id, "signed in");
+    Ok(response)
+}
+
+/// `POST /api/auth/logout`.
+pub async fn logout(
+    State(state): State<AppState>,
+    principal: Principal,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    principal.require(Permission::Read)?;
+    if let Some(token) = cookie(&headers, SESSION_COOKIE) {
+        sessions::delete(&state.db, token).await.map_err(ApiError::from)?;
+    }
+    let mut response = Json(json!({"signedOut": true})).into_response();
+    response
+        .headers_mut()
+        .append(header::SET_COOKIE, set_cookie(SESSION_COOKIE, "", 0));
+    Ok(response)
+}
+
+/// `GET /api/auth/session`.
+pub async fn session(State(state): State<AppState>, principal: Principal) -> Result<Json<Value>, ApiError> {
+    principal.require(Permission::Read)?;
+    Ok(Json(json!({
+        "user": {"displayName": principal.display_name, "role": principal.role},
+        "mode": state.auth.mode_name(),
+    })))
+}
+
+/// Takes one request from the global sign-in budget `name` (§1.6).
+async fn within_budget(state: &AppState, name: &str) -> Result<(), ApiError> {
+    let allowed = budgets::take(&state.db, &format!("auth:{name}"), SIGN_IN_BUDGET, Utc::now())
+        .await
+        .map_err(|_| ApiError::unavailable_with(SIGN_IN_UNAVAILABLE))?;
+    if allowed {
+        Ok(())
+    } else {
+        Err(ApiError::new(StatusCode::TOO_MANY_REQUESTS, TOO_MANY_SIGN_INS))
+    }
+}
+
+/// `303 See Other` to `location`, not cached.
+fn see_other(location: &str) -> Response {
+    let mut response = Redirect::to(location).into_response();
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
