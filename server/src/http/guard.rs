@@ -32,7 +32,8 @@ use axum::response::{IntoResponse, Response};
 
 pub use self::origins::ConsoleOrigins;
 use crate::http::api::error::ApiError;
-use crate::http::api::principal::NOT_PERMITTED;
+use crate::http::api::principal::{IDENTITY_UNAVAILABLE, NOT_PERMITTED, Permission, Principal};
+use crate::http::api::routes::{self as api_routes, Access};
 use crate::state::AppState;
 
 /// Largest server-function request: a composer send carries attached files as base64 (10 MiB of
@@ -101,37 +102,84 @@ pub async fn guard(State(state): State<AppState>, request: Request, next: Next) 
     }
 }
 
-/// Rule 4: the caller of a route that is not public, put in the request's extensions.
+/// Rule 4: the caller of a route that is not public, put in the request's extensions, once the
+/// route's declared permission and, with sign-in, the caller's request budget allow it.
 async fn identified(state: &AppState, mut request: Request) -> Result<Request, Refusal> {
-    if is_public(state, request.uri().path()) {
+    let path = request.uri().path();
+    if is_public(state, path) {
         return Ok(request);
     }
     let refused = |error: ApiError| Refusal::new(error.status, error.message);
     let principal = crate::http::identity::identify(state, request.headers())
         .await
         .map_err(refused)?;
-    // A server function's permission, as its table declares it (a viewer never mutates).
-    if let Some(rule) = server_fns::rule(request.uri().path()) {
-        principal.require(rule.permission).map_err(refused)?;
+    // The permission the route declares (server functions and `/api` routes; pages read).
+    let permission = match server_fns::rule(path) {
+        Some(rule) => Some(rule.permission),
+        None => match api_routes::find(request.method().as_str(), path) {
+            Some(route) => match route.access {
+                Access::Needs(permission) => Some(permission),
+                Access::Public => None,
+            },
+            None => None,
+        },
+    };
+    if let Some(permission) = permission {
+        principal.require(permission).map_err(refused)?;
+        budget(state, &principal, permission).await?;
     }
     request.extensions_mut().insert(principal);
     Ok(request)
 }
 
-/// Routes anyone may reach: the health and metrics endpoints, starting and finishing sign-in,
-/// and the site's files (a path naming a file under the site root; never one with `..`).
+/// Requests a member may make per 60-second window, by the permission of the route
+/// (`shared/spec/security-and-durability.md` §1.6).
+pub fn budget_per_minute(permission: Permission) -> u32 {
+    match permission {
+        Permission::Read => 900,
+        Permission::Operate => 120,
+        Permission::Administer => 60,
+    }
+}
+
+pub const TOO_MANY_REQUESTS: &str = "Too many requests. Try again shortly.";
+
+/// Takes one request from the caller's budget for `permission`: with sign-in only, where a
+/// deployment is shared (ADR 0037); the development-mode administrator is one person on their
+/// own machine.
+async fn budget(state: &AppState, principal: &Principal, permission: Permission) -> Result<(), Refusal> {
+    if !matches!(*state.auth, crate::http::identity::Auth::Oidc(_)) {
+        return Ok(());
+    }
+    let key = format!("user:{}:{}", principal.membership_id, permission.as_str());
+    let allowed =
+        crate::store::budgets::take(&state.db, &key, budget_per_minute(permission), chrono::Utc::now())
+            .await
+            .map_err(|error| {
+                tracing::warn!(%error, "cannot take from a request budget");
+                Refusal::new(StatusCode::SERVICE_UNAVAILABLE, IDENTITY_UNAVAILABLE)
+            })?;
+    if allowed {
+        Ok(())
+    } else {
+        Err(Refusal::new(StatusCode::TOO_MANY_REQUESTS, TOO_MANY_REQUESTS))
+    }
+}
+
+/// Routes anyone may reach: the health and metrics endpoints, the public `/api` routes
+/// (starting and finishing sign-in), and the site's files (a path naming a file under the
+/// site root; never one with `..`).
 pub fn is_public(state: &AppState, path: &str) -> bool {
-    if matches!(
-        path,
-        "/healthz" | "/readyz" | "/metrics" | "/api/auth/login" | "/api/auth/callback"
-    ) {
+    if matches!(path, "/healthz" | "/readyz" | "/metrics") {
         return true;
     }
+    if path.starts_with("/api/") {
+        return api_routes::API_ROUTES
+            .iter()
+            .any(|route| route.access == Access::Public && route.path == path);
+    }
     let relative = path.trim_start_matches('/');
-    if relative.is_empty()
-        || path.starts_with("/api/")
-        || relative.split('/').any(|s| s.is_empty() || s == "..")
-    {
+    if relative.is_empty() || relative.split('/').any(|s| s.is_empty() || s == "..") {
         return false;
     }
     std::path::Path::new(&*state.leptos_options.site_root)

@@ -13,7 +13,7 @@ use tower_http::services::ServeDir;
 use tower_http::set_header::SetResponseHeaderLayer;
 
 use super::guard::{self, SERVER_FN_BODY_LIMIT};
-use super::{api, health, live, metrics, site};
+use super::{api, health, metrics, site};
 use crate::state::AppState;
 
 /// Security headers sent with every response (`shared/spec/security-and-durability.md` §6.7).
@@ -49,9 +49,6 @@ pub fn build_router(state: AppState) -> Router {
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))
         .route("/metrics", get(metrics::render))
-        .route("/api/live/tasks/{id}", get(live::task_stream))
-        .route("/api/live/conversations/{id}", get(live::conversation_stream))
-        .route("/api/tasks/events", get(live::freshness))
         .merge(api::routes())
         // Server functions and SSR both get the backend; leptos_routes_with_context registers the
         // server-function endpoints with the same context.

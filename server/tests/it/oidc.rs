@@ -600,3 +600,43 @@ async fn a_viewer_is_refused_every_mutation_security_1_3() {
     );
     test_db.cleanup().await;
 }
+
+/// §1.6: with sign-in each member has a budget per permission and minute, counted in the
+/// database; past it `429`. Reads keep their own budget.
+#[tokio::test]
+async fn a_member_past_their_budget_is_refused_security_1_6() {
+    let provider = Provider::start();
+    let (state, test_db) = console(&oidc_vars(&provider)).await;
+    let ada = provisioned(&state.db, &provider, "ada").await;
+    let signed_in = sign_in(&state, &provider, "ada", "/tasks").await;
+    let (session, _) = set_cookie(&signed_in, "__Host-a2a-session");
+    // The window's 120 operate requests, already spent.
+    let key = format!("user:{}:operate", ada.membership_id);
+    for _ in 0..120 {
+        assert!(
+            server::store::budgets::take(&state.db, &key, 120, chrono::Utc::now())
+                .await
+                .unwrap()
+        );
+    }
+    let cancel = Request::post(format!(
+        "/api/agents/{}/tasks/{}/cancel",
+        uuid::Uuid::now_v7(),
+        uuid::Uuid::now_v7()
+    ))
+    .header("cookie", session.as_str())
+    .header("content-type", "application/json")
+    .body(Body::from("{}"))
+    .unwrap();
+    let refused = support::send(&state, cancel).await;
+    assert_eq!(refused.status(), StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(
+        support::text(refused).await,
+        r#"{"error":{"message":"Too many requests. Try again shortly."}}"#
+    );
+    assert_eq!(
+        call(&state, "GET", "/api/agents", Some(&session)).await.status(),
+        StatusCode::OK
+    );
+    test_db.cleanup().await;
+}

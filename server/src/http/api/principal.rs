@@ -41,6 +41,17 @@ pub struct Principal {
     pub organization_id: String,
 }
 
+impl Permission {
+    /// The permission's name, as the reference writes it (and budget keys use it).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Permission::Read => "read",
+            Permission::Operate => "operate",
+            Permission::Administer => "administer",
+        }
+    }
+}
+
 impl Principal {
     /// The caller `member` is, if it may act at all: `401 Sign in to continue.` for a disabled
     /// membership or user.
