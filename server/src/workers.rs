@@ -7,6 +7,7 @@
 
 pub mod approvals;
 pub mod dispatch;
+pub mod housekeeping;
 pub mod subscriptions;
 
 use tokio_util::sync::CancellationToken;
@@ -139,6 +140,11 @@ pub fn start(mut deps: WorkerDeps, tracker: &TaskTracker, shutdown: Cancellation
     tracker.spawn(approvals::run(
         deps.clone(),
         deps.decision_sweep,
+        shutdown.clone(),
+    ));
+    tracker.spawn(housekeeping::run(
+        deps.clone(),
+        housekeeping::PERIOD,
         shutdown.clone(),
     ));
     tracker.spawn(subscriptions::run(deps, tracker.clone(), shutdown));

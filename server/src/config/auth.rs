@@ -40,7 +40,7 @@ impl AuthMode {
 /// A usable OIDC configuration.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OidcSettings {
-    /// `A2A_OIDC_ISSUER`, its trailing slash dropped.
+    /// `A2A_OIDC_ISSUER` exactly as given: the provider must name itself by this string.
     pub issuer: String,
     pub client_id: String,
     pub client_secret: Secret,
@@ -55,6 +55,12 @@ pub struct OidcSettings {
 }
 
 impl OidcSettings {
+    /// The issuer as people are provisioned with it (its trailing slash dropped, as
+    /// `auth provision` stores it), so `https://id.example.com/` and `…com` name the same people.
+    pub fn identity_issuer(&self) -> &str {
+        self.issuer.trim_end_matches('/')
+    }
+
     /// Where the provider sends the browser back (`<A2A_AUTH_ORIGIN>/api/auth/callback`).
     pub fn redirect_uri(&self) -> String {
         format!("{}/api/auth/callback", self.origin)
@@ -110,8 +116,8 @@ fn oidc_settings(get: &impl Fn(&str) -> Option<String>) -> Result<OidcSettings, 
     })
 }
 
-/// An https issuer without credentials, query or fragment, its trailing slash dropped (the
-/// provider must name itself by exactly this string); `None` for anything else.
+/// An https issuer without credentials, query or fragment, its trailing slash dropped (the form
+/// people are provisioned with); `None` for anything else.
 pub fn normalize_issuer(value: &str) -> Option<String> {
     let url = Url::parse(value).ok()?;
     let plain = url.scheme() == "https"
@@ -124,8 +130,9 @@ pub fn normalize_issuer(value: &str) -> Option<String> {
     plain.then(|| value.trim_end_matches('/').to_owned())
 }
 
+/// A usable issuer, kept exactly as given.
 fn parse_issuer(value: &str) -> Result<String, ConfigError> {
-    normalize_issuer(value).ok_or_else(|| {
+    normalize_issuer(value).map(|_| value.to_owned()).ok_or_else(|| {
         ConfigError::new(
             "A2A_OIDC_ISSUER",
             "must be an https URL without credentials, query or fragment",
@@ -169,7 +176,11 @@ mod tests {
         let AuthMode::Oidc(Ok(settings)) = mode(&OIDC).unwrap() else {
             panic!("usable oidc")
         };
-        assert_eq!(settings.issuer, "https://id.example.com");
+        assert_eq!(
+            settings.issuer, "https://id.example.com/",
+            "as given: the provider's own string"
+        );
+        assert_eq!(settings.identity_issuer(), "https://id.example.com");
         assert_eq!(
             settings.redirect_uri(),
             "https://taskbay.example/api/auth/callback"

@@ -14,7 +14,8 @@
 //!    ([`server_fns::SERVER_FNS`]), the body at most [`SERVER_FN_BODY_LIMIT`] bytes (`413`), and
 //!    the `Content-Type` the one its codec reads (`415`): a JSON function never parses a
 //!    `text/plain` body a foreign page could send without a preflight.
-//! 4. **Identity** ([`crate::http::identity`]), for every route but the public ones ([`is_public`]):
+//! 4. **Identity** ([`crate::http::identity`]), for every route but the public ones ([`is_public`]).
+//!    With sign-in, a request that changes something must carry exactly `Origin: <A2A_AUTH_ORIGIN>`.
 //!    the caller is resolved once and handed on as the request's
 //!    [`Principal`](crate::http::api::principal::Principal); a server function's permission
 //!    ([`server_fns::SERVER_FNS`]) is checked against its role (`403`). Without a caller a
@@ -81,7 +82,10 @@ pub async fn guard(State(state): State<AppState>, request: Request, next: Next) 
         .path_and_query()
         .map_or_else(|| path.clone(), |p| p.to_string());
     let checked = match check(&state.origins, request).await {
-        Ok(request) => identified(&state, request).await,
+        Ok(request) => match identified(&state, request).await {
+            Ok(request) => read_server_fn_body(request).await,
+            Err(refusal) => Err(refusal),
+        },
         Err(refusal) => Err(refusal),
     };
     match checked {
@@ -108,6 +112,18 @@ async fn identified(state: &AppState, mut request: Request) -> Result<Request, R
     let path = request.uri().path();
     if is_public(state, path) {
         return Ok(request);
+    }
+    // With sign-in a change must come from the console's own pages at A2A_AUTH_ORIGIN: a
+    // script sends that Origin too (reference §4.1).
+    if let crate::http::identity::Auth::Oidc(Ok(sign_in)) = &*state.auth
+        && !is_safe(request.method())
+        && request
+            .headers()
+            .get(header::ORIGIN)
+            .and_then(|o| o.to_str().ok())
+            != Some(&sign_in.settings().origin)
+    {
+        return Err(Refusal::new(StatusCode::FORBIDDEN, NOT_PERMITTED));
     }
     let refused = |error: ApiError| Refusal::new(error.status, error.message);
     let principal = crate::http::identity::identify(state, request.headers())
@@ -205,7 +221,7 @@ fn sign_in_redirect(path_and_query: &str) -> Response {
     response
 }
 
-/// Runs every rule; hands the request back (its body read when it is a server function's).
+/// Runs rules 1–3 (the body of a server function is read after rule 4, [`read_server_fn_body`]).
 pub async fn check(origins: &ConsoleOrigins, request: Request) -> Result<Request, Refusal> {
     let host = request
         .headers()
@@ -280,8 +296,16 @@ async fn check_server_fn(request: Request) -> Result<Request, Refusal> {
             ));
         }
     }
-    // Read the body here, within the limit, so a body sent without a length (chunked) that
-    // runs over it is answered 413 too, not a server function's 500.
+    Ok(request)
+}
+
+/// A server function's body, read within the limit once the caller is known (an anonymous
+/// request never makes the server hold 16 MiB), so a body sent without a length (chunked) that
+/// runs over it is answered 413 too, not a server function's 500.
+async fn read_server_fn_body(request: Request) -> Result<Request, Refusal> {
+    if !request.uri().path().starts_with("/api/fn/") {
+        return Ok(request);
+    }
     let (parts, body) = request.into_parts();
     let bytes = axum::body::to_bytes(body, SERVER_FN_BODY_LIMIT)
         .await

@@ -86,9 +86,13 @@ pub async fn identify(state: &AppState, headers: &HeaderMap) -> Result<Principal
         Auth::Oidc(Err(_)) => return Err(ApiError::unavailable_with(IDENTITY_UNAVAILABLE)),
         Auth::Oidc(Ok(_)) => {
             let token = cookie(headers, SESSION_COOKIE).unwrap_or_default();
+            let organization_id = state.organization_id().await.map_err(unavailable)?;
             sessions::member(&state.db, token, Utc::now())
                 .await
                 .map_err(unavailable)?
+                // A session of another organization's membership (a changed slug, or another
+                // deployment on the same database) is no session here.
+                .filter(|member| member.organization_id == organization_id)
                 .ok_or_else(|| ApiError::new(StatusCode::UNAUTHORIZED, SIGN_IN_REQUIRED))?
         }
     };

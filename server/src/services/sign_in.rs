@@ -210,11 +210,16 @@ impl SignIn {
             Err(StoreError::NotFound) => return Err(failed("no such organization")),
             Err(error) => return Err(store_unavailable(error)),
         };
-        let member = identity::member_of(&db.read, &organization.id, &self.settings.issuer, subject)
-            .await
-            .map_err(store_unavailable)?
-            .filter(|member| member.active)
-            .ok_or_else(|| failed("not provisioned or disabled"))?;
+        let member = identity::member_of(
+            &db.read,
+            &organization.id,
+            self.settings.identity_issuer(),
+            subject,
+        )
+        .await
+        .map_err(store_unavailable)?
+        .filter(|member| member.active)
+        .ok_or_else(|| failed("not provisioned or disabled"))?;
         let expires_at = Utc::now() + self.settings.session_lifetime;
         let session_token = sessions::create(db, &member.membership_id, expires_at)
             .await

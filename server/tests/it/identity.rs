@@ -425,3 +425,51 @@ async fn budgets_count_fixed_windows_per_key_security_1_6() {
         test_db.cleanup().await;
     }
 }
+
+/// The housekeeping loop deletes expired sessions and past budget windows (ADR 0036).
+#[tokio::test]
+async fn housekeeping_purges_what_expired() {
+    use chrono::{Duration, Utc};
+    use server::store::{budgets, sessions};
+
+    let test_db = support::sqlite();
+    let db = test_db.migrated().await;
+    let person = identity::provision(&db, &ada(Role::Viewer)).await.unwrap();
+    let expired = sessions::create(&db, &person.membership_id, Utc::now() - Duration::seconds(1))
+        .await
+        .unwrap();
+    let live = sessions::create(&db, &person.membership_id, Utc::now() + Duration::hours(1))
+        .await
+        .unwrap();
+    budgets::take(&db, "user:m:read", 900, Utc::now() - Duration::minutes(5))
+        .await
+        .unwrap();
+    let state = server::AppState::new(support::leptos_options(), test_db.config.clone(), db.clone()).unwrap();
+    let shutdown = tokio_util::sync::CancellationToken::new();
+    let worker = tokio::spawn(server::workers::housekeeping::run(
+        state.worker_deps(),
+        std::time::Duration::from_millis(10),
+        shutdown.clone(),
+    ));
+    let purged = crate::ledger::eventually(std::time::Duration::from_secs(10), || async {
+        sessions::member(&db, &expired, Utc::now() - Duration::minutes(1))
+            .await
+            .unwrap()
+            .is_none()
+    })
+    .await;
+    assert!(purged, "the expired session is deleted");
+    assert!(
+        sessions::member(&db, &live, Utc::now()).await.unwrap().is_some(),
+        "a live one stays"
+    );
+    assert!(
+        budgets::take(&db, "user:m:read", 1, Utc::now() - Duration::minutes(5))
+            .await
+            .unwrap(),
+        "the old window is gone"
+    );
+    shutdown.cancel();
+    worker.await.unwrap();
+    test_db.cleanup().await;
+}

@@ -490,7 +490,18 @@ async fn sign_in_through_the_console_security_1_1_and_1_2() {
         StatusCode::OK
     );
 
-    let out = call(&state, "POST", "/api/auth/logout", Some(&session)).await;
+    let no_origin = call(&state, "POST", "/api/auth/logout", Some(&session)).await;
+    assert_eq!(
+        no_origin.status(),
+        StatusCode::FORBIDDEN,
+        "reference §4.1: a change needs the console's Origin"
+    );
+    let logout = Request::post("/api/auth/logout")
+        .header("cookie", session.as_str())
+        .header("origin", ORIGIN)
+        .body(Body::empty())
+        .unwrap();
+    let out = support::send(&state, logout).await;
     assert_eq!(out.status(), StatusCode::OK);
     let (_, cleared) = set_cookie(&out, "__Host-a2a-session");
     assert!(
@@ -570,6 +581,7 @@ async fn a_viewer_is_refused_every_mutation_security_1_3() {
         Request::post(path)
             .header("cookie", session.as_str())
             .header("content-type", "application/x-www-form-urlencoded")
+            .header("origin", ORIGIN)
             .body(Body::from(body.to_owned()))
             .unwrap()
     };
@@ -591,6 +603,7 @@ async fn a_viewer_is_refused_every_mutation_security_1_3() {
     );
     let register = Request::post("/api/agents")
         .header("cookie", session.as_str())
+        .header("origin", ORIGIN)
         .header("content-type", "application/json")
         .body(Body::from(r#"{"cardUrl":"http://127.0.0.1:9/card.json"}"#))
         .unwrap();
@@ -625,6 +638,7 @@ async fn a_member_past_their_budget_is_refused_security_1_6() {
         uuid::Uuid::now_v7()
     ))
     .header("cookie", session.as_str())
+    .header("origin", ORIGIN)
     .header("content-type", "application/json")
     .body(Body::from("{}"))
     .unwrap();
@@ -637,6 +651,76 @@ async fn a_member_past_their_budget_is_refused_security_1_6() {
     assert_eq!(
         call(&state, "GET", "/api/agents", Some(&session)).await.status(),
         StatusCode::OK
+    );
+    test_db.cleanup().await;
+}
+
+/// What a stranger can do: nothing but start a sign-in. A server function answers 401 before
+/// its body is read; the provider's error or a doubled parameter is the uniform 401 and spends
+/// the attempt; a session of another organization's membership is no session here.
+#[tokio::test]
+async fn strangers_and_other_organizations_get_nothing() {
+    let provider = Provider::start();
+    let (state, test_db) = console(&oidc_vars(&provider)).await;
+    let function = Request::post("/api/fn/list_agents")
+        .header("origin", ORIGIN)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(Body::empty())
+        .unwrap();
+    assert_eq!(
+        support::send(&state, function).await.status(),
+        StatusCode::UNAUTHORIZED
+    );
+
+    let login = call(&state, "GET", "/api/auth/login", None).await;
+    let (login_cookie, _) = set_cookie(&login, "__Host-a2a-login");
+    for query in ["error=access_denied&state=x", "code=a&code=b&state=x"] {
+        let refused = call(
+            &state,
+            "GET",
+            &format!("/api/auth/callback?{query}"),
+            Some(&login_cookie),
+        )
+        .await;
+        assert_eq!(refused.status(), StatusCode::UNAUTHORIZED, "{query}");
+        assert_eq!(
+            support::text(refused).await,
+            r#"{"error":{"message":"Sign-in failed. Start a new sign-in attempt."}}"#
+        );
+    }
+    let token = login_cookie.split_once('=').unwrap().1;
+    assert_eq!(
+        sessions::consume_attempt(&state.db, token, chrono::Utc::now())
+            .await
+            .unwrap(),
+        None,
+        "spent"
+    );
+
+    // Elsewhere: a member of another organization with a valid session.
+    let other = identity::provision(
+        &state.db,
+        &Provision {
+            issuer: &provider.issuer,
+            subject: "eve",
+            organization: "other",
+            name: "Eve",
+            role: Role::Admin,
+        },
+    )
+    .await
+    .unwrap();
+    let token = sessions::create(
+        &state.db,
+        &other.membership_id,
+        chrono::Utc::now() + chrono::Duration::hours(1),
+    )
+    .await
+    .unwrap();
+    let cookie = format!("__Host-a2a-session={token}");
+    assert_eq!(
+        call(&state, "GET", "/api/agents", Some(&cookie)).await.status(),
+        StatusCode::UNAUTHORIZED
     );
     test_db.cleanup().await;
 }

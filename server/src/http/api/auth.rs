@@ -12,11 +12,10 @@
 //! (§1.6), counted in the database.
 
 use axum::Json;
-use axum::extract::{Query, State};
+use axum::extract::{RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use chrono::Utc;
-use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::error::ApiError;
@@ -32,19 +31,19 @@ pub const TOO_MANY_SIGN_INS: &str = "Too many sign-in requests.";
 /// Sign-in starts and callbacks allowed per minute, for all callers together (§1.6).
 pub const SIGN_IN_BUDGET: u32 = 240;
 
-/// `?returnTo=`.
-#[derive(Debug, Deserialize)]
-pub struct LoginQuery {
-    #[serde(rename = "returnTo")]
-    return_to: Option<String>,
+/// The one value of `name` in a query string; `None` when absent or given more than once (a
+/// query the console cannot read one way only is not read at all).
+fn only_value(query: Option<&str>, name: &str) -> Option<String> {
+    let mut values = url::form_urlencoded::parse(query.unwrap_or_default().as_bytes())
+        .filter(|(key, _)| key == name)
+        .map(|(_, value)| value.into_owned());
+    let first = values.next()?;
+    values.next().is_none().then_some(first)
 }
 
-/// `GET /api/auth/login`.
-pub async fn login(
-    State(state): State<AppState>,
-    Query(query): Query<LoginQuery>,
-) -> Result<Response, ApiError> {
-    let return_to = safe_return_to(query.return_to.as_deref());
+/// `GET /api/auth/login?returnTo=`.
+pub async fn login(State(state): State<AppState>, RawQuery(query): RawQuery) -> Result<Response, ApiError> {
+    let return_to = safe_return_to(only_value(query.as_deref(), "returnTo").as_deref());
     let sign_in = match &*state.auth {
         Auth::Development => return Ok(see_other(&return_to)),
         Auth::Oidc(Err(_)) => return Err(ApiError::unavailable_with(SIGN_IN_UNAVAILABLE)),
@@ -64,18 +63,12 @@ pub async fn login(
     Ok(response)
 }
 
-/// `?code=&state=` (the provider may add `iss`, `session_state`, or `error`).
-#[derive(Debug, Deserialize)]
-pub struct CallbackQuery {
-    code: Option<String>,
-    state: Option<String>,
-}
-
-/// `GET /api/auth/callback`: every failure is the same `401`.
+/// `GET /api/auth/callback?code=&state=` (the provider may add `iss`, `session_state`, or
+/// `error`): every failure is the same `401`.
 pub async fn callback(
     State(state): State<AppState>,
     headers: HeaderMap,
-    Query(query): Query<CallbackQuery>,
+    RawQuery(query): RawQuery,
 ) -> Result<Response, ApiError> {
     let sign_in = match &*state.auth {
         Auth::Oidc(Ok(sign_in)) => sign_in,
@@ -84,7 +77,9 @@ pub async fn callback(
     };
     within_budget(&state, "callback").await?;
     let failed = || ApiError::new(StatusCode::UNAUTHORIZED, SIGN_IN_FAILED);
-    let (Some(code), Some(returned_state)) = (query.code, query.state) else {
+    let code = only_value(query.as_deref(), "code");
+    let returned_state = only_value(query.as_deref(), "state");
+    let (Some(code), Some(returned_state)) = (code, returned_state) else {
         // The provider's own error (`?error=access_denied`) is not echoed; the attempt is spent.
         if let Some(token) = cookie(&headers, LOGIN_COOKIE) {
             let _ = sessions::consume_attempt(&state.db, token, Utc::now()).await;
@@ -165,4 +160,21 @@ fn see_other(location: &str) -> Response {
         .headers_mut()
         .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_query_value_is_read_only_when_given_once() {
+        assert_eq!(only_value(Some("code=a&state=b"), "state").as_deref(), Some("b"));
+        assert_eq!(
+            only_value(Some("returnTo=%2Fchat%3Fx%3D1"), "returnTo").as_deref(),
+            Some("/chat?x=1")
+        );
+        assert_eq!(only_value(Some("code=a&code=b"), "code"), None);
+        assert_eq!(only_value(Some("code=a"), "state"), None);
+        assert_eq!(only_value(None, "code"), None);
+    }
 }
