@@ -64,37 +64,68 @@ pub async fn login(State(state): State<AppState>, RawQuery(query): RawQuery) -> 
 }
 
 /// `GET /api/auth/callback?code=&state=` (the provider may add `iss`, `session_state`, or
-/// `error`): every failure is the same `401`.
+/// `error`): every failure is the same `401`. A browser arriving from the provider (it asks for
+/// HTML) gets the message as a page with a way to start again; anything else the JSON error.
 pub async fn callback(
     State(state): State<AppState>,
     headers: HeaderMap,
     RawQuery(query): RawQuery,
+) -> Response {
+    let browser = headers
+        .get(header::ACCEPT)
+        .and_then(|accept| accept.to_str().ok())
+        .is_some_and(|accept| accept.contains("text/html"));
+    match finish_sign_in(&state, &headers, query).await {
+        Ok(response) => response,
+        Err(error) if browser && error.status == StatusCode::UNAUTHORIZED => failed_page(),
+        Err(error) => error.into_response(),
+    }
+}
+
+/// The page a browser sees when its sign-in failed.
+fn failed_page() -> Response {
+    let page = format!(
+        "<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><title>Sign-in failed · Agent Taskbay</title>\
+         <main><h1>{SIGN_IN_FAILED}</h1><p>If you have just been given access, ask an admin whether you were \
+         provisioned for this console.</p><p><a href=\"/api/auth/login\">Sign in again</a></p></main></html>"
+    );
+    let mut response = (StatusCode::UNAUTHORIZED, axum::response::Html(page)).into_response();
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+async fn finish_sign_in(
+    state: &AppState,
+    headers: &HeaderMap,
+    query: Option<String>,
 ) -> Result<Response, ApiError> {
     let sign_in = match &*state.auth {
         Auth::Oidc(Ok(sign_in)) => sign_in,
         Auth::Oidc(Err(_)) => return Err(ApiError::unavailable_with(SIGN_IN_UNAVAILABLE)),
         Auth::Development => return Err(ApiError::new(StatusCode::UNAUTHORIZED, SIGN_IN_FAILED)),
     };
-    within_budget(&state, "callback").await?;
+    within_budget(state, "callback").await?;
     let failed = || ApiError::new(StatusCode::UNAUTHORIZED, SIGN_IN_FAILED);
     let code = only_value(query.as_deref(), "code");
     let returned_state = only_value(query.as_deref(), "state");
     let (Some(code), Some(returned_state)) = (code, returned_state) else {
         // The provider's own error (`?error=access_denied`) is not echoed; the attempt is spent.
-        if let Some(token) = cookie(&headers, LOGIN_COOKIE) {
+        if let Some(token) = cookie(headers, LOGIN_COOKIE) {
             let _ = sessions::consume_attempt(&state.db, token, Utc::now()).await;
         }
         return Err(failed());
     };
     let finished = sign_in
-        .finish(&state.db, cookie(&headers, LOGIN_COOKIE), &code, &returned_state)
+        .finish(&state.db, cookie(headers, LOGIN_COOKIE), &code, &returned_state)
         .await
         .map_err(|error| match error {
             SignInError::Failed => failed(),
             SignInError::Unavailable => ApiError::unavailable_with(SIGN_IN_UNAVAILABLE),
         })?;
     // A previous session of this browser ends: a sign-in never leaves two behind.
-    if let Some(previous) = cookie(&headers, SESSION_COOKIE) {
+    if let Some(previous) = cookie(headers, SESSION_COOKIE) {
         sessions::delete(&state.db, previous)
             .await
             .map_err(ApiError::from)?;
