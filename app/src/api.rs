@@ -6,6 +6,7 @@ pub mod agents;
 pub mod approvals;
 pub mod extensions;
 pub mod idempotency;
+pub mod identity;
 pub mod tasks;
 
 /// A value only the browser loads (it needs `localStorage`, or the page should not wait for
@@ -76,6 +77,7 @@ pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T
 pub struct Backend {
     pub agents: std::sync::Arc<dyn agents::AgentsBackend>,
     pub approvals: std::sync::Arc<dyn approvals::ApprovalsBackend>,
+    pub identity: std::sync::Arc<dyn identity::IdentityBackend>,
     pub tasks: std::sync::Arc<dyn tasks::TasksBackend>,
 }
 

@@ -244,3 +244,11 @@ test("every icon is drawn from the sprite inlined in the page; no sprite or logo
   await expect(logo.locator("rect, path, circle")).toHaveCount(3);
   expect(sprites).toEqual([]);
 });
+
+test("without sign-in the identity menu names the local operator, with nothing to sign out of", async ({ page }) => {
+  await openHydrated(page, "/tasks");
+  const menu = page.getByTestId("identity");
+  await expect(menu).toContainText("Local operator");
+  await expect(menu).toContainText("Admin");
+  await expect(menu.getByRole("button", { name: "Sign out" })).toHaveCount(0);
+});

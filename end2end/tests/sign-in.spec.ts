@@ -116,10 +116,14 @@ test("a provisioned person signs in through the provider and signs out; a strang
     const me = await page.evaluate(async () => (await fetch("/api/auth/session")).json());
     expect(me).toEqual({ user: { displayName: "Ada Lovelace", role: "operator" }, mode: "oidc" });
 
-    // Signing out ends the console's session (the provider keeps its own: a new visit would
-    // sign in again there without asking).
-    const out = await page.evaluate(async () => (await fetch("/api/auth/logout", { method: "POST" })).status);
-    expect(out).toBe(200);
+    // The identity menu names the person and role; its Sign out ends the console's session
+    // (the provider keeps its own: a new visit would sign in again there without asking).
+    const menu = page.getByTestId("identity");
+    await expect(menu).toContainText("Ada Lovelace");
+    await expect(menu).toContainText("Operator");
+    await menu.getByRole("button", { name: "Sign out" }).click();
+    await expect(page).toHaveURL(`${origin}/api/auth/signed-out`);
+    await expect(page.getByRole("heading", { name: "You are signed out of Agent Taskbay." })).toBeVisible();
     expect((await context.cookies(origin)).find((c) => c.name === "__Host-a2a-session")).toBeUndefined();
     const after = await page.evaluate(async () => (await fetch("/api/agents")).status);
     expect(after).toBe(401);

@@ -21,7 +21,45 @@ pub fn backend(state: &AppState) -> Backend {
     Backend {
         agents: Arc::new(Agents(state.clone())),
         approvals: Arc::new(approvals::Approvals(state.clone())),
+        identity: Arc::new(Identity(state.clone())),
         tasks: Arc::new(tasks::Tasks(state.clone())),
+    }
+}
+
+/// The identity menu's backend: the caller the request guard identified.
+struct Identity(AppState);
+
+impl app::api::identity::IdentityBackend for Identity {
+    fn current(&self) -> BoxFuture<'_, Result<app::api::identity::Identity, AppError>> {
+        Box::pin(async move {
+            let axum::Extension(principal) =
+                leptos_axum::extract::<axum::Extension<crate::http::api::principal::Principal>>()
+                    .await
+                    .map_err(|_| AppError::Internal)?;
+            Ok(app::api::identity::Identity {
+                display_name: principal.display_name,
+                role: principal.role,
+                signed_in: matches!(*self.0.auth, crate::http::identity::Auth::Oidc(_)),
+            })
+        })
+    }
+
+    fn sign_out(&self) -> BoxFuture<'_, Result<(), AppError>> {
+        use crate::http::identity::{SESSION_COOKIE, cookie, set_cookie};
+        Box::pin(async move {
+            let parts = leptos_axum::extract::<http::request::Parts>()
+                .await
+                .map_err(|_| AppError::Internal)?;
+            if let Some(token) = cookie(&parts.headers, SESSION_COOKIE) {
+                crate::store::sessions::delete(&self.0.db, token)
+                    .await
+                    .map_err(store_error)?;
+            }
+            if let Some(response) = leptos::prelude::use_context::<leptos_axum::ResponseOptions>() {
+                response.append_header(http::header::SET_COOKIE, set_cookie(SESSION_COOKIE, "", 0));
+            }
+            Ok(())
+        })
     }
 }
 

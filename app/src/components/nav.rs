@@ -105,10 +105,52 @@ pub fn Sidebar() -> impl IntoView {
                     .collect_view()}
             </ul>
             <div class="sidebar-footer">
+                <IdentityMenu/>
                 <ThemeSwitch/>
                 <p class="tenant">"A2A v1.0 · local"</p>
             </div>
         </nav>
+    }
+}
+
+/// Who is signed in, with their role, and a way to sign out. Loaded in the browser only, like the
+/// badge below: it is outside every page.
+#[component]
+fn IdentityMenu() -> impl IntoView {
+    let identity = crate::api::browser_value(crate::api::identity::get_identity);
+    let sign_out = ServerAction::<crate::api::identity::SignOut>::new();
+    // Signed out: off the app, whose every page would sign in again through the provider.
+    Effect::new(move |_| {
+        if matches!(sign_out.value().get(), Some(Ok(()))) {
+            #[cfg(feature = "hydrate")]
+            if let Some(window) = web_sys::window() {
+                let _ = window.location().set_href(crate::api::identity::SIGNED_OUT_PATH);
+            }
+        }
+    });
+    move || {
+        identity.get().map(|me| {
+            view! {
+                <div class="identity" data-testid="identity">
+                    <p class="identity-name">{me.display_name}</p>
+                    <p class="identity-role muted small">{role_label(me.role)}</p>
+                    {me.signed_in.then(|| view! {
+                        <ActionForm action=sign_out>
+                            <button type="submit" class="button identity-sign-out">"Sign out"</button>
+                        </ActionForm>
+                    })}
+                </div>
+            }
+        })
+    }
+}
+
+/// A role as the console names it.
+fn role_label(role: crate::words::Role) -> &'static str {
+    match role {
+        crate::words::Role::Admin => "Admin",
+        crate::words::Role::Operator => "Operator",
+        crate::words::Role::Viewer => "Viewer",
     }
 }
 

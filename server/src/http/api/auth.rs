@@ -6,6 +6,7 @@
 //! | `GET /api/auth/login?returnTo=` | public | development: `303` to `returnTo`; OIDC: stores an attempt, sets `__Host-a2a-login`, `303` to the provider |
 //! | `GET /api/auth/callback` | public | consumes the attempt, starts a session (`__Host-a2a-session`), `303` to `returnTo` on `A2A_AUTH_ORIGIN` |
 //! | `POST /api/auth/logout` | read | ends the session, clears the cookie, `200 {"signedOut":true}` |
+//! | `GET /api/auth/signed-out` | public | the page the identity menu leaves for after signing out |
 //! | `GET /api/auth/session` | read | `{"user":{"displayName","role"},"mode"}` |
 //!
 //! Login and callback are public but budgeted: 240 a minute each for all callers together
@@ -71,25 +72,34 @@ pub async fn callback(
     headers: HeaderMap,
     RawQuery(query): RawQuery,
 ) -> Response {
-    let browser = headers
-        .get(header::ACCEPT)
-        .and_then(|accept| accept.to_str().ok())
-        .is_some_and(|accept| accept.contains("text/html"));
     match finish_sign_in(&state, &headers, query).await {
         Ok(response) => response,
-        Err(error) if browser && error.status == StatusCode::UNAUTHORIZED => failed_page(),
+        Err(error) if wants_html(&headers) && error.status == StatusCode::UNAUTHORIZED => page(
+            StatusCode::UNAUTHORIZED,
+            "Sign-in failed · Agent Taskbay",
+            SIGN_IN_FAILED,
+            "If you have just been given access, ask an admin whether you were provisioned for this console.",
+        ),
         Err(error) => error.into_response(),
     }
 }
 
-/// The page a browser sees when its sign-in failed.
-fn failed_page() -> Response {
+/// Whether the request is a browser's navigation (it asks for HTML).
+fn wants_html(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::ACCEPT)
+        .and_then(|accept| accept.to_str().ok())
+        .is_some_and(|accept| accept.contains("text/html"))
+}
+
+/// A small page of fixed text with a way to sign in again (no script, no style: the console's
+/// stylesheet and app are behind sign-in).
+fn page(status: StatusCode, title: &str, heading: &str, text: &str) -> Response {
     let page = format!(
-        "<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><title>Sign-in failed · Agent Taskbay</title>\
-         <main><h1>{SIGN_IN_FAILED}</h1><p>If you have just been given access, ask an admin whether you were \
-         provisioned for this console.</p><p><a href=\"/api/auth/login\">Sign in again</a></p></main></html>"
+        "<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><title>{title}</title>\
+         <main><h1>{heading}</h1><p>{text}</p><p><a href=\"/api/auth/login\">Sign in again</a></p></main></html>"
     );
-    let mut response = (StatusCode::UNAUTHORIZED, axum::response::Html(page)).into_response();
+    let mut response = (status, axum::response::Html(page)).into_response();
     response
         .headers_mut()
         .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
@@ -146,7 +156,7 @@ async fn finish_sign_in(
     Ok(response)
 }
 
-/// `POST /api/auth/logout`.
+/// `POST /api/auth/logout` (the browser's identity menu uses the `sign_out` server function).
 pub async fn logout(
     State(state): State<AppState>,
     principal: Principal,
@@ -161,6 +171,17 @@ pub async fn logout(
         .headers_mut()
         .append(header::SET_COOKIE, set_cookie(SESSION_COOKIE, "", 0));
     Ok(response)
+}
+
+/// `GET /api/auth/signed-out`: where a browser lands after signing out. Public: the provider
+/// keeps its own session, so any page of the console would sign the person in again at once.
+pub async fn signed_out() -> Response {
+    page(
+        StatusCode::OK,
+        "Signed out · Agent Taskbay",
+        "You are signed out of Agent Taskbay.",
+        "Your identity provider may still be signed in; sign out there too on a shared computer.",
+    )
 }
 
 /// `GET /api/auth/session`.

@@ -49,6 +49,7 @@ use Permission::{Administer, Operate, Read};
 api_routes! {
     get "/api/auth/login" => auth::login, Public;
     get "/api/auth/callback" => auth::callback, Public;
+    get "/api/auth/signed-out" => auth::signed_out, Public;
     post "/api/auth/logout" => auth::logout, Needs(Read);
     get "/api/auth/session" => auth::session, Needs(Read);
     get "/api/agents" => agents::list, Needs(Read);
@@ -144,7 +145,8 @@ mod tests {
         }
     }
 
-    /// The public routes are exactly the two that start and finish sign-in.
+    /// The public routes are exactly those that start and finish sign-in, and the page after
+    /// signing out.
     #[test]
     fn only_sign_in_is_public() {
         let public: Vec<&str> = API_ROUTES
@@ -152,6 +154,9 @@ mod tests {
             .filter(|r| r.access == Public)
             .map(|r| r.path)
             .collect();
-        assert_eq!(public, ["/api/auth/login", "/api/auth/callback"]);
+        assert_eq!(
+            public,
+            ["/api/auth/login", "/api/auth/callback", "/api/auth/signed-out"]
+        );
     }
 }

@@ -47,8 +47,11 @@ pub const SERVER_FNS: &[ServerFnRule] = {
     use app::api::agents::*;
     use app::api::approvals::*;
     use app::api::extensions::*;
+    use app::api::identity::*;
     use app::api::tasks::*;
     rules![
+        GetIdentity => Read,
+        SignOut => Read,
         ListAgents => Read,
         GetAgent => Read,
         GetChatAgent => Read,
