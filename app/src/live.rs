@@ -10,7 +10,7 @@
 use leptos::prelude::*;
 use serde::Deserialize;
 
-use crate::a2a::decode_stream_event;
+use crate::a2a::{DecodedEvent, decode_stream_event};
 use crate::api::tasks::{CommandView, LedgerEvent};
 use crate::projection::TaskView;
 
@@ -61,8 +61,25 @@ pub fn parse_frame(name: &str, data: &str) -> Option<LiveFrame> {
 /// it with the shared projection fold. `Ok(true)` when the view changed, `Ok(false)` when the
 /// event was already folded in (a reconnect delivers it again); `Err` with the decode error.
 pub fn fold_ledger_event(view: &mut TaskView, event: &LedgerEvent) -> Result<bool, String> {
-    let decoded = decode_stream_event(&event.payload).map_err(|e| e.to_string())?;
-    Ok(view.apply(event.sequence, &decoded.event))
+    fold_decoded(view, event.sequence, &decode_ledger_event(event))
+}
+
+/// A ledger event's stored A2A payload, decoded (once: a page that folds it and also shows it
+/// in the Wire panel hands the one result to both), or why it does not decode.
+pub fn decode_ledger_event(event: &LedgerEvent) -> Result<DecodedEvent, String> {
+    decode_stream_event(&event.payload).map_err(|e| e.to_string())
+}
+
+/// [`fold_ledger_event`] of an event already decoded.
+pub fn fold_decoded(
+    view: &mut TaskView,
+    sequence: i64,
+    decoded: &Result<DecodedEvent, String>,
+) -> Result<bool, String> {
+    match decoded {
+        Ok(decoded) => Ok(view.apply(sequence, &decoded.event)),
+        Err(error) => Err(error.clone()),
+    }
 }
 
 /// The live stream of one conversation, resuming after `after`.

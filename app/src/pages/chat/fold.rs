@@ -2,8 +2,9 @@
 //! shared projection fold), command status changes into the unsettled sends. Pure: the page
 //! decides what to re-fetch from the outcome.
 
+use crate::a2a::DecodedEvent;
 use crate::api::tasks::{CommandStatus, CommandView, ConversationView, LedgerEvent};
-use crate::live::fold_ledger_event;
+use crate::live::{decode_ledger_event, fold_decoded};
 
 /// What folding one ledger event did.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -25,6 +26,15 @@ pub fn knows_task(view: &ConversationView, task_id: &str) -> bool {
 
 /// Folds one ledger event into the task it names.
 pub fn fold_ledger(view: &mut ConversationView, event: &LedgerEvent) -> Folded {
+    fold_ledger_decoded(view, event, &decode_ledger_event(event))
+}
+
+/// [`fold_ledger`] of an event whose payload is already decoded.
+pub fn fold_ledger_decoded(
+    view: &mut ConversationView,
+    event: &LedgerEvent,
+    decoded: &Result<DecodedEvent, String>,
+) -> Folded {
     if !view.conversation_id.is_empty() && event.conversation_id != view.conversation_id {
         return Folded::Unchanged;
     }
@@ -32,7 +42,7 @@ pub fn fold_ledger(view: &mut ConversationView, event: &LedgerEvent) -> Folded {
     let Some(task) = view.tasks.iter_mut().find(|t| t.local_id == event.task_id) else {
         return Folded::UnknownTask;
     };
-    match fold_ledger_event(task, event) {
+    match fold_decoded(task, event.sequence, decoded) {
         Ok(true) => Folded::Changed,
         Ok(false) => Folded::Unchanged,
         Err(error) => Folded::Undecodable(error),

@@ -6,13 +6,13 @@ use leptos::prelude::*;
 use leptos_router::hooks::use_navigate;
 use serde_json::json;
 
-use super::fold::{Folded, catch_up, fold_ledger, knows_task, note_command};
-use super::wire::{WireEntry, record_received};
+use super::fold::{Folded, catch_up, fold_ledger_decoded, knows_task, note_command};
+use super::wire::{WireEntry, check_decoded, record_checked};
 use crate::api::extensions::AgentExtensions;
 use crate::api::idempotency::DraftKey;
 use crate::api::tasks::{CommandView, ConversationView, SendInput, get_conversation, send_message};
 use crate::components::trace::TraceFeed;
-use crate::live::{LiveFrame, conversation_stream_url, use_live_stream};
+use crate::live::{LiveFrame, conversation_stream_url, decode_ledger_event, use_live_stream};
 
 /// Where a re-fetch of the conversation stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -112,18 +112,23 @@ impl ChatState {
                         missed.push(event.clone());
                     }
                 });
-                self.wire.update(|log| {
-                    record_received(log, &event);
-                });
                 if self.trace_open.try_get_untracked() == Some(true) {
                     self.trace.push(event.clone());
                 }
+                // Decoded once, for the fold and the Wire panel's check both.
+                let decoded = decode_ledger_event(&event);
                 // Only a change the page shows re-renders it: a status repeated (a flood of
                 // WORKING updates) moves the resume point and nothing else.
-                let folded = self.conversation.try_update_untracked(|c| fold_ledger(c, &event));
+                let folded = self
+                    .conversation
+                    .try_update_untracked(|c| fold_ledger_decoded(c, &event, &decoded));
                 if folded == Some(Folded::Changed) {
                     self.conversation.notify();
                 }
+                let check = check_decoded(&decoded);
+                self.wire.update(|log| {
+                    record_checked(log, event, check);
+                });
                 folded == Some(Folded::UnknownTask)
             }
             LiveFrame::Command(command) => {

@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 use serde_json::Value;
 
-use crate::a2a::{StreamEvent, decode_stream_event};
+use crate::a2a::{DecodedEvent, StreamEvent, decode_stream_event};
 use crate::api::tasks::{ConversationView, LedgerEvent};
 #[cfg(any(feature = "hydrate", test))]
 use crate::ext::a2ui::{A2uiState, mask_secret_action_values};
@@ -38,7 +38,12 @@ impl WireEntry {
 
 /// What a stored payload decodes to (`TaskStatusUpdate · TASK_STATE_WORKING`), or the error.
 pub fn check_payload(payload: &Value) -> Result<String, String> {
-    let decoded = decode_stream_event(payload).map_err(|e| e.to_string())?;
+    check_decoded(&decode_stream_event(payload).map_err(|e| e.to_string()))
+}
+
+/// [`check_payload`] of a payload already decoded.
+pub fn check_decoded(decoded: &Result<DecodedEvent, String>) -> Result<String, String> {
+    let decoded = decoded.as_ref().map_err(Clone::clone)?;
     Ok(match &decoded.event {
         StreamEvent::Task(task) => format!("Task · {}", task.status.state.as_v1_str()),
         StreamEvent::Message(_) => "Message".to_owned(),
@@ -58,16 +63,23 @@ pub fn check_payload(payload: &Value) -> Result<String, String> {
 /// them), so an event newer than the last received entry is new without a scan: at a thousand
 /// events a second the check stays constant-time.
 pub fn record_received(log: &mut Vec<WireEntry>, event: &LedgerEvent) -> bool {
+    let check = check_payload(&event.payload);
+    record_checked(log, event.clone(), check)
+}
+
+/// [`record_received`] of an event whose check is already known, taking the event (its payload
+/// moves into the log rather than being copied: at a thousand events a second it adds up).
+pub fn record_checked(log: &mut Vec<WireEntry>, event: LedgerEvent, check: Result<String, String>) -> bool {
     let last = log.iter().rev().find_map(WireEntry::sequence);
     let seen = last.is_some_and(|last| last >= event.sequence)
         && log.iter().any(|e| e.sequence() == Some(event.sequence));
     if !seen {
         log.push(WireEntry::Received {
             sequence: event.sequence,
-            source: event.source.clone(),
-            task_id: event.task_id.clone(),
-            payload: event.payload.clone(),
-            check: check_payload(&event.payload),
+            source: event.source,
+            task_id: event.task_id,
+            payload: event.payload,
+            check,
         });
     }
     !seen
