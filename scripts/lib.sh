@@ -125,6 +125,19 @@ ensure_chromium() {
   note "$(/usr/bin/chromium --version 2>/dev/null | tail -n1)"
 }
 
+# The sign-in tests' OpenID provider (end2end/oidc/provider.mjs) makes its throwaway CA with
+# the openssl command.
+ensure_openssl() {
+  if ! command -v openssl >/dev/null; then
+    step "Installing openssl for the sign-in tests' certificates"
+    local sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq openssl
+  fi
+  note "$(openssl version)"
+}
+
 # build_site: the hydrate wasm (release profile wasm-release), its JS glue, CSS and assets into
 # $LEPTOS_SITE_ROOT, the app's files named by their contents (served `immutable`, server/src/http/
 # site.rs) and listed in Leptos' hash file. Work is skipped when its input did not change: the

@@ -172,5 +172,16 @@ crate::stored_words! {
     }
 }
 
+impl Role {
+    /// The role as screens name it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Role::Admin => "Admin",
+            Role::Operator => "Operator",
+            Role::Viewer => "Viewer",
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests;

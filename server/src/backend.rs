@@ -45,18 +45,15 @@ impl app::api::identity::IdentityBackend for Identity {
     }
 
     fn sign_out(&self) -> BoxFuture<'_, Result<(), AppError>> {
-        use crate::http::identity::{SESSION_COOKIE, cookie, set_cookie};
         Box::pin(async move {
             let parts = leptos_axum::extract::<http::request::Parts>()
                 .await
                 .map_err(|_| AppError::Internal)?;
-            if let Some(token) = cookie(&parts.headers, SESSION_COOKIE) {
-                crate::store::sessions::delete(&self.0.db, token)
-                    .await
-                    .map_err(store_error)?;
-            }
+            let cleared = crate::http::identity::end_session(&self.0, &parts.headers)
+                .await
+                .map_err(store_error)?;
             if let Some(response) = leptos::prelude::use_context::<leptos_axum::ResponseOptions>() {
-                response.append_header(http::header::SET_COOKIE, set_cookie(SESSION_COOKIE, "", 0));
+                response.append_header(http::header::SET_COOKIE, cleared);
             }
             Ok(())
         })

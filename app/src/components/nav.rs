@@ -133,7 +133,7 @@ fn IdentityMenu() -> impl IntoView {
             view! {
                 <div class="identity" data-testid="identity">
                     <p class="identity-name">{me.display_name}</p>
-                    <p class="identity-role muted small">{role_label(me.role)}</p>
+                    <p class="identity-role muted small">{me.role.label()}</p>
                     {me.signed_in.then(|| view! {
                         <ActionForm action=sign_out>
                             <button type="submit" class="button identity-sign-out">"Sign out"</button>
@@ -142,15 +142,6 @@ fn IdentityMenu() -> impl IntoView {
                 </div>
             }
         })
-    }
-}
-
-/// A role as the console names it.
-fn role_label(role: crate::words::Role) -> &'static str {
-    match role {
-        crate::words::Role::Admin => "Admin",
-        crate::words::Role::Operator => "Operator",
-        crate::words::Role::Viewer => "Viewer",
     }
 }
 

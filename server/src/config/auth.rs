@@ -27,16 +27,6 @@ pub enum AuthMode {
     Oidc(Result<OidcSettings, ConfigError>),
 }
 
-impl AuthMode {
-    /// The mode's name, as `GET /api/auth/session` reports it.
-    pub fn name(&self) -> &'static str {
-        match self {
-            AuthMode::Development => "development",
-            AuthMode::Oidc(_) => "oidc",
-        }
-    }
-}
-
 /// A usable OIDC configuration.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OidcSettings {

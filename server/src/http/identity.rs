@@ -99,6 +99,15 @@ pub async fn identify(state: &AppState, headers: &HeaderMap) -> Result<Principal
     Principal::from_member(member)
 }
 
+/// Signs the request's browser out: deletes the session of its cookie, if any, and returns the
+/// `Set-Cookie` that clears it (the JSON API's logout and the `sign_out` server function).
+pub async fn end_session(state: &AppState, headers: &HeaderMap) -> Result<HeaderValue, StoreError> {
+    if let Some(token) = cookie(headers, SESSION_COOKIE) {
+        sessions::delete(&state.db, token).await?;
+    }
+    Ok(set_cookie(SESSION_COOKIE, "", 0))
+}
+
 /// The value of cookie `name` in the request's `Cookie` headers.
 pub fn cookie<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
     headers

@@ -178,7 +178,7 @@ fn replay(
 }
 
 /// The skill a send is bound to, checked against the reference §1.3 rules 3, 7 and 8 (there is
-/// one operator, with whole-agent access, until sign-in: rules 4 and 7 always pass). A task's
+/// one operator, with whole-agent access, until grants exist: rules 4 and 7 always pass). A task's
 /// skill never changes; a new task takes the body's `skillId`, which the agent's stored card
 /// must list together with the skill-routing URI.
 async fn effective_skill(

@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 
 use super::error::ApiError;
 use super::principal::{Permission, Principal};
-use crate::http::identity::{Auth, LOGIN_COOKIE, SESSION_COOKIE, cookie, set_cookie};
+use crate::http::identity::{Auth, LOGIN_COOKIE, SESSION_COOKIE, cookie, end_session, set_cookie};
 use crate::services::sign_in::{SignInError, safe_return_to};
 use crate::state::AppState;
 use crate::store::{budgets, sessions};
@@ -163,13 +163,9 @@ pub async fn logout(
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     principal.require(Permission::Read)?;
-    if let Some(token) = cookie(&headers, SESSION_COOKIE) {
-        sessions::delete(&state.db, token).await.map_err(ApiError::from)?;
-    }
+    let cleared = end_session(&state, &headers).await.map_err(ApiError::from)?;
     let mut response = Json(json!({"signedOut": true})).into_response();
-    response
-        .headers_mut()
-        .append(header::SET_COOKIE, set_cookie(SESSION_COOKIE, "", 0));
+    response.headers_mut().append(header::SET_COOKIE, cleared);
     Ok(response)
 }
 
