@@ -2,6 +2,7 @@
 //! it, and returns a type named for what the screen shows. The logic lives in `server`,
 //! behind the ssr-only traits declared here.
 
+pub mod access;
 pub mod agents;
 pub mod approvals;
 pub mod extensions;
@@ -75,6 +76,7 @@ pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T
 #[cfg(feature = "ssr")]
 #[derive(Clone)]
 pub struct Backend {
+    pub access: std::sync::Arc<dyn access::AccessBackend>,
     pub agents: std::sync::Arc<dyn agents::AgentsBackend>,
     pub approvals: std::sync::Arc<dyn approvals::ApprovalsBackend>,
     pub identity: std::sync::Arc<dyn identity::IdentityBackend>,

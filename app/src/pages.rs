@@ -1,5 +1,6 @@
 //! One module per screen of the console.
 
+pub mod access;
 pub mod agent_detail;
 pub mod agents;
 pub mod approvals;

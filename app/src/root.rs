@@ -79,6 +79,7 @@ pub fn App() -> impl IntoView {
                         <Route path=path!("/flows") view=pages::flows::FlowsPage/>
                         <Route path=path!("/notifications") view=pages::notifications::NotificationsPage/>
                         <Route path=path!("/settings") view=pages::settings::SettingsPage/>
+                        <Route path=path!("/settings/access") view=pages::access::AccessPage/>
                     </Routes>
                 </main>
                 <BottomNav/>

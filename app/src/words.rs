@@ -3,7 +3,8 @@
 //! and the JSON strings exactly as they were. With `ssr` the enums are also sea-orm
 //! `ActiveEnum`s, usable as column types; the browser build has no sea-orm.
 //!
-//! Declared here: the command words ([`CommandStatus`], [`CommandAction`]) and a member's [`Role`]. Elsewhere:
+//! Declared here: the command words ([`CommandStatus`], [`CommandAction`]), a member's [`Role`], and a grant's
+//! [`GrantPermission`] and [`GrantSubject`]. Elsewhere:
 //! [`TaskKind`](crate::projection::TaskKind), the approval words
 //! ([`RequestStatus`](crate::ext::approval::RequestStatus),
 //! [`Outcome`](crate::ext::approval::Outcome),
@@ -180,6 +181,39 @@ impl Role {
             Role::Operator => "Operator",
             Role::Viewer => "Viewer",
         }
+    }
+}
+
+crate::stored_words! {
+    /// What a grant allows on its agent or skill (`access_grants.permission`;
+    /// `shared/spec/security-and-durability.md` §1.3): `operate` implies `read`.
+    pub enum GrantPermission {
+        /// See the agent (or skill), its tasks, approvals and artifacts.
+        Read = "read",
+        /// Also send, reply, cancel and decide, within the member's role.
+        Operate = "operate",
+    }
+}
+
+impl GrantPermission {
+    /// The permission as screens name it.
+    pub fn label(self) -> &'static str {
+        match self {
+            GrantPermission::Read => "Read",
+            GrantPermission::Operate => "Operate",
+        }
+    }
+}
+
+crate::stored_words! {
+    /// Who a grant is given to (`access_grants.subject_type`).
+    pub enum GrantSubject {
+        /// Every member of the organization.
+        Organization = "organization",
+        /// One membership.
+        Membership = "membership",
+        /// Every member of a team.
+        Team = "team",
     }
 }
 

@@ -7,6 +7,8 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
+import type { Browser, BrowserContext, Page } from "@playwright/test";
+
 import { test, expect } from "./fixtures";
 
 // Sign-in in a real browser (issue #29, security-and-durability §1.1–§1.2): a real OpenID
@@ -67,48 +69,84 @@ async function ready(url: string): Promise<void> {
   throw new Error(`${url} not ready`);
 }
 
-test("a provisioned person signs in through the provider and signs out; a stranger is refused", async ({ browser }) => {
-  test.setTimeout(90_000);
+type TeamConsole = {
+  origin: string;
+  provider: Provider;
+  front: https.Server;
+  console_?: ChildProcess;
+  data: string;
+  env: NodeJS.ProcessEnv;
+};
+
+// A console with sign-in behind its TLS front, its provider running; `first` is provisioned
+// before the console starts (subject, name, role).
+async function startTeamConsole(first: [string, string, string], extra: NodeJS.ProcessEnv = {}): Promise<TeamConsole> {
   if (!bin) throw new Error("E2E_SERVER_BIN is not set (scripts/test sets it)");
   const data = mkdtempSync(join(tmpdir(), "taskbay-sign-in-"));
-  let provider: Provider | undefined;
-  let front: https.Server | undefined;
-  let console_: ChildProcess | undefined;
-  try {
-    // The front's port is the console's public origin, which the provider must know first
-    // (its certificate then serves the front too).
-    const frontPort = await freePort();
-    const origin = `https://127.0.0.1:${frontPort}`;
-    provider = await startProvider(`${origin}/api/auth/callback`);
-    front = await startFront(provider.dir, frontPort);
-    const env = {
-      ...process.env,
-      A2A_DATA_DIR: data,
-      A2A_AUTH_MODE: "oidc",
-      A2A_AUTH_ORIGIN: origin,
-      A2A_OIDC_ISSUER: provider.issuer,
-      A2A_OIDC_CLIENT_ID: "taskbay-test",
-      A2A_OIDC_CLIENT_SECRET: "taskbay-test-secret",
-      A2A_AUTH_ORGANIZATION_SLUG: "acme",
-      A2A_EXTRA_CA_CERTS: join(provider.dir, "ca.pem"),
-    };
-    const provisioned = spawnSync(
-      bin,
-      ["auth", "provision", "--issuer", provider.issuer, "--subject", "ada", "--organization", "acme", "--name", "Ada Lovelace", "--role", "operator"],
-      { env, encoding: "utf8" },
-    );
-    expect(provisioned.stdout).toBe("Identity membership provisioned.\n");
-    console_ = spawn(bin, ["serve", "--host", "127.0.0.1", "--port", String(consolePort)], { env, stdio: "ignore" });
-    await ready(`http://127.0.0.1:${consolePort}/readyz`);
+  // The front's port is the console's public origin, which the provider must know first
+  // (its certificate then serves the front too).
+  const frontPort = await freePort();
+  const origin = `https://127.0.0.1:${frontPort}`;
+  const provider = await startProvider(`${origin}/api/auth/callback`);
+  const front = await startFront(provider.dir, frontPort);
+  const env = {
+    ...process.env,
+    A2A_DATA_DIR: data,
+    A2A_AUTH_MODE: "oidc",
+    A2A_AUTH_ORIGIN: origin,
+    A2A_OIDC_ISSUER: provider.issuer,
+    A2A_OIDC_CLIENT_ID: "taskbay-test",
+    A2A_OIDC_CLIENT_SECRET: "taskbay-test-secret",
+    A2A_AUTH_ORGANIZATION_SLUG: "acme",
+    A2A_EXTRA_CA_CERTS: join(provider.dir, "ca.pem"),
+    ...extra,
+  };
+  const team: TeamConsole = { origin, provider, front, data, env };
+  const [subject, name, role] = first;
+  const provisioned = spawnSync(
+    bin,
+    ["auth", "provision", "--issuer", provider.issuer, "--subject", subject, "--organization", "acme", "--name", name, "--role", role],
+    { env, encoding: "utf8" },
+  );
+  expect(provisioned.stdout).toBe("Identity membership provisioned.\n");
+  team.console_ = spawn(bin, ["serve", "--host", "127.0.0.1", "--port", String(consolePort)], { env, stdio: "ignore" });
+  await ready(`http://127.0.0.1:${consolePort}/readyz`);
+  return team;
+}
 
-    const context = await browser.newContext({ ignoreHTTPSErrors: true });
-    const page = await context.newPage();
+async function stopTeamConsole(team: TeamConsole | undefined): Promise<void> {
+  if (!team) return;
+  if (team.console_) {
+    const exited = new Promise((resolve) => team.console_!.once("exit", resolve));
+    team.console_.kill("SIGTERM");
+    await exited;
+  }
+  team.front.close();
+  team.provider.child.kill();
+  rmSync(team.data, { recursive: true, force: true });
+  rmSync(team.provider.dir, { recursive: true, force: true });
+}
+
+// Signs `subject` in through the provider's form from `path`, in a new browser context.
+async function signIn(browser: Browser, team: TeamConsole, subject: string, path: string): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ ignoreHTTPSErrors: true });
+  const page = await context.newPage();
+  await page.goto(`${team.origin}${path}`);
+  await page.getByLabel("Subject").fill(subject);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page).toHaveURL(`${team.origin}${path}`);
+  await expect(page.locator("body")).toHaveAttribute("data-hydrated", "true");
+  return { context, page };
+}
+
+test("a provisioned person signs in through the provider and signs out; a stranger is refused", async ({ browser }) => {
+  test.setTimeout(90_000);
+  let team: TeamConsole | undefined;
+  try {
+    team = await startTeamConsole(["ada", "Ada Lovelace", "operator"]);
+    const origin = team.origin;
     // A page without a session goes to the provider's sign-in form, then back to the page.
-    await page.goto(`${origin}/tasks`);
-    await page.getByLabel("Subject").fill("ada");
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await expect(page).toHaveURL(`${origin}/tasks`);
-    await expect(page.locator("body")).toHaveAttribute("data-hydrated", "true");
+    const { context, page } = await signIn(browser, team, "ada", "/tasks");
     await expect(page.getByRole("heading", { name: "Tasks", level: 1 })).toBeVisible();
     const cookies = await context.cookies(origin);
     const session = cookies.find((c) => c.name === "__Host-a2a-session");
@@ -139,11 +177,76 @@ test("a provisioned person signs in through the provider and signs out; a strang
     await expect(strangerPage.getByRole("link", { name: "Sign in again" })).toBeVisible();
     await stranger.close();
   } finally {
-    console_?.kill("SIGTERM");
-    front?.close();
-    provider?.child.kill();
-    rmSync(data, { recursive: true, force: true });
-    if (provider) rmSync(provider.dir, { recursive: true, force: true });
+    await stopTeamConsole(team);
+  }
+});
+
+// The Access screen (issue #29, security-and-durability §1.3–§1.4): an admin adds a colleague,
+// who then sees nothing; a team and a grant give them the agent; revoking takes it away again.
+test("an admin gives a new colleague access through a team on the Access screen", async ({ browser }) => {
+  test.setTimeout(120_000);
+  const demo = process.env.DEMO_ORIGIN ?? "http://127.0.0.1:4092";
+  let team: TeamConsole | undefined;
+  try {
+    team = await startTeamConsole(["ada", "Ada Lovelace", "admin"], {
+      A2A_ALLOW_PRIVATE_NETWORKS: "true",
+      A2A_REGISTERED_AGENTS: `${demo}/form/card.json`,
+    });
+    const admin = await signIn(browser, team, "ada", "/settings");
+    const a = admin.page;
+    await a.getByRole("link", { name: "Manage access" }).click();
+    await expect(a).toHaveURL(`${team.origin}/settings/access`);
+    await expect(a.getByRole("heading", { name: "Access", level: 1 })).toBeVisible();
+
+    // Add Bea as an operator, from the keyboard.
+    const add = a.getByRole("form", { name: "Add a member" });
+    await add.getByLabel("Issuer").fill(team.provider.issuer);
+    await add.getByLabel("Subject").fill("bea");
+    await add.getByLabel("Name").fill("Bea");
+    await add.getByLabel("Name").press("Enter");
+    await expect(a.getByTestId("access-status")).toHaveText("Saved.");
+    await expect(a.getByTestId("access-members")).toContainText("Bea");
+
+    // Bea signs in and, without a grant, sees no agent; the Settings page offers her no Access.
+    const bea = await signIn(browser, team, "bea", "/agents");
+    await expect(bea.page.getByRole("heading", { name: "No agents yet" })).toBeVisible();
+    await bea.page.goto(`${team.origin}/settings`);
+    await expect(bea.page.getByRole("heading", { name: "Request defaults" })).toBeVisible();
+    await expect(bea.page.getByRole("link", { name: "Manage access" })).toHaveCount(0);
+
+    // A team, Bea in it, and the team's grant on the form fixture.
+    const create = a.getByRole("form", { name: "Create a team" });
+    await create.getByLabel("New team").fill("Support");
+    await create.getByLabel("New team").press("Enter");
+    await expect(a.getByTestId("access-teams")).toContainText("Support");
+    await a.getByLabel("Member to add to Support").selectOption({ label: "Bea" });
+    await a.getByRole("form", { name: "Add a member to Support" }).getByRole("button", { name: "Add" }).click();
+    await expect(a.locator('[data-team="Support"]')).toContainText("Bea");
+    const give = a.getByRole("form", { name: "Give access" });
+    await give.getByLabel("Who").selectOption({ label: "Team Support" });
+    await give.getByLabel("Agent").selectOption({ label: "Form fixture (form)" });
+    await give.getByLabel("Permission").selectOption({ label: "Operate" });
+    await give.getByRole("button", { name: "Give access" }).click();
+    await expect(a.getByTestId("access-grants")).toContainText("Team Support");
+    await expect(a.getByTestId("access-grants")).toContainText("Form fixture (form)");
+
+    // Her next page has the agent.
+    await bea.page.goto(`${team.origin}/agents`);
+    await expect(bea.page.getByText("Form fixture (form)").first()).toBeVisible();
+
+    // Revoked: gone on her next page.
+    await a.getByRole("button", { name: /^Revoke Operate on Form fixture \(form\) for Team Support$/ }).click();
+    await expect(a.getByTestId("access-grants")).not.toContainText("Team Support");
+    await bea.page.goto(`${team.origin}/agents`);
+    await expect(bea.page.getByRole("heading", { name: "No agents yet" })).toBeVisible();
+
+    // The last admin cannot demote herself.
+    await a.getByLabel("Role of Ada Lovelace").selectOption("operator");
+    await expect(a.getByTestId("access-status")).toHaveText("The organization needs at least one enabled admin.");
+    await admin.context.close();
+    await bea.context.close();
+  } finally {
+    await stopTeamConsole(team);
   }
 });
 

@@ -11,6 +11,7 @@ use crate::config::validate_card_url;
 use crate::services::agents::{self as agent_services, AgentServiceError, CardPreview};
 use crate::state::AppState;
 use crate::store::StoreError;
+use crate::store::access::Access;
 use crate::store::agents::{self as agent_store, AgentSource};
 
 mod approvals;
@@ -19,10 +20,54 @@ mod tasks;
 /// The backend handed to the app for one state.
 pub fn backend(state: &AppState) -> Backend {
     Backend {
+        access: Arc::new(AccessAdmin(state.clone())),
         agents: Arc::new(Agents(state.clone())),
         approvals: Arc::new(approvals::Approvals(state.clone())),
         identity: Arc::new(Identity(state.clone())),
         tasks: Arc::new(tasks::Tasks(state.clone())),
+    }
+}
+
+/// The caller the request guard identified for this request (every server function and page
+/// render is behind the guard).
+pub(crate) async fn caller() -> Result<crate::http::api::principal::Principal, AppError> {
+    let axum::Extension(principal) =
+        leptos_axum::extract::<axum::Extension<crate::http::api::principal::Principal>>()
+            .await
+            .map_err(|_| AppError::Internal)?;
+    Ok(principal)
+}
+
+/// What the caller may reach: every read and change goes through it.
+pub(crate) async fn access() -> Result<Access, AppError> {
+    Ok(caller().await?.access)
+}
+
+/// The Access screen's backend (admins only: the request guard checks `administer` first).
+struct AccessAdmin(AppState);
+
+impl app::api::access::AccessBackend for AccessAdmin {
+    fn overview(&self) -> BoxFuture<'_, Result<app::api::access::AccessOverview, AppError>> {
+        Box::pin(async move {
+            let caller = caller().await?;
+            crate::store::access_admin::overview(&self.0.db, &caller.organization_id)
+                .await
+                .map_err(store_error)
+        })
+    }
+
+    fn change(&self, change: app::api::access::AccessChange) -> BoxFuture<'_, Result<String, AppError>> {
+        Box::pin(async move {
+            let caller = caller().await?;
+            crate::store::access_admin::apply(
+                &self.0.db,
+                &caller.organization_id,
+                &crate::store::audit::Actor::User(caller.user_id),
+                change,
+            )
+            .await
+            .map_err(store_error)
+        })
     }
 }
 
@@ -32,10 +77,7 @@ struct Identity(AppState);
 impl app::api::identity::IdentityBackend for Identity {
     fn current(&self) -> BoxFuture<'_, Result<app::api::identity::Identity, AppError>> {
         Box::pin(async move {
-            let axum::Extension(principal) =
-                leptos_axum::extract::<axum::Extension<crate::http::api::principal::Principal>>()
-                    .await
-                    .map_err(|_| AppError::Internal)?;
+            let principal = caller().await?;
             Ok(app::api::identity::Identity {
                 display_name: principal.display_name,
                 role: principal.role,
@@ -65,8 +107,8 @@ struct Agents(AppState);
 impl AgentsBackend for Agents {
     fn list_agents(&self) -> BoxFuture<'_, Result<Vec<AgentSummary>, AppError>> {
         Box::pin(async move {
-            let organization_id = self.0.organization_id().await.map_err(store_error)?;
-            agent_services::list_summaries(&self.0.db, &self.0.gateway, &organization_id)
+            let access = access().await?;
+            agent_services::list_summaries(&self.0.db, &self.0.gateway, &access)
                 .await
                 .map_err(store_error)
         })
@@ -85,11 +127,15 @@ impl AgentsBackend for Agents {
     fn register_agent(&self, card_url: String) -> BoxFuture<'_, Result<String, AppError>> {
         Box::pin(async move {
             let url = validate_card_url(&card_url).map_err(invalid_card_url)?;
-            let organization_id = self.0.organization_id().await.map_err(store_error)?;
-            let agent =
-                agent_store::register(&self.0.db, &organization_id, url.as_str(), AgentSource::Managed)
-                    .await
-                    .map_err(store_error)?;
+            let access = access().await?;
+            let agent = agent_store::register(
+                &self.0.db,
+                &access.organization_id,
+                url.as_str(),
+                AgentSource::Managed,
+            )
+            .await
+            .map_err(store_error)?;
             // The card is fetched now so the list shows it; a failure is recorded on the agent.
             if let Err(error) = agent_services::discover(&self.0.db, &self.0.gateway, &agent).await {
                 tracing::info!(agent = %agent.id, %error, "registered agent is not reachable yet");
@@ -100,11 +146,11 @@ impl AgentsBackend for Agents {
 
     fn get_agent(&self, agent_id: String) -> BoxFuture<'_, Result<AgentDetail, AppError>> {
         Box::pin(async move {
-            let organization_id = self.0.organization_id().await.map_err(store_error)?;
-            let agent = agent_store::find(&self.0.db, &organization_id, &agent_id)
+            let access = access().await?;
+            let agent = agent_store::find(&self.0.db, &access, &agent_id)
                 .await
                 .map_err(store_error)?;
-            agent_services::detail(&self.0.db, &self.0.gateway, agent)
+            agent_services::detail(&self.0.db, &self.0.gateway, agent, &access)
                 .await
                 .map_err(store_error)
         })
@@ -116,8 +162,8 @@ impl AgentsBackend for Agents {
         pin: Option<app::a2a::InterfacePin>,
     ) -> BoxFuture<'_, Result<(), AppError>> {
         Box::pin(async move {
-            let organization_id = self.0.organization_id().await.map_err(store_error)?;
-            let agent = agent_store::find(&self.0.db, &organization_id, &agent_id)
+            let access = access().await?;
+            let agent = agent_store::find(&self.0.db, &access, &agent_id)
                 .await
                 .map_err(store_error)?;
             let value = match pin {
@@ -137,7 +183,7 @@ impl AgentsBackend for Agents {
                 }
                 None => None,
             };
-            agent_store::set_interface_pin(&self.0.db, &organization_id, &agent.id, value)
+            agent_store::set_interface_pin(&self.0.db, &access.organization_id, &agent.id, value)
                 .await
                 .map_err(store_error)?;
             Ok(())
@@ -151,8 +197,7 @@ impl AgentsBackend for Agents {
         skill: Option<String>,
     ) -> BoxFuture<'_, Result<app::api::extensions::AgentExtensions, AppError>> {
         Box::pin(async move {
-            let organization_id = self.0.organization_id().await.map_err(store_error)?;
-            let agent = agent_store::find(&self.0.db, &organization_id, &agent_id)
+            let agent = agent_store::find(&self.0.db, &access().await?, &agent_id)
                 .await
                 .map_err(store_error)?;
             let snapshot = crate::store::card_snapshots::latest(&self.0.db, &agent.id)
@@ -171,8 +216,8 @@ impl AgentsBackend for Agents {
 
     fn remove_agent(&self, agent_id: String) -> BoxFuture<'_, Result<(), AppError>> {
         Box::pin(async move {
-            let organization_id = self.0.organization_id().await.map_err(store_error)?;
-            agent_store::remove(&self.0.db, &organization_id, &agent_id)
+            let access = access().await?;
+            agent_store::remove(&self.0.db, &access.organization_id, &agent_id)
                 .await
                 .map_err(store_error)
         })

@@ -4,9 +4,12 @@
 //! any `ConnectionTrait`. Every function here is covered by the store suite on SQLite and
 //! PostgreSQL. The repositories:
 //!
+//! - [`access`]: what a member may read and operate: the SQL filter every read applies.
 //! - [`agents`]: registrations, discovery outcomes, interface pins.
+//! - [`access_admin`]: teams, grants and members, as admins change them (each change audited).
 //! - [`approvals`]: approval requests, their revisions, decisions and executions.
 //! - [`artifacts`]: which archived objects are still referenced.
+//! - [`audit`]: the security audit facts.
 //! - [`budgets`]: request budgets in fixed windows.
 //! - [`card_snapshots`]: fetched agent cards.
 //! - [`commands`]: sends and cancels, and their fenced status changes.
@@ -22,9 +25,12 @@
 //! `app::stored_words!`, which keeps the stored strings exactly as they were: the sets the
 //! browser reads too are declared in `app` and re-exported by their repository here.
 
+pub mod access;
+pub mod access_admin;
 pub mod agents;
 pub mod approvals;
 pub mod artifacts;
+pub mod audit;
 pub mod budgets;
 pub mod card_snapshots;
 pub mod commands;

@@ -37,7 +37,24 @@ pub fn SettingsPage() -> impl IntoView {
             <div class="settings-cards">
                 <RequestDefaults preferences=preferences.into() commit/>
                 <ExtensionsCard preferences=preferences.into() commit/>
+                <AccessCard/>
             </div>
+        </Show>
+    }
+}
+
+/// For admins: the way to the Access screen (members, teams, grants).
+#[component]
+fn AccessCard() -> impl IntoView {
+    let identity = crate::api::browser_value(crate::api::identity::get_identity);
+    let admin = move || identity.with(|i| i.as_ref().is_some_and(|i| i.role == crate::words::Role::Admin));
+    view! {
+        <Show when=admin>
+            <section class="panel settings-card" aria-labelledby="settings-access-title">
+                <h2 id="settings-access-title">"Access"</h2>
+                <p class="muted settings-help">"Members, their roles, teams, and grants on agents and skills."</p>
+                <a class="button" href="/settings/access">"Manage access"</a>
+            </section>
         </Show>
     }
 }

@@ -23,12 +23,6 @@ fn approval_error(error: ApprovalError) -> AppError {
     }
 }
 
-impl Approvals {
-    async fn organization(&self) -> Result<String, AppError> {
-        self.0.organization_id().await.map_err(store_error)
-    }
-}
-
 impl ApprovalsBackend for Approvals {
     fn list(
         &self,
@@ -36,8 +30,8 @@ impl ApprovalsBackend for Approvals {
         task_id: Option<String>,
     ) -> BoxFuture<'_, Result<Vec<ApprovalSummary>, AppError>> {
         Box::pin(async move {
-            let org = self.organization().await?;
-            approvals::list(&self.0.db, &org, status.as_deref(), task_id.as_deref())
+            let access = super::access().await?;
+            approvals::list(&self.0.db, &access, status.as_deref(), task_id.as_deref())
                 .await
                 .map_err(approval_error)
         })
@@ -45,8 +39,8 @@ impl ApprovalsBackend for Approvals {
 
     fn get(&self, id: String) -> BoxFuture<'_, Result<ApprovalDetail, AppError>> {
         Box::pin(async move {
-            let org = self.organization().await?;
-            approvals::detail(&self.0.db, &org, &id)
+            let access = super::access().await?;
+            approvals::detail(&self.0.db, &access, &id)
                 .await
                 .map_err(approval_error)
         })
@@ -59,8 +53,8 @@ impl ApprovalsBackend for Approvals {
         key: String,
     ) -> BoxFuture<'_, Result<ApprovalDetail, AppError>> {
         Box::pin(async move {
-            let org = self.organization().await?;
-            approvals::decide(&self.0.db, &self.0.bus, &org, &id, input, &key)
+            let access = super::access().await?;
+            approvals::decide(&self.0.db, &self.0.bus, &access, &id, input, &key)
                 .await
                 .map(|(detail, _)| detail)
                 .map_err(approval_error)
@@ -69,8 +63,8 @@ impl ApprovalsBackend for Approvals {
 
     fn pending_count(&self) -> BoxFuture<'_, Result<u64, AppError>> {
         Box::pin(async move {
-            let org = self.organization().await?;
-            approvals::pending_count(&self.0.db, &org)
+            let access = super::access().await?;
+            approvals::pending_count(&self.0.db, &access)
                 .await
                 .map_err(approval_error)
         })

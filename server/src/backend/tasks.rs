@@ -43,17 +43,11 @@ fn task_error(error: TaskError) -> AppError {
     }
 }
 
-impl Tasks {
-    async fn organization(&self) -> Result<String, AppError> {
-        self.0.organization_id().await.map_err(store_error)
-    }
-}
-
 impl TasksBackend for Tasks {
     fn list_tasks(&self, filter: TaskFilter, offset: u64) -> BoxFuture<'_, Result<TaskPage, AppError>> {
         Box::pin(async move {
-            let org = self.organization().await?;
-            task_services::list(&self.0.db, &org, filter, offset, TASK_PAGE_SIZE)
+            let access = super::access().await?;
+            task_services::list(&self.0.db, &access, filter, offset, TASK_PAGE_SIZE)
                 .await
                 .map_err(store_error)
         })
@@ -61,8 +55,8 @@ impl TasksBackend for Tasks {
 
     fn get_task(&self, task_id: String) -> BoxFuture<'_, Result<TaskView, AppError>> {
         Box::pin(async move {
-            let org = self.organization().await?;
-            task_services::view(&self.0.db, &org, &task_id, TASK_VIEW_ITEMS)
+            let access = super::access().await?;
+            task_services::view(&self.0.db, &access, &task_id, TASK_VIEW_ITEMS)
                 .await
                 .map_err(store_error)
         })
@@ -70,8 +64,8 @@ impl TasksBackend for Tasks {
 
     fn list_conversations(&self) -> BoxFuture<'_, Result<Vec<ConversationSummary>, AppError>> {
         Box::pin(async move {
-            let org = self.organization().await?;
-            task_services::conversations(&self.0.db, &org)
+            let access = super::access().await?;
+            task_services::conversations(&self.0.db, &access)
                 .await
                 .map_err(store_error)
         })
@@ -79,8 +73,8 @@ impl TasksBackend for Tasks {
 
     fn get_conversation(&self, conversation_id: String) -> BoxFuture<'_, Result<ConversationView, AppError>> {
         Box::pin(async move {
-            let org = self.organization().await?;
-            task_services::conversation(&self.0.db, &org, conversation_id)
+            let access = super::access().await?;
+            task_services::conversation(&self.0.db, &access, conversation_id)
                 .await
                 .map_err(task_error)
         })
@@ -91,8 +85,8 @@ impl TasksBackend for Tasks {
         conversation_id: String,
     ) -> BoxFuture<'_, Result<Vec<LedgerEvent>, AppError>> {
         Box::pin(async move {
-            let org = self.organization().await?;
-            task_services::conversation_events(&self.0.db, &org, &conversation_id)
+            let access = super::access().await?;
+            task_services::conversation_events(&self.0.db, &access, &conversation_id)
                 .await
                 .map_err(task_error)
         })
@@ -100,8 +94,8 @@ impl TasksBackend for Tasks {
 
     fn send(&self, input: SendInput) -> BoxFuture<'_, Result<CommandView, AppError>> {
         Box::pin(async move {
-            let org = self.organization().await?;
-            task_services::send(&self.0.db, &self.0.bus, &org, input)
+            let access = super::access().await?;
+            task_services::send(&self.0.db, &self.0.bus, &access, input)
                 .await
                 .map_err(task_error)
         })
@@ -113,8 +107,8 @@ impl TasksBackend for Tasks {
         idempotency_key: Option<String>,
     ) -> BoxFuture<'_, Result<CommandView, AppError>> {
         Box::pin(async move {
-            let org = self.organization().await?;
-            task_services::cancel(&self.0.db, &self.0.bus, &org, &task_id, idempotency_key)
+            let access = super::access().await?;
+            task_services::cancel(&self.0.db, &self.0.bus, &access, &task_id, idempotency_key)
                 .await
                 .map_err(task_error)
         })
@@ -122,8 +116,8 @@ impl TasksBackend for Tasks {
 
     fn subscribe(&self, task_id: String) -> BoxFuture<'_, Result<(), AppError>> {
         Box::pin(async move {
-            let org = self.organization().await?;
-            task_services::follow(&self.0.db, &org, &task_id)
+            let access = super::access().await?;
+            task_services::follow(&self.0.db, &access, &task_id)
                 .await
                 .map_err(task_error)
         })

@@ -1,6 +1,7 @@
 //! sea-orm entities, one file per table. They never leave the server: the browser gets
 //! purpose-named types from `app`.
 
+pub mod access_grant;
 pub mod agent;
 pub mod agent_card_snapshot;
 pub mod artifact_access;
@@ -14,6 +15,7 @@ pub mod login_attempt;
 pub mod membership;
 pub mod organization;
 pub mod outbox_message;
+pub mod security_audit_event;
 pub mod task;
 pub mod task_artifact;
 pub mod task_artifact_chunk;
@@ -22,5 +24,7 @@ pub mod task_event;
 pub mod task_message;
 pub mod task_subscription;
 pub mod task_transition;
+pub mod team;
+pub mod team_membership;
 pub mod user;
 pub mod user_session;

@@ -16,7 +16,9 @@
 //! | `GET /api/tasks`, `GET /api/tasks/{id}` | [`tasks`] |
 //! | `GET /api/artifacts/{digest}` | [`artifacts`] |
 //! | `GET /api/decisions`, `GET /api/decisions/{id}`, `POST /api/decisions/{id}/decisions` | [`decisions`] |
+//! | `GET, POST /api/admin/security` | [`admin`] |
 
+pub mod admin;
 pub mod agents;
 pub mod artifacts;
 pub mod auth;

@@ -96,7 +96,7 @@ pub async fn identify(state: &AppState, headers: &HeaderMap) -> Result<Principal
                 .ok_or_else(|| ApiError::new(StatusCode::UNAUTHORIZED, SIGN_IN_REQUIRED))?
         }
     };
-    Principal::from_member(member)
+    Principal::from_member(&state.db, member).await
 }
 
 /// Signs the request's browser out: deletes the session of its cookie, if any, and returns the

@@ -33,10 +33,11 @@ use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::{OwnedSemaphorePermit, mpsc};
 
 use super::api::error::ApiError;
+use super::api::principal::Principal;
 use crate::services::tasks as task_services;
 use crate::state::AppState;
 use crate::store::StoreError;
-use crate::store::tasks::EventScope;
+use crate::store::tasks::{self as task_store, EventScope};
 
 pub mod fanout;
 mod feed;
@@ -99,6 +100,7 @@ fn resume_point(headers: &HeaderMap, query: &After) -> i64 {
 /// `GET /api/live/tasks/{id}`.
 pub async fn task_stream(
     State(state): State<AppState>,
+    principal: Principal,
     Path(id): Path<String>,
     Query(query): Query<After>,
     headers: HeaderMap,
@@ -110,7 +112,12 @@ pub async fn task_stream(
     if uuid::Uuid::parse_str(&id).is_err() {
         return Err(StoreError::NotFound.into());
     }
-    let organization_id = state.organization_id().await?;
+    // A member with grants reads only the tasks they cover (§1.3: anything else is a 404); the
+    // feed below is shared by every connection to the task, so it is checked here, first.
+    if !principal.access.is_everything() {
+        task_services::find(&state.db, &principal.access, &id).await?;
+    }
+    let organization_id = principal.organization_id.clone();
     let scope = EventScope::Task(id.clone());
     let subscription = state.feeds.subscribe(&state, &organization_id, &scope);
     // The feed looks the task up once for every connection opening meanwhile; when it is slow
@@ -119,7 +126,7 @@ pub async fn task_stream(
         Start::Ready => {}
         Start::Missing => return Err(StoreError::NotFound.into()),
         Start::Pending | Start::Stopped => {
-            task_services::find(&state.db, &organization_id, &id).await?;
+            task_services::find(&state.db, &principal.access, &id).await?;
         }
     }
     let after = resume_point(&headers, &query);
@@ -136,6 +143,7 @@ pub async fn task_stream(
 /// `GET /api/live/conversations/{id}`.
 pub async fn conversation_stream(
     State(state): State<AppState>,
+    principal: Principal,
     Path(id): Path<String>,
     Query(query): Query<After>,
     headers: HeaderMap,
@@ -147,7 +155,15 @@ pub async fn conversation_stream(
         Ok(permit) => permit,
         Err(busy) => return Ok(busy),
     };
-    let organization_id = state.organization_id().await?;
+    let organization_id = principal.organization_id.clone();
+    // A conversation's stream carries every task in it: a member needs a grant on its whole
+    // agent (a member granted single skills follows their tasks one by one).
+    if !principal.access.is_everything() {
+        let agent = task_store::conversation_agent(&state.db.read, &organization_id, &id).await?;
+        if !agent.is_some_and(|agent| principal.access.reads_agent(&agent)) {
+            return Err(ApiError::not_found("Conversation not found."));
+        }
+    }
     let scope = EventScope::Conversation(id);
     let subscription = state.feeds.subscribe(&state, &organization_id, &scope);
     let after = resume_point(&headers, &query);

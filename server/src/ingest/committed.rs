@@ -14,6 +14,7 @@ use tokio::time::{Instant, Sleep};
 use super::bus::{Bus, Notice};
 use crate::db::Db;
 use crate::store::StoreError;
+use crate::store::access::Access;
 use crate::store::tasks::{self as task_store, EVENTS_PER_READ, EventScope};
 
 /// One read of the scope's committed events after the cursor.
@@ -107,8 +108,14 @@ impl CommittedEvents {
         let Some(scope) = &self.scope else {
             return Ok(Batch::default());
         };
-        let events =
-            task_store::events_after(&self.db.read, &self.organization_id, scope, self.after).await?;
+        let events = task_store::events_after(
+            &self.db.read,
+            // The stream's caller was checked when it opened (§1.3).
+            &Access::everything(self.organization_id.as_str()),
+            scope,
+            self.after,
+        )
+        .await?;
         if let Some(last) = events.last() {
             self.after = last.sequence;
         }

@@ -11,6 +11,7 @@ use crate::db::entity::agent;
 use crate::gateway::interface_rule::{self, NetClass, classify_origin};
 use crate::gateway::{Endpoint, Gateway, GatewayError};
 use crate::store::StoreError;
+use crate::store::access::Access;
 use crate::store::agents::{self as agent_store, DiscoveryOutcome};
 use crate::store::card_snapshots::{self, NewSnapshot};
 
@@ -206,9 +207,9 @@ fn interface_path(raw: &Value, url: &str) -> String {
 pub async fn list_summaries(
     db: &Db,
     gateway: &Gateway,
-    organization_id: &str,
+    access: &Access,
 ) -> Result<Vec<AgentSummary>, StoreError> {
-    let agents = agent_store::list(db, organization_id).await?;
+    let agents = agent_store::list(db, access).await?;
     let discoveries = agents.iter().map(|agent| discover(db, gateway, agent));
     let outcomes = futures::future::join_all(discoveries).await;
     let mut rows = Vec::with_capacity(agents.len());
@@ -219,8 +220,14 @@ pub async fn list_summaries(
 }
 
 /// One agent with a fresh discovery of its card; when the agent cannot be reached, the latest
-/// stored card is shown beside the reason.
-pub async fn detail(db: &Db, gateway: &Gateway, agent: agent::Model) -> Result<AgentDetail, StoreError> {
+/// stored card is shown beside the reason. A member granted only some skills sees a card
+/// reduced to them (§1.3).
+pub async fn detail(
+    db: &Db,
+    gateway: &Gateway,
+    agent: agent::Model,
+    access: &Access,
+) -> Result<AgentDetail, StoreError> {
     let removable = agent.source != agent_store::AgentSource::Env;
     let mut detail = AgentDetail {
         id: agent.id.clone(),
@@ -250,6 +257,9 @@ pub async fn detail(db: &Db, gateway: &Gateway, agent: agent::Model) -> Result<A
                 detail.resolved_url = Some(snapshot.resolved_card_url);
             }
         }
+    }
+    if let (Some(card), Some(skills)) = (detail.card.as_mut(), access.skills_of(&agent.id)) {
+        card.skills.retain(|skill| skills.contains(&skill.id));
     }
     Ok(detail)
 }

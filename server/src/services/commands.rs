@@ -14,8 +14,15 @@ use crate::db::Db;
 use crate::db::entity::{agent, task, task_command};
 use crate::ingest::archive::digest;
 use crate::ingest::bus::{Bus, Notice};
+use crate::store::access::Access;
 use crate::store::commands::{self as command_store, CommandStatus};
 use crate::store::{StoreError, card_snapshots, dispatch, new_id, tasks};
+
+/// A send the sender's grants do not allow (the route's own `403`).
+pub const NOT_PERMITTED: &str = "This action is not permitted.";
+/// A send under a skill-only grant that would join an existing conversation or context.
+pub const SKILL_SEND_NEW_CONTEXT: &str =
+    "With access to one skill only, a send must start a new conversation.";
 use app::ext::canonical::ledger_json;
 
 pub use self::body::{
@@ -51,7 +58,9 @@ impl From<sea_orm::DbErr> for CommandError {
 /// A command to accept.
 #[derive(Clone, Debug)]
 pub struct NewCommand {
-    pub organization_id: String,
+    /// Who sends: the organization, and the grants the send must pass (`operate` on the agent, or
+    /// on the skill of the task it starts or continues; §1.3).
+    pub access: Access,
     pub agent: agent::Model,
     pub body: ValidBody,
     pub idempotency_key: String,
@@ -96,26 +105,33 @@ pub async fn accept_in(
     if key.is_empty() || key.chars().count() > MAX_KEY_CHARS {
         return Err(CommandError::Invalid(KEY_REQUIRED.into()));
     }
+    let organization_id = new.access.organization_id.clone();
     let ValidBody { action, body, .. } = new.body;
     let tenant = body.tenant.clone().unwrap_or_default();
     let content = json!({"agentId": new.agent.id, "conversationId": new.conversation_id, "body": body});
     let payload_digest = digest(ledger_json(&content).as_bytes());
-    if let Some(existing) = command_store::by_key(tx, &new.organization_id, &key).await? {
-        return replay(existing, &payload_digest);
+    if let Some(existing) = command_store::by_key(tx, &organization_id, &key).await? {
+        return replay(&new.access, existing, &payload_digest);
     }
     // The task this continues (reference §1.3 rule 2), and the conversation it belongs to.
     let known_task = match &body.task_id {
         Some(remote) => Some(
-            tasks::find_remote(tx, &new.organization_id, &new.agent.id, &tenant, remote)
+            tasks::find_remote(tx, &organization_id, &new.agent.id, &tenant, remote)
                 .await
-                .map_err(|e| match e {
-                    StoreError::NotFound => CommandError::TaskNotFound,
-                    other => CommandError::Store(other),
-                })?,
+                .ok()
+                // A task the sender cannot read does not exist for them (§1.3: 404).
+                .filter(|t| new.access.reads(&t.agent_id, t.skill_id.as_deref()))
+                .ok_or(CommandError::TaskNotFound)?,
         ),
         None => None,
     };
     let skill_id = effective_skill(tx, &new.agent, &body, known_task.as_ref()).await?;
+    let sender = Sender {
+        access: &new.access,
+        agent_id: &new.agent.id,
+        conversation_id: new.conversation_id.as_deref(),
+    };
+    permitted(tx, &sender, &body, known_task.as_ref(), skill_id.as_deref()).await?;
     let context_task = match (&known_task, &body.context_id) {
         (None, Some(context)) => tasks::latest_in_context(tx, &new.agent.id, context).await?,
         _ => None,
@@ -133,7 +149,7 @@ pub async fn accept_in(
         .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
     let row = task_command::Model {
         id: id.clone(),
-        organization_id: new.organization_id.clone(),
+        organization_id: organization_id.clone(),
         agent_id: new.agent.id.clone(),
         conversation_id: Some(conversation_id),
         task_id: known_task.as_ref().map(|t| t.id.clone()),
@@ -153,23 +169,64 @@ pub async fn accept_in(
     };
     if !command_store::insert(tx, row).await? {
         // Another request with the same key committed first.
-        let existing = command_store::by_key(tx, &new.organization_id, &key)
+        let existing = command_store::by_key(tx, &organization_id, &key)
             .await?
             .ok_or(CommandError::Store(StoreError::NotFound))?;
-        return replay(existing, &payload_digest);
+        return replay(&new.access, existing, &payload_digest);
     }
-    dispatch::enqueue(tx, &new.organization_id, &id, now).await?;
+    dispatch::enqueue(tx, &organization_id, &id, now).await?;
     let command = command_store::by_id(tx, &id)
         .await?
         .ok_or(CommandError::Store(StoreError::NotFound))?;
     Ok((command, false))
 }
 
-/// The command already accepted under a key: a replay when its content is the same.
+/// Whether the sender may send this (§1.3): `operate` on the agent, or on the skill of the task
+/// it starts or continues; with only a skill grant, a send that starts a task must also start a
+/// new conversation (it may not join another skill's context).
+/// Who sends a command, and where.
+struct Sender<'a> {
+    access: &'a Access,
+    agent_id: &'a str,
+    conversation_id: Option<&'a str>,
+}
+
+async fn permitted(
+    tx: &DatabaseTransaction,
+    sender: &Sender<'_>,
+    body: &CommandBody,
+    known_task: Option<&task::Model>,
+    skill_id: Option<&str>,
+) -> Result<(), CommandError> {
+    let access = sender.access;
+    if !access.operates(sender.agent_id, skill_id) {
+        return Err(CommandError::Forbidden(NOT_PERMITTED.into()));
+    }
+    if known_task.is_some() || access.operates(sender.agent_id, None) {
+        return Ok(());
+    }
+    let joins_conversation = match sender.conversation_id {
+        Some(id) => tasks::conversation_agent(tx, &access.organization_id, id)
+            .await?
+            .is_some(),
+        None => false,
+    };
+    if joins_conversation || body.context_id.is_some() {
+        return Err(CommandError::Forbidden(SKILL_SEND_NEW_CONTEXT.into()));
+    }
+    Ok(())
+}
+
+/// The command already accepted under a key: a replay when its content is the same (and the
+/// sender reads it: another member's command under the same key is a conflict, not a replay).
 fn replay(
+    access: &Access,
     existing: task_command::Model,
     payload_digest: &str,
 ) -> Result<(task_command::Model, bool), CommandError> {
+    if !access.reads(&existing.agent_id, existing.skill_id.as_deref()) {
+        return Err(CommandError::Conflict(KEY_CONFLICT));
+    }
     if existing.payload_digest == payload_digest {
         Ok((existing, true))
     } else {
@@ -208,17 +265,17 @@ async fn effective_skill(
 }
 
 /// A command of the organization by id (`404` for anything else, including non-UUIDs).
-pub async fn find(db: &Db, organization_id: &str, id: &str) -> Result<task_command::Model, StoreError> {
-    command_store::find(db, organization_id, id).await
+pub async fn find(db: &Db, access: &Access, id: &str) -> Result<task_command::Model, StoreError> {
+    command_store::find(db, access, id).await
 }
 
-/// The commands of a conversation, oldest first.
+/// The commands of a conversation that `access` reads, oldest first.
 pub async fn of_conversation(
     db: &Db,
-    organization_id: &str,
+    access: &Access,
     conversation_id: &str,
 ) -> Result<Vec<task_command::Model>, StoreError> {
-    command_store::of_conversation(db, organization_id, conversation_id).await
+    command_store::of_conversation(db, access, conversation_id).await
 }
 
 /// The view of a command for the screens (and the `command` frames of the live stream).

@@ -5,6 +5,7 @@ use chrono::Utc;
 use sea_orm::sea_query::OnConflict;
 use sea_orm::{ActiveValue::Set, ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 
+use super::access::Access;
 use super::{StoreError, new_id};
 use crate::db::Db;
 use crate::db::entity::agent;
@@ -78,10 +79,11 @@ pub async fn find_by_url(db: &Db, organization_id: &str, card_url: &str) -> Resu
         .ok_or(StoreError::NotFound)
 }
 
-/// A listed (not removed) agent of the organization.
-pub async fn find(db: &Db, organization_id: &str, agent_id: &str) -> Result<agent::Model, StoreError> {
+/// A listed (not removed) agent of the organization that `access` sees (`NotFound` otherwise).
+pub async fn find(db: &Db, access: &Access, agent_id: &str) -> Result<agent::Model, StoreError> {
     agent::Entity::find_by_id(agent_id.to_owned())
-        .filter(agent::Column::OrganizationId.eq(organization_id))
+        .filter(agent::Column::OrganizationId.eq(&access.organization_id))
+        .filter(access.agents(agent::Column::Id))
         .filter(agent::Column::RemovedAt.is_null())
         .one(&db.read)
         .await?
@@ -97,10 +99,11 @@ pub async fn by_id<C: sea_orm::ConnectionTrait>(
     agent::Entity::find_by_id(id.to_owned()).one(db).await
 }
 
-/// Agents that have not been removed, oldest first.
-pub async fn list(db: &Db, organization_id: &str) -> Result<Vec<agent::Model>, StoreError> {
+/// Agents that have not been removed and that `access` sees, oldest first.
+pub async fn list(db: &Db, access: &Access) -> Result<Vec<agent::Model>, StoreError> {
     Ok(agent::Entity::find()
-        .filter(agent::Column::OrganizationId.eq(organization_id))
+        .filter(agent::Column::OrganizationId.eq(&access.organization_id))
+        .filter(access.agents(agent::Column::Id))
         .filter(agent::Column::RemovedAt.is_null())
         .order_by_asc(agent::Column::CreatedAt)
         .order_by_asc(agent::Column::Id)

@@ -10,6 +10,7 @@ use sea_orm::{
     EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect,
 };
 
+use super::access::Access;
 use super::new_id;
 use crate::db::entity::{decision, decision_execution, decision_request, decision_revision, task_message};
 
@@ -109,12 +110,16 @@ pub async fn insert_revision<C: ConnectionTrait>(db: &C, revision: NewRevision<'
 /// status and task.
 pub async fn list<C: ConnectionTrait>(
     db: &C,
-    organization_id: &str,
+    access: &Access,
     status: Option<&str>,
     task_id: Option<&str>,
 ) -> Result<Vec<decision_request::Model>, DbErr> {
     let mut query = decision_request::Entity::find()
-        .filter(decision_request::Column::OrganizationId.eq(organization_id))
+        .filter(decision_request::Column::OrganizationId.eq(&access.organization_id))
+        .filter(access.rows(
+            decision_request::Column::AgentId,
+            decision_request::Column::SkillId,
+        ))
         .order_by_desc(decision_request::Column::CreatedAt)
         .limit(LIST_LIMIT);
     if let Some(status) = status {
@@ -126,28 +131,36 @@ pub async fn list<C: ConnectionTrait>(
     query.all(db).await
 }
 
-/// How many pending requests of the organization have not expired at `now`.
+/// How many pending requests that `access` reads have not expired at `now`.
 pub async fn count_pending<C: ConnectionTrait>(
     db: &C,
-    organization_id: &str,
+    access: &Access,
     now: DateTime<Utc>,
 ) -> Result<u64, DbErr> {
     decision_request::Entity::find()
-        .filter(decision_request::Column::OrganizationId.eq(organization_id))
+        .filter(decision_request::Column::OrganizationId.eq(&access.organization_id))
+        .filter(access.rows(
+            decision_request::Column::AgentId,
+            decision_request::Column::SkillId,
+        ))
         .filter(decision_request::Column::Status.eq(RequestStatus::Pending.as_str()))
         .filter(decision_request::Column::ExpiresAt.gt(now))
         .count(db)
         .await
 }
 
-/// The request `id` of the organization, if any.
+/// The request `id` of the organization, if `access` reads it.
 pub async fn find<C: ConnectionTrait>(
     db: &C,
-    organization_id: &str,
+    access: &Access,
     id: &str,
 ) -> Result<Option<decision_request::Model>, DbErr> {
     decision_request::Entity::find_by_id(id.to_owned())
-        .filter(decision_request::Column::OrganizationId.eq(organization_id))
+        .filter(decision_request::Column::OrganizationId.eq(&access.organization_id))
+        .filter(access.rows(
+            decision_request::Column::AgentId,
+            decision_request::Column::SkillId,
+        ))
         .one(db)
         .await
 }
@@ -156,11 +169,15 @@ pub async fn find<C: ConnectionTrait>(
 /// may change the request: a concurrent decision waits here, then sees this one's outcome.
 pub async fn find_locked(
     tx: &DatabaseTransaction,
-    organization_id: &str,
+    access: &Access,
     id: &str,
 ) -> Result<Option<decision_request::Model>, DbErr> {
     let select = decision_request::Entity::find_by_id(id.to_owned())
-        .filter(decision_request::Column::OrganizationId.eq(organization_id));
+        .filter(decision_request::Column::OrganizationId.eq(&access.organization_id))
+        .filter(access.rows(
+            decision_request::Column::AgentId,
+            decision_request::Column::SkillId,
+        ));
     let select = if tx.get_database_backend() == sea_orm::DatabaseBackend::Postgres {
         select.lock_exclusive()
     } else {

@@ -9,6 +9,7 @@ use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, DbErr, EntityTrait
 use serde_json::Value;
 
 use super::StoreError;
+use super::access::Access;
 use crate::db::Db;
 use crate::db::entity::task_command;
 
@@ -49,26 +50,29 @@ pub async fn by_id<C: ConnectionTrait>(db: &C, id: &str) -> Result<Option<task_c
     task_command::Entity::find_by_id(id.to_owned()).one(db).await
 }
 
-/// A command of the organization by id (`NotFound` for anything else, including non-UUIDs).
-pub async fn find(db: &Db, organization_id: &str, id: &str) -> Result<task_command::Model, StoreError> {
+/// A command of the organization that `access` reads, by id (`NotFound` for anything else,
+/// including non-UUIDs).
+pub async fn find(db: &Db, access: &Access, id: &str) -> Result<task_command::Model, StoreError> {
     if uuid::Uuid::parse_str(id).is_err() {
         return Err(StoreError::NotFound);
     }
     task_command::Entity::find_by_id(id.to_owned())
-        .filter(task_command::Column::OrganizationId.eq(organization_id))
+        .filter(task_command::Column::OrganizationId.eq(&access.organization_id))
+        .filter(access.rows(task_command::Column::AgentId, task_command::Column::SkillId))
         .one(&db.read)
         .await?
         .ok_or(StoreError::NotFound)
 }
 
-/// The commands of a conversation, oldest first.
+/// The commands of a conversation that `access` reads, oldest first.
 pub async fn of_conversation(
     db: &Db,
-    organization_id: &str,
+    access: &Access,
     conversation_id: &str,
 ) -> Result<Vec<task_command::Model>, StoreError> {
     Ok(task_command::Entity::find()
-        .filter(task_command::Column::OrganizationId.eq(organization_id))
+        .filter(task_command::Column::OrganizationId.eq(&access.organization_id))
+        .filter(access.rows(task_command::Column::AgentId, task_command::Column::SkillId))
         .filter(task_command::Column::ConversationId.eq(conversation_id))
         .order_by_asc(task_command::Column::CreatedAt)
         .all(&db.read)

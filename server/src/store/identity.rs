@@ -9,6 +9,7 @@ use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set, TransactionTrait,
 };
 
+use super::audit::{self, Actor};
 use super::{StoreError, new_id};
 use crate::db::Db;
 use crate::db::entity::{external_identity, membership, organization, user};
@@ -70,26 +71,58 @@ pub async fn provision(db: &Db, who: &Provision<'_>) -> Result<Member, StoreErro
             .await?
         }
     };
-    let user = match identity_user(&tx, who.issuer, who.subject).await? {
+    let member = provision_in(&tx, &organization.id, who, &Actor::System).await?;
+    tx.commit().await?;
+    Ok(member)
+}
+
+/// [`provision`] into the organization `organization_id`, on the caller's transaction, with its
+/// audit fact (`membership.provisioned`, by `actor`); `who.organization` is not read.
+pub(super) async fn provision_in(
+    tx: &impl ConnectionTrait,
+    organization_id: &str,
+    who: &Provision<'_>,
+    actor: &Actor,
+) -> Result<Member, StoreError> {
+    let now = Utc::now();
+    let user = match identity_user(tx, who.issuer, who.subject).await? {
         Some(user) => user,
-        None => new_user(&tx, who.issuer, who.subject, who.name).await?,
+        None => new_user(tx, who.issuer, who.subject, who.name).await?,
     };
     let existing = membership::Entity::find()
-        .filter(membership::Column::OrganizationId.eq(&organization.id))
+        .filter(membership::Column::OrganizationId.eq(organization_id))
         .filter(membership::Column::UserId.eq(&user.id))
-        .one(&tx)
+        .one(tx)
         .await?;
-    let membership = match existing {
+    let (membership, changed) = match existing {
+        // Already so: nothing to write, nothing to audit.
+        Some(found) if found.role == who.role && found.enabled => (found, false),
         Some(found) => {
             let mut active: membership::ActiveModel = found.into();
             active.role = Set(who.role);
             active.enabled = Set(true);
             active.updated_at = Set(now);
-            active.update(&tx).await?
+            (active.update(tx).await?, true)
         }
-        None => new_membership(&tx, &organization.id, &user.id, who.role).await?,
+        None => (
+            new_membership(tx, organization_id, &user.id, who.role).await?,
+            true,
+        ),
     };
-    tx.commit().await?;
+    if changed {
+        audit::record(
+            tx,
+            audit::Fact {
+                organization_id,
+                event_key: format!("membership.provisioned:{}", new_id()),
+                action: "membership.provisioned",
+                actor,
+                target_id: &membership.id,
+                detail: serde_json::json!({ "role": who.role }),
+            },
+        )
+        .await?;
+    }
     Ok(member(membership, user))
 }
 

@@ -8,6 +8,7 @@ use sea_orm::{ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter,
 use serde_json::Value;
 
 use super::StoreError;
+use super::access::Access;
 use crate::db::entity::{agent, task, task_event};
 
 /// Most ledger events returned by one read of the live stream.
@@ -22,6 +23,35 @@ fn rfc3339(t: chrono::DateTime<chrono::Utc>) -> String {
 
 fn from_json<T: serde::de::DeserializeOwned + Default>(value: Value) -> T {
     serde_json::from_value(value).unwrap_or_default()
+}
+
+/// The tasks `access` reads (by their agent and skill).
+fn readable(access: &Access) -> Condition {
+    access.rows(task::Column::AgentId, task::Column::SkillId)
+}
+
+/// The agent of a conversation of the organization (its tasks and sends all have the one
+/// agent), if it has a task or a send yet.
+pub async fn conversation_agent<C: ConnectionTrait>(
+    db: &C,
+    organization_id: &str,
+    conversation_id: &str,
+) -> Result<Option<String>, StoreError> {
+    use crate::db::entity::task_command;
+    if let Some(row) = task::Entity::find()
+        .filter(task::Column::OrganizationId.eq(organization_id))
+        .filter(task::Column::ConversationId.eq(conversation_id))
+        .one(db)
+        .await?
+    {
+        return Ok(Some(row.agent_id));
+    }
+    Ok(task_command::Entity::find()
+        .filter(task_command::Column::OrganizationId.eq(organization_id))
+        .filter(task_command::Column::ConversationId.eq(conversation_id))
+        .one(db)
+        .await?
+        .map(|row| row.agent_id))
 }
 
 /// Agent display names by id, for list rows.
@@ -53,15 +83,18 @@ fn summary(row: task::Model, agent_name: Option<String>) -> TaskSummary {
     }
 }
 
-/// One page of the organization's tasks, newest first.
+/// One page of the tasks `access` reads, newest first: the grants filter in SQL, before the
+/// page is cut, so a page never holds a hidden row (§1.3).
 pub async fn list<C: ConnectionTrait>(
     db: &C,
-    organization_id: &str,
+    access: &Access,
     filter: TaskFilter,
     offset: u64,
     limit: u64,
 ) -> Result<TaskPage, StoreError> {
-    let mut query = task::Entity::find().filter(task::Column::OrganizationId.eq(organization_id));
+    let mut query = task::Entity::find()
+        .filter(task::Column::OrganizationId.eq(&access.organization_id))
+        .filter(readable(access));
     query = match filter {
         TaskFilter::All => query,
         TaskFilter::Active => query.filter(task::Column::State.is_in(ACTIVE)),
@@ -95,17 +128,18 @@ pub async fn list<C: ConnectionTrait>(
     })
 }
 
-/// The task row, if it belongs to the organization.
+/// The task row, if it belongs to the organization and `access` reads it.
 pub async fn find<C: ConnectionTrait>(
     db: &C,
-    organization_id: &str,
+    access: &Access,
     task_id: &str,
 ) -> Result<task::Model, StoreError> {
     if uuid::Uuid::parse_str(task_id).is_err() {
         return Err(StoreError::NotFound);
     }
     task::Entity::find_by_id(task_id.to_owned())
-        .filter(task::Column::OrganizationId.eq(organization_id))
+        .filter(task::Column::OrganizationId.eq(&access.organization_id))
+        .filter(readable(access))
         .one(db)
         .await?
         .ok_or(StoreError::NotFound)
@@ -150,15 +184,16 @@ pub async fn conversation_context<C: ConnectionTrait>(
 mod view;
 pub use view::{TASK_VIEW_CHUNKS, TASK_VIEW_ITEMS, conversation_tasks, view, view_limited};
 
-/// Recent conversations, newest activity first.
+/// Recent conversations of the tasks `access` reads, newest activity first.
 pub async fn conversations<C: ConnectionTrait>(
     db: &C,
-    organization_id: &str,
+    access: &Access,
     limit: u64,
 ) -> Result<Vec<ConversationSummary>, StoreError> {
     // Newest tasks first; the first row seen of each conversation is its newest.
     let rows = task::Entity::find()
-        .filter(task::Column::OrganizationId.eq(organization_id))
+        .filter(task::Column::OrganizationId.eq(&access.organization_id))
+        .filter(readable(access))
         .order_by_desc(task::Column::UpdatedAt)
         .limit(2000)
         .all(db)
@@ -218,18 +253,19 @@ enum ReadFrom {
 /// be left out while a later event of another task is read.
 async fn scope_events<C: ConnectionTrait>(
     db: &C,
-    organization_id: &str,
+    access: &Access,
     scope: &EventScope,
     after: i64,
     from: ReadFrom,
     limit: u64,
 ) -> Result<Vec<LedgerEvent>, StoreError> {
+    let organization_id = access.organization_id.as_str();
     let query = task_event::Entity::find()
         .filter(task_event::Column::OrganizationId.eq(organization_id))
         .filter(task_event::Column::Sequence.gt(after));
     let (query, conversation_id) = match scope {
         EventScope::Task(id) => {
-            let row = find(db, organization_id, id).await?;
+            let row = find(db, access, id).await?;
             (
                 query.filter(task_event::Column::TaskId.eq(row.id)),
                 row.conversation_id,
@@ -242,6 +278,7 @@ async fn scope_events<C: ConnectionTrait>(
                 .and_where(task::Column::OrganizationId.eq(organization_id))
                 .and_where(task::Column::ConversationId.eq(id))
                 .and_where(task::Column::LastSequence.gt(after))
+                .cond_where(readable(access))
                 .to_owned();
             (
                 query.filter(task_event::Column::TaskId.in_subquery(tasks)),
@@ -273,29 +310,21 @@ async fn scope_events<C: ConnectionTrait>(
 /// [`EVENTS_PER_READ`].
 pub async fn events_after<C: ConnectionTrait>(
     db: &C,
-    organization_id: &str,
+    access: &Access,
     scope: &EventScope,
     after: i64,
 ) -> Result<Vec<LedgerEvent>, StoreError> {
-    scope_events(
-        db,
-        organization_id,
-        scope,
-        after,
-        ReadFrom::Oldest,
-        EVENTS_PER_READ,
-    )
-    .await
+    scope_events(db, access, scope, after, ReadFrom::Oldest, EVENTS_PER_READ).await
 }
 
 /// The scope's newest `limit` committed events, oldest first.
 pub async fn scope_tail<C: ConnectionTrait>(
     db: &C,
-    organization_id: &str,
+    access: &Access,
     scope: &EventScope,
     limit: u64,
 ) -> Result<Vec<LedgerEvent>, StoreError> {
-    let mut events = scope_events(db, organization_id, scope, 0, ReadFrom::Newest, limit).await?;
+    let mut events = scope_events(db, access, scope, 0, ReadFrom::Newest, limit).await?;
     events.reverse();
     Ok(events)
 }
@@ -303,13 +332,13 @@ pub async fn scope_tail<C: ConnectionTrait>(
 /// The newest `limit` ledger events of a conversation, oldest first.
 pub async fn conversation_tail<C: ConnectionTrait>(
     db: &C,
-    organization_id: &str,
+    access: &Access,
     conversation_id: &str,
     limit: u64,
 ) -> Result<Vec<LedgerEvent>, StoreError> {
     scope_tail(
         db,
-        organization_id,
+        access,
         &EventScope::Conversation(conversation_id.to_owned()),
         limit,
     )
@@ -343,17 +372,24 @@ pub async fn find_remote<C: ConnectionTrait>(
         .ok_or(StoreError::NotFound)
 }
 
-/// The first access record of an archived object in the organization (which task referenced
-/// it, and under which name and media type); `NotFound` when no task of the organization did.
+/// The first access record of an archived object through a task `access` reads (which task
+/// referenced it, and under which name and media type); `NotFound` when no such task did.
 pub async fn artifact_access<C: ConnectionTrait>(
     db: &C,
-    organization_id: &str,
+    access: &Access,
     digest: &str,
 ) -> Result<crate::db::entity::artifact_access::Model, StoreError> {
     use crate::db::entity::artifact_access;
+    let readable_tasks = sea_orm::sea_query::Query::select()
+        .column(task::Column::Id)
+        .from(task::Entity)
+        .and_where(task::Column::OrganizationId.eq(&access.organization_id))
+        .cond_where(readable(access))
+        .to_owned();
     artifact_access::Entity::find()
-        .filter(artifact_access::Column::OrganizationId.eq(organization_id))
+        .filter(artifact_access::Column::OrganizationId.eq(&access.organization_id))
         .filter(artifact_access::Column::Digest.eq(digest))
+        .filter(artifact_access::Column::TaskId.in_subquery(readable_tasks))
         .order_by_asc(artifact_access::Column::CreatedAt)
         .one(db)
         .await?

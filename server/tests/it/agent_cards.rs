@@ -1,6 +1,7 @@
 //! Agent cards seen again and again (issue #26): an unchanged card is stored once, and an
 //! interface on another origin than the card is used only under the interface-origin rule.
 
+use server::store::access::Access;
 use std::sync::{Arc, Mutex};
 
 use axum::Json;
@@ -63,7 +64,14 @@ async fn an_unchanged_card_is_stored_once_and_a_changed_one_again() {
             .await
             .unwrap();
         for _ in 0..10 {
-            let detail = agents::detail(&db, &gateway(), agent.clone()).await.unwrap();
+            let detail = agents::detail(
+                &db,
+                &gateway(),
+                agent.clone(),
+                &Access::everything(agent.organization_id.as_str()),
+            )
+            .await
+            .unwrap();
             assert_eq!(detail.error, None, "{}", test_db.name);
         }
         assert_eq!(
@@ -72,7 +80,9 @@ async fn an_unchanged_card_is_stored_once_and_a_changed_one_again() {
             "{}",
             test_db.name
         );
-        let summaries = agents::list_summaries(&db, &gateway(), &org).await.unwrap();
+        let summaries = agents::list_summaries(&db, &gateway(), &Access::everything(org.as_str()))
+            .await
+            .unwrap();
         assert_eq!(summaries.len(), 1);
         assert_eq!(
             card_snapshots::count(&db, &agent.id).await.unwrap(),
@@ -82,8 +92,22 @@ async fn an_unchanged_card_is_stored_once_and_a_changed_one_again() {
         );
 
         *shared.lock().unwrap() = card("After", &format!("{origin}/a2a"));
-        agents::detail(&db, &gateway(), agent.clone()).await.unwrap();
-        agents::detail(&db, &gateway(), agent.clone()).await.unwrap();
+        agents::detail(
+            &db,
+            &gateway(),
+            agent.clone(),
+            &Access::everything(agent.organization_id.as_str()),
+        )
+        .await
+        .unwrap();
+        agents::detail(
+            &db,
+            &gateway(),
+            agent.clone(),
+            &Access::everything(agent.organization_id.as_str()),
+        )
+        .await
+        .unwrap();
         assert_eq!(
             card_snapshots::count(&db, &agent.id).await.unwrap(),
             2,
@@ -181,9 +205,14 @@ async fn the_agent_page_and_the_report_show_a_refused_interface() {
          Agent Card and not in the origin allowlist (A2A_ALLOWED_AGENT_ORIGINS)."
     );
 
-    let detail = agents::detail(&state.db, &state.gateway, agent.clone())
-        .await
-        .unwrap();
+    let detail = agents::detail(
+        &state.db,
+        &state.gateway,
+        agent.clone(),
+        &Access::everything(agent.organization_id.as_str()),
+    )
+    .await
+    .unwrap();
     let report = detail.report.expect("a report");
     let refused: Vec<_> = report.refused_interfaces().collect();
     assert_eq!(refused.len(), 1, "{report:?}");

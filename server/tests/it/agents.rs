@@ -6,6 +6,7 @@ use server::config::OutboundConfig;
 use server::demo_agent;
 use server::gateway::Gateway;
 use server::services::agents::{self, AgentServiceError};
+use server::store::access::Access;
 use server::store::agents::{self as agent_store, AgentSource};
 use server::store::{card_snapshots, organizations};
 
@@ -330,7 +331,10 @@ async fn add_agent_previews_then_registers_and_remove_keeps_env_agents() {
     assert_eq!(preview["report"]["version"], "1.0");
     assert!(preview["report"]["score"].as_u64().unwrap() <= 100);
     assert_eq!(
-        agent_store::list(&state.db, &org).await.unwrap().len(),
+        agent_store::list(&state.db, &Access::everything(org.as_str()))
+            .await
+            .unwrap()
+            .len(),
         1,
         "a preview registers nothing"
     );
@@ -358,7 +362,7 @@ async fn add_agent_previews_then_registers_and_remove_keeps_env_agents() {
     );
     let (status, _) = call(&state, "remove_agent", &format!("agent_id={}", agent.id)).await;
     assert_eq!(status, 200);
-    let listed: Vec<_> = agent_store::list(&state.db, &org)
+    let listed: Vec<_> = agent_store::list(&state.db, &Access::everything(org.as_str()))
         .await
         .unwrap()
         .into_iter()

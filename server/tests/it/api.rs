@@ -1,6 +1,7 @@
 //! The JSON HTTP API for scripts (`shared/spec/reference.md` §4) through the real router, over a
 //! real SQLite database, with the real workers calling the real demo agent over HTTP.
 
+use server::store::access::Access;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -323,7 +324,7 @@ async fn the_same_key_ten_times_at_once_is_one_command_and_one_send_security_3_1
         .assert_error(StatusCode::CONFLICT, KEY_CONFLICT);
 
     let (_tracker, stop) = support::start_workers(&state);
-    let command = wait_for(&state.db, &org(&state).await, &id, SETTLE)
+    let command = wait_for(&state.db, &Access::everything(org(&state).await), &id, SETTLE)
         .await
         .unwrap();
     assert_eq!(command.status, "succeeded", "{:?}", command.last_error);
@@ -435,9 +436,14 @@ async fn a_command_still_pending_after_the_wait_answers_504_security_3_4() {
     .await;
     let id = accepted.json()["command"]["id"].as_str().unwrap().to_owned();
     let (_tracker, stop) = support::start_workers(&state);
-    let command = wait_for(&state.db, &org(&state).await, &id, Duration::from_secs(2))
-        .await
-        .unwrap();
+    let command = wait_for(
+        &state.db,
+        &Access::everything(org(&state).await),
+        &id,
+        Duration::from_secs(2),
+    )
+    .await
+    .unwrap();
     assert!(
         matches!(command.status.as_str(), "pending" | "dispatching"),
         "{}",
@@ -583,9 +589,14 @@ async fn a_dropped_stream_never_cancels_the_command_security_3_4() {
         .await
         .unwrap()
         .expect("the command was stored");
-    let command = wait_for(&state.db, &org(&state).await, &command.id, SETTLE)
-        .await
-        .unwrap();
+    let command = wait_for(
+        &state.db,
+        &Access::everything(org(&state).await),
+        &command.id,
+        SETTLE,
+    )
+    .await
+    .unwrap();
     assert_eq!(command.status, "succeeded", "{:?}", command.last_error);
     stop.cancel();
 }

@@ -3,6 +3,7 @@
 //! that commit, in the order they queued; a group that fails the shared transaction is answered
 //! with its own error and the others still commit.
 
+use server::store::access::Access;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -164,7 +165,9 @@ async fn groups_of_several_tasks_that_queued_together_commit_together_in_order()
             test_db.name
         );
         for (n, task) in tasks.iter().enumerate() {
-            let view = task_store::view(&db.read, &org, &task.0).await.unwrap();
+            let view = task_store::view(&db.read, &Access::everything(org.as_str()), &task.0)
+                .await
+                .unwrap();
             assert_eq!(view.last_sequence, first + 2 * n as i64 + 1, "{}", test_db.name);
         }
         test_db.cleanup().await;
@@ -192,7 +195,9 @@ async fn a_group_that_lost_its_lease_fails_alone_and_the_others_still_commit() {
                 )
             })
             .collect();
-        let before = task_store::view(&db.read, &org, &tasks[2].0).await.unwrap();
+        let before = task_store::view(&db.read, &Access::everything(org.as_str()), &tasks[2].0)
+            .await
+            .unwrap();
         let pending = queue_behind_a_held_database(&db, &ingestor, &org, groups).await;
         let mut results = Vec::new();
         for p in pending {
@@ -212,7 +217,9 @@ async fn a_group_that_lost_its_lease_fails_alone_and_the_others_still_commit() {
                 test_db.name
             );
         }
-        let after = task_store::view(&db.read, &org, &tasks[2].0).await.unwrap();
+        let after = task_store::view(&db.read, &Access::everything(org.as_str()), &tasks[2].0)
+            .await
+            .unwrap();
         assert_eq!(after.last_sequence, before.last_sequence, "{}", test_db.name);
         // No sequence was lost to the failed transaction: the six stored events follow on.
         let mut stored: Vec<i64> = [0, 1, 3]

@@ -4,6 +4,7 @@
 //! `SendMessage` answer, and events lost between two streams. The same rules are exercised
 //! against the official SDKs in `sdk_agents.rs`; these run without them, on both backends.
 
+use server::store::access::Access;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -219,7 +220,9 @@ async fn app_on(test_db: &support::TestDb) -> (AppState, Workers) {
 /// The local task's state and the text of its `story`/`Hello` artifacts, once it is `want`.
 async fn reaches(state: &AppState, org: &str, task: &str, want: &str) -> (String, String) {
     let read = || async {
-        let view = task_store::view(&state.db.read, org, task).await.unwrap();
+        let view = task_store::view(&state.db.read, &Access::everything(org), task)
+            .await
+            .unwrap();
         let text: String = view
             .artifacts
             .iter()
@@ -251,14 +254,14 @@ async fn say(
     };
     let id = send(state, org, agent, body).await.id;
     let settled = eventually(Duration::from_secs(20), || async {
-        let command = server::services::commands::find(&state.db, org, &id)
+        let command = server::services::commands::find(&state.db, &Access::everything(org), &id)
             .await
             .unwrap();
         command.status == "succeeded"
     })
     .await;
     assert!(settled, "the send {text:?} succeeded");
-    server::services::commands::find(&state.db, org, &id)
+    server::services::commands::find(&state.db, &Access::everything(org), &id)
         .await
         .unwrap()
         .task_id

@@ -3,6 +3,7 @@
 //! projections against the browser's fold of the same ledger, and commands dispatched by the
 //! workers (`shared/spec/security-and-durability.md` §3).
 
+use server::store::access::Access;
 use std::time::Duration;
 
 use app::a2a::{TaskState, decode_stream_event};
@@ -219,13 +220,20 @@ async fn ingestion_folds_dedupes_and_matches_the_browser_fold_on_every_backend()
             test_db.name
         );
         let task_id = task_id.unwrap();
-        let view = task_store::view(&db.read, &org, &task_id).await.unwrap();
+        let view = task_store::view(&db.read, &Access::everything(org.as_str()), &task_id)
+            .await
+            .unwrap();
         assert_scripted(&view, test_db.name);
 
         // Rebuild: folding the stored ledger with the browser's code gives the same view.
-        let events = task_store::events_after(&db.read, &org, &EventScope::Task(task_id.clone()), 0)
-            .await
-            .unwrap();
+        let events = task_store::events_after(
+            &db.read,
+            &Access::everything(org.as_str()),
+            &EventScope::Task(task_id.clone()),
+            0,
+        )
+        .await
+        .unwrap();
         assert_eq!(events.len(), script().len());
         let mut folded = TaskView {
             state: TaskState::Submitted,
@@ -250,7 +258,9 @@ async fn ingestion_folds_dedupes_and_matches_the_browser_fold_on_every_backend()
                 server::ingest::rebuild(&db, &task_id).await.unwrap(),
                 script().len()
             );
-            let rebuilt = task_store::view(&db.read, &org, &task_id).await.unwrap();
+            let rebuilt = task_store::view(&db.read, &Access::everything(org.as_str()), &task_id)
+                .await
+                .unwrap();
             assert_eq!(
                 rebuilt.messages, view.messages,
                 "{}: rebuilt messages",
@@ -293,7 +303,9 @@ async fn a_direct_message_reply_is_its_own_row_never_a_fake_task() {
         );
         reply.local_task_id = Some(first.task_id.clone());
         ingestor.ingest(&reply).await.unwrap();
-        let view = task_store::view(&db.read, &org, &first.task_id).await.unwrap();
+        let view = task_store::view(&db.read, &Access::everything(org.as_str()), &first.task_id)
+            .await
+            .unwrap();
         assert_eq!(view.kind, app::projection::TaskKind::Message);
         assert_eq!(view.remote_task_id, None);
         assert_eq!(view.messages.len(), 2);
@@ -330,7 +342,9 @@ async fn an_observation_without_the_lease_commits_nothing() {
             ingestor.ingest(&late).await,
             Err(IngestError::LeaseLost)
         ));
-        let view = task_store::view(&db.read, &org, &first.task_id).await.unwrap();
+        let view = task_store::view(&db.read, &Access::everything(org.as_str()), &first.task_id)
+            .await
+            .unwrap();
         assert_eq!(view.state, "TASK_STATE_WORKING");
         assert_eq!(view.last_sequence, first.sequence.unwrap());
         test_db.cleanup().await;
@@ -381,7 +395,9 @@ async fn inline_bytes_are_archived_and_the_ledger_holds_references() {
             "artifacts": [{"artifactId": "img", "parts": [{"raw": png, "mediaType": "image/png", "filename": "chart.png"}]}]}})))
         .await
         .unwrap();
-    let view = task_store::view(&db.read, &org, &done.task_id).await.unwrap();
+    let view = task_store::view(&db.read, &Access::everything(org.as_str()), &done.task_id)
+        .await
+        .unwrap();
     let digest = server::ingest::archive::digest(b"\x89PNG fake image bytes");
     assert_eq!(
         view.artifacts[0].parts[0].content,
@@ -515,7 +531,7 @@ async fn a_waiting_task_stays_followed_and_a_command_during_a_read_makes_it_due_
             "{}: a waiting task is still followed",
             test_db.name
         );
-        let read_at = task_store::find(&db.read, &org, &first.task_id)
+        let read_at = task_store::find(&db.read, &Access::everything(org.as_str()), &first.task_id)
             .await
             .unwrap()
             .turn;
@@ -544,7 +560,7 @@ async fn a_waiting_task_stays_followed_and_a_command_during_a_read_makes_it_due_
             test_db.name
         );
         // Without a command since the read, the next read stays 15 s away.
-        let now_turn = task_store::find(&db.read, &org, &first.task_id)
+        let now_turn = task_store::find(&db.read, &Access::everything(org.as_str()), &first.task_id)
             .await
             .unwrap()
             .turn;
@@ -652,7 +668,9 @@ async fn a_group_of_stream_events_commits_like_one_event_at_a_time() {
             obs
         };
         let rest: Vec<_> = script.collect();
-        let before = task_store::view(&db.read, &org, &task_id).await.unwrap();
+        let before = task_store::view(&db.read, &Access::everything(org.as_str()), &task_id)
+            .await
+            .unwrap();
 
         // Without the lease, the whole group commits nothing.
         let stranger: Vec<_> = rest.iter().cloned().map(|e| fenced(e, "worker-2")).collect();
@@ -674,7 +692,9 @@ async fn a_group_of_stream_events_commits_like_one_event_at_a_time() {
             ingestor.ingest_group(&foreign).await,
             Err(IngestError::Identity("Unexpected push scope."))
         ));
-        let unchanged = task_store::view(&db.read, &org, &task_id).await.unwrap();
+        let unchanged = task_store::view(&db.read, &Access::everything(org.as_str()), &task_id)
+            .await
+            .unwrap();
         assert_eq!(
             unchanged.last_sequence, before.last_sequence,
             "{}: all or nothing",
@@ -713,7 +733,9 @@ async fn a_group_of_stream_events_commits_like_one_event_at_a_time() {
         }
         assert!(notices.try_recv().is_err(), "one notice per stored event");
 
-        let view = task_store::view(&db.read, &org, &task_id).await.unwrap();
+        let view = task_store::view(&db.read, &Access::everything(org.as_str()), &task_id)
+            .await
+            .unwrap();
         assert_scripted(&view, test_db.name);
         assert_eq!(view.last_sequence, *sequences.last().unwrap());
         assert!(view.version > before.version);

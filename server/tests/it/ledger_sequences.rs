@@ -7,6 +7,7 @@ use serde_json::json;
 use server::db::Db;
 use server::db::entity::ledger_counter;
 use server::ingest::IngestError;
+use server::store::access::Access;
 
 use crate::ledger::{observation, script, setup};
 use crate::support;
@@ -76,7 +77,7 @@ async fn a_duplicate_uses_no_sequence_and_the_counter_keeps_the_last_one() {
             test_db.name
         );
         assert_eq!(counter(&db, &org).await, first_sequence + 5, "{}", test_db.name);
-        let view = server::store::tasks::view(&db.read, &org, &first.task_id)
+        let view = server::store::tasks::view(&db.read, &Access::everything(org.as_str()), &first.task_id)
             .await
             .unwrap();
         assert_eq!(view.last_sequence, first_sequence + 5, "{}", test_db.name);

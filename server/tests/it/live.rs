@@ -1,6 +1,7 @@
 //! The live SSE routes: committed ledger events with `id:` = sequence, resumable with
 //! `Last-Event-ID`, and the app-wide freshness signal (`shared/spec/reference.md` §4.6).
 
+use server::store::access::Access;
 use std::time::Duration;
 
 use axum::body::Body;
@@ -139,7 +140,7 @@ async fn new_commits_reach_an_open_stream() {
     let reader = tokio::spawn(frames(response, &["ledger"], 2));
     tokio::time::sleep(Duration::from_millis(200)).await;
     let org = organizations::local(&state.db).await.unwrap();
-    let task = server::store::tasks::find(&state.db.read, &org.id, &task_id)
+    let task = server::store::tasks::find(&state.db.read, &Access::everything(org.id.as_str()), &task_id)
         .await
         .unwrap();
     state
@@ -252,7 +253,7 @@ async fn the_sweep_expiring_a_request_signals_open_pages_reference_4_8() {
     let (task_id, _) = seed(&state, 1).await;
     let task = server::store::tasks::find(
         &state.db.read,
-        &organizations::local(&state.db).await.unwrap().id,
+        &Access::everything(organizations::local(&state.db).await.unwrap().id.as_str()),
         &task_id,
     )
     .await

@@ -2,6 +2,7 @@
 //! (`A2A_MAX_LIVE_CONNECTIONS`, `503` + `Retry-After` past it), and a live stream wakes on the
 //! in-process bus instead of re-reading the database every second.
 
+use server::store::access::Access;
 use std::time::Duration;
 
 use axum::body::{Body, BodyDataStream};
@@ -122,7 +123,7 @@ async fn a_live_stream_wakes_on_the_bus_and_does_not_poll_the_database_every_sec
     let (state, test_db): (AppState, _) = support::app().await;
     let (task_id, _) = seed(&state, 1).await;
     let org = organizations::local(&state.db).await.unwrap().id;
-    let task = server::store::tasks::find(&state.db.read, &org, &task_id)
+    let task = server::store::tasks::find(&state.db.read, &Access::everything(org.as_str()), &task_id)
         .await
         .unwrap();
     let response = support::get(&state, &format!("/api/live/tasks/{task_id}?after=0")).await;

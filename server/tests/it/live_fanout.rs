@@ -2,6 +2,7 @@
 //! reader, which reads each commit once; a connection that falls behind that reader reads the
 //! gap from the database and still gets every event once, in order. On both databases.
 
+use server::store::access::Access;
 use std::time::{Duration, Instant};
 
 use axum::body::BodyDataStream;
@@ -34,7 +35,7 @@ async fn metric(state: &AppState, name: &str) -> u64 {
 /// `count` status updates of the task, each with a message saying `<prefix>-<n>`.
 async fn updates(state: &AppState, task_id: &str, prefix: &str, count: usize) -> Vec<Observation> {
     let org = organizations::local(&state.db).await.unwrap().id;
-    let task = server::store::tasks::find(&state.db.read, &org, task_id)
+    let task = server::store::tasks::find(&state.db.read, &Access::everything(org.as_str()), task_id)
         .await
         .unwrap();
     (0..count)
@@ -296,7 +297,7 @@ async fn a_conversation_stream_announces_a_task_joining_it_then_sends_its_events
         eventually(&state, "taskbay_live_feed_reads_total", |reads| reads >= 1).await;
 
         let org = organizations::local(&state.db).await.unwrap().id;
-        let first = server::store::tasks::find(&state.db.read, &org, &task_id)
+        let first = server::store::tasks::find(&state.db.read, &Access::everything(org.as_str()), &task_id)
             .await
             .unwrap();
         let joined = state

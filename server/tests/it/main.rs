@@ -4,6 +4,7 @@
 // Test helpers fail loudly; clippy's allow-unwrap-in-tests only covers #[test] bodies.
 #![allow(clippy::unwrap_used)]
 
+mod access;
 mod agent_cards;
 mod agents;
 mod api;

@@ -11,6 +11,7 @@
 mod launcher;
 mod proxy;
 
+use server::store::access::Access;
 use std::time::Duration;
 
 use server::AppState;
@@ -78,7 +79,9 @@ impl Console {
     }
 
     async fn view(&self, org: &str, task_id: &str) -> app::projection::TaskView {
-        task_store::view(&self.state.db.read, org, task_id).await.unwrap()
+        task_store::view(&self.state.db.read, &Access::everything(org), task_id)
+            .await
+            .unwrap()
     }
 
     /// Waits (up to `limit`) for the task to reach `state`; fails with what the store holds.
@@ -133,9 +136,13 @@ async fn multi_turn(spec: Spec) {
     console
         .reaches(&org, &task_id, INPUT_REQUIRED, Duration::from_secs(10))
         .await;
-    let remote = task_store::find(&console.state.db.read, &org, &task_id)
-        .await
-        .unwrap();
+    let remote = task_store::find(
+        &console.state.db.read,
+        &Access::everything(org.as_str()),
+        &task_id,
+    )
+    .await
+    .unwrap();
 
     let reply = CommandBody {
         task_id: remote.remote_task_id.clone(),

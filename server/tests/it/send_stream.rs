@@ -5,6 +5,7 @@
 //! still get `SendMessage`. Real workers, the real demo agent (or a recording agent) over HTTP,
 //! SQLite always and PostgreSQL when `A2A_TEST_POSTGRES_URL` is set.
 
+use server::store::access::Access;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -82,7 +83,7 @@ async fn dispatch_keeps_the_send_stream_so_no_event_is_lost() {
         let task_id = done.task_id.unwrap();
         assert!(
             eventually(Duration::from_secs(30), || async {
-                task_store::view(&state.db.read, &org, &task_id)
+                task_store::view(&state.db.read, &Access::everything(org.as_str()), &task_id)
                     .await
                     .unwrap()
                     .state
@@ -267,7 +268,7 @@ async fn a_streaming_agent_is_sent_send_streaming_message_and_a_finished_answer_
     assert_eq!(r.done.status, "succeeded", "{:?}", r.done.last_error);
     let task_id = r.done.task_id.unwrap();
     assert_eq!(
-        task_store::view(&r.state.db.read, &r.org, &task_id)
+        task_store::view(&r.state.db.read, &Access::everything(r.org.as_str()), &task_id)
             .await
             .unwrap()
             .state,
@@ -338,7 +339,7 @@ async fn a_burst_of_stream_events_is_stored_in_groups_in_order_and_a_bad_event_o
         let task_id = r.done.task_id.clone().unwrap();
         assert!(
             eventually(Duration::from_secs(20), || async {
-                task_store::view(&r.state.db.read, &r.org, &task_id)
+                task_store::view(&r.state.db.read, &Access::everything(r.org.as_str()), &task_id)
                     .await
                     .unwrap()
                     .state
@@ -364,9 +365,14 @@ async fn a_burst_of_stream_events_is_stored_in_groups_in_order_and_a_bad_event_o
             "plus the message and the answer; nothing else"
         );
         // More than the default view holds (issue #26): read them all with a larger limit.
-        let view = task_store::view_limited(&r.state.db.read, &r.org, &task_id, COUNT + 2)
-            .await
-            .unwrap();
+        let view = task_store::view_limited(
+            &r.state.db.read,
+            &Access::everything(r.org.as_str()),
+            &task_id,
+            COUNT + 2,
+        )
+        .await
+        .unwrap();
         assert_eq!(view.omitted.messages, 0);
         assert_eq!(
             view.messages.len() as u64,

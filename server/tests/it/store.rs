@@ -4,6 +4,7 @@
 use chrono::{Duration, Utc};
 use serde_json::json;
 use server::db::migration;
+use server::store::access::Access;
 use server::store::agents::{self, AgentSource};
 use server::store::card_snapshots::{self, NewSnapshot};
 use server::store::{StoreError, organizations};
@@ -24,12 +25,13 @@ async fn migrations_create_the_local_organization_and_are_idempotent() {
                 "m20261203_000005_immutable_history",
                 "m20261203_000006_follow_waiting_tasks",
                 "m20261204_000007_long_task_pages",
-                "m20261205_000008_identity"
+                "m20261205_000008_identity",
+                "m20261205_000009_access"
             ],
             "{}",
             test_db.name
         );
-        assert_eq!(migration::migrate(&db).await.unwrap(), 8, "{}", test_db.name);
+        assert_eq!(migration::migrate(&db).await.unwrap(), 9, "{}", test_db.name);
         assert_eq!(migration::migrate(&db).await.unwrap(), 0, "{}", test_db.name);
         assert!(migration::pending(&db).await.unwrap().is_empty());
         let local = organizations::local(&db).await.unwrap();
@@ -78,7 +80,7 @@ async fn agents_register_list_and_remove_keeping_history() {
             test_db.name
         );
 
-        let listed: Vec<_> = agents::list(&db, &org)
+        let listed: Vec<_> = agents::list(&db, &Access::everything(org.as_str()))
             .await
             .unwrap()
             .into_iter()
@@ -87,7 +89,7 @@ async fn agents_register_list_and_remove_keeping_history() {
         assert_eq!(listed, vec![a.id.clone(), b.id.clone()], "{}", test_db.name);
 
         agents::remove(&db, &org, &a.id).await.unwrap();
-        let listed: Vec<_> = agents::list(&db, &org)
+        let listed: Vec<_> = agents::list(&db, &Access::everything(org.as_str()))
             .await
             .unwrap()
             .into_iter()
@@ -150,7 +152,13 @@ async fn env_seeded_agents_cannot_be_removed() {
             }
             other => panic!("{}: expected a conflict, got {other:?}", test_db.name),
         }
-        assert_eq!(agents::list(&db, &org).await.unwrap().len(), 1);
+        assert_eq!(
+            agents::list(&db, &Access::everything(org.as_str()))
+                .await
+                .unwrap()
+                .len(),
+            1
+        );
         db.close().await;
         test_db.cleanup().await;
     }
@@ -233,6 +241,12 @@ async fn sqlite_serialises_concurrent_writers_without_busy_errors() {
             .unwrap()
             .expect("no SQLITE_BUSY under concurrent writes");
     }
-    assert_eq!(agents::list(&db, &org).await.unwrap().len(), 32);
+    assert_eq!(
+        agents::list(&db, &Access::everything(org.as_str()))
+            .await
+            .unwrap()
+            .len(),
+        32
+    );
     db.close().await;
 }

@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 use server::AppState;
 use server::http::api::tasks::INVALID_VIEW_LIMIT;
 use server::ingest::{Observation, Source};
+use server::store::access::Access;
 use server::store::organizations;
 use server::store::tasks::TASK_VIEW_ITEMS;
 
@@ -121,7 +122,7 @@ async fn the_default_task_view_is_bounded() {
     let n = TASK_VIEW_ITEMS as usize + 3;
     let task_id = long_task(&state, n).await;
     let org = organizations::local(&state.db).await.unwrap();
-    let view = server::store::tasks::view(&state.db.read, &org.id, &task_id)
+    let view = server::store::tasks::view(&state.db.read, &Access::everything(org.id.as_str()), &task_id)
         .await
         .unwrap();
     assert_eq!(view.messages.len() as u64, TASK_VIEW_ITEMS);
@@ -176,7 +177,7 @@ async fn the_task_row_counts_its_messages_and_transitions_through_ingest_rebuild
 
     // The same message again (another event with its id) is not a new one.
     let org = organizations::local(&state.db).await.unwrap();
-    let row = server::store::tasks::find(&state.db.read, &org.id, &task_id)
+    let row = server::store::tasks::find(&state.db.read, &Access::everything(org.id.as_str()), &task_id)
         .await
         .unwrap();
     state

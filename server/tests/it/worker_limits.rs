@@ -4,6 +4,7 @@
 //! §3.4–§3.6). Real workers, real agents over HTTP on 127.0.0.1; SQLite always and PostgreSQL
 //! when `A2A_TEST_POSTGRES_URL` is set.
 
+use server::store::access::Access;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -375,7 +376,11 @@ async fn the_stream_cap_counts_send_streams_and_the_rest_are_polled_to_the_end()
     for task in &tasks {
         assert!(
             eventually(Duration::from_secs(60), || async {
-                task_store::view(&state.db.read, &org, task).await.unwrap().state == "TASK_STATE_COMPLETED"
+                task_store::view(&state.db.read, &Access::everything(org.as_str()), task)
+                    .await
+                    .unwrap()
+                    .state
+                    == "TASK_STATE_COMPLETED"
             })
             .await,
             "task {task} completes although it was over the cap"

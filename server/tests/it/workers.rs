@@ -1,6 +1,7 @@
 //! Commands dispatched and tasks followed by the real workers against the real demo agent
 //! over HTTP (`shared/spec/security-and-durability.md` §3.4–§3.6, §3.11).
 
+use server::store::access::Access;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -68,7 +69,7 @@ pub(crate) async fn send(
         &state.db,
         &state.bus,
         NewCommand {
-            organization_id: org.to_owned(),
+            access: Access::everything(org),
             agent: agent.clone(),
             body,
             idempotency_key: uuid::Uuid::new_v4().to_string(),
@@ -108,7 +109,7 @@ async fn settled(state: &AppState, id: &str) -> task_command::Model {
 }
 
 async fn task_state(state: &AppState, org: &str, task_id: &str) -> String {
-    task_store::view(&state.db.read, org, task_id)
+    task_store::view(&state.db.read, &Access::everything(org), task_id)
         .await
         .unwrap()
         .state
@@ -126,7 +127,9 @@ async fn a_send_is_dispatched_once_and_its_answer_lands_in_the_ledger() {
     let done = settled(&state, &accepted.id).await;
     assert_eq!(done.status, "succeeded", "{:?}", done.last_error);
     let task_id = done.task_id.clone().unwrap();
-    let view = task_store::view(&state.db.read, &org, &task_id).await.unwrap();
+    let view = task_store::view(&state.db.read, &Access::everything(org.as_str()), &task_id)
+        .await
+        .unwrap();
     assert!(
         eventually(Duration::from_secs(10), || async {
             task_state(&state, &org, &task_id).await == "TASK_STATE_INPUT_REQUIRED"
@@ -151,7 +154,7 @@ async fn slow_chunks_arrive_in_order_through_the_subscription_and_cancel_works()
     let first = settled(&state, &send(&state, &org, &agent, text("rust")).await.id).await;
     let second = settled(&state, &send(&state, &org, &agent, text("cancel me")).await.id).await;
     let (first_task, second_task) = (first.task_id.unwrap(), second.task_id.unwrap());
-    let remote = task_store::find(&state.db.read, &org, &second_task)
+    let remote = task_store::find(&state.db.read, &Access::everything(org.as_str()), &second_task)
         .await
         .unwrap()
         .remote_task_id
@@ -181,7 +184,9 @@ async fn slow_chunks_arrive_in_order_through_the_subscription_and_cancel_works()
         .await,
         "the slow task completes with no browser open"
     );
-    let view = task_store::view(&state.db.read, &org, &first_task).await.unwrap();
+    let view = task_store::view(&state.db.read, &Access::everything(org.as_str()), &first_task)
+        .await
+        .unwrap();
     let expected: String = (1..=20)
         .map(|n| format!("Chunk {n} of 20: still going.\n"))
         .collect();
@@ -214,7 +219,7 @@ async fn a_dead_worker_is_replaced_and_nothing_is_lost_or_doubled() {
     // Let a few chunks arrive, then the worker dies holding the lease.
     assert!(
         eventually(Duration::from_secs(10), || async {
-            task_store::view(&state.db.read, &org, &task_id)
+            task_store::view(&state.db.read, &Access::everything(org.as_str()), &task_id)
                 .await
                 .unwrap()
                 .artifacts
@@ -248,7 +253,9 @@ async fn a_dead_worker_is_replaced_and_nothing_is_lost_or_doubled() {
         })
         .await
     );
-    let view = task_store::view(&state.db.read, &org, &task_id).await.unwrap();
+    let view = task_store::view(&state.db.read, &Access::everything(org.as_str()), &task_id)
+        .await
+        .unwrap();
     let expected: String = (1..=20)
         .map(|n| format!("Chunk {n} of 20: still going.\n"))
         .collect();

@@ -27,6 +27,7 @@ use crate::config::validate_card_url;
 use crate::db::entity::agent;
 use crate::services::agents::{self as agent_services, AgentServiceError, CardPreview};
 use crate::state::AppState;
+use crate::store::access::Access;
 use crate::store::agents::{self as agent_store, AgentSource};
 
 pub const UNKNOWN_AGENT: &str = "Unknown agent.";
@@ -55,15 +56,34 @@ fn service_error(error: AgentServiceError) -> ApiError {
     }
 }
 
-fn listed(agent: &agent::Model, preview: &CardPreview) -> Value {
+/// The card as the caller may see it: a member granted only some skills of the agent sees only
+/// those (§1.3 "a reduced agent card").
+fn visible_card(access: &Access, agent_id: &str, raw: &Value) -> Value {
+    let mut card = raw.clone();
+    if let (Some(granted), Some(skills)) = (
+        access.skills_of(agent_id),
+        card.get_mut("skills").and_then(Value::as_array_mut),
+    ) {
+        skills.retain(|skill| {
+            skill
+                .get("id")
+                .and_then(Value::as_str)
+                .is_some_and(|id| granted.iter().any(|g| g == id))
+        });
+    }
+    card
+}
+
+fn listed(access: &Access, agent: &agent::Model, preview: &CardPreview) -> Value {
+    let raw = visible_card(access, &agent.id, &preview.raw);
     json!({
         "id": agent.id,
         "cardUrl": agent.card_url,
         "source": agent.source,
         "name": preview.card.name,
         "description": preview.card.description,
-        "skills": preview.raw.get("skills").cloned().unwrap_or_else(|| json!([])),
-        "card": preview.raw,
+        "skills": raw.get("skills").cloned().unwrap_or_else(|| json!([])),
+        "card": raw,
         "trust": TRUST,
     })
 }
@@ -71,7 +91,7 @@ fn listed(agent: &agent::Model, preview: &CardPreview) -> Value {
 /// `GET /api/agents`.
 pub async fn list(State(state): State<AppState>, principal: Principal) -> Result<Json<Value>, ApiError> {
     principal.require(Permission::Read)?;
-    let agents = agent_store::list(&state.db, &principal.organization_id).await?;
+    let agents = agent_store::list(&state.db, &principal.access).await?;
     let discoveries = agents
         .iter()
         .map(|agent| agent_services::discover(&state.db, &state.gateway, agent));
@@ -79,7 +99,7 @@ pub async fn list(State(state): State<AppState>, principal: Principal) -> Result
     let mut rows = Vec::with_capacity(agents.len());
     for (agent, outcome) in agents.iter().zip(outcomes) {
         rows.push(match outcome {
-            Ok(preview) => listed(agent, &preview),
+            Ok(preview) => listed(&principal.access, agent, &preview),
             Err(AgentServiceError::Store(error)) => return Err(error.into()),
             Err(error) => json!({
                 "id": agent.id,
@@ -144,7 +164,7 @@ pub async fn detail(
         "id": agent.id,
         "cardUrl": agent.card_url,
         "source": agent.source,
-        "card": preview.raw,
+        "card": visible_card(&principal.access, &agent.id, &preview.raw),
         "trust": TRUST,
         "report": preview.report,
     })))
@@ -163,9 +183,9 @@ pub async fn remove(
     Ok(Json(json!({ "removed": true })))
 }
 
-/// A listed agent of the caller's organization, or `404 Unknown agent.`.
+/// A listed agent of the caller's organization that the caller sees, or `404 Unknown agent.`.
 pub async fn find(state: &AppState, principal: &Principal, agent_id: &str) -> Result<agent::Model, ApiError> {
-    agent_store::find(&state.db, &principal.organization_id, agent_id)
+    agent_store::find(&state.db, &principal.access, agent_id)
         .await
         .map_err(|e| ApiError::from_store(e, UNKNOWN_AGENT))
 }

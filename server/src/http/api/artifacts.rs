@@ -88,16 +88,15 @@ pub async fn download(
         return not_found();
     };
     // Which task references the object, and what it called it.
-    let access =
-        match crate::store::tasks::artifact_access(&state.db.read, &principal.organization_id, &digest).await
-        {
-            Ok(access) => access,
-            Err(crate::store::StoreError::NotFound) => return not_found(),
-            Err(error) => {
-                tracing::warn!(%error, "artifact access lookup failed");
-                return super::error::ApiError::unavailable().into_response();
-            }
-        };
+    let access = match crate::store::tasks::artifact_access(&state.db.read, &principal.access, &digest).await
+    {
+        Ok(access) => access,
+        Err(crate::store::StoreError::NotFound) => return not_found(),
+        Err(error) => {
+            tracing::warn!(%error, "artifact access lookup failed");
+            return super::error::ApiError::unavailable().into_response();
+        }
+    };
     let bytes = match tokio::fs::read(&path).await {
         Ok(bytes) => bytes,
         Err(error) => {

@@ -28,6 +28,7 @@ use crate::db::entity::task_command;
 use crate::ingest::archive::digest;
 use crate::services::commands::{self, Action, CommandBody, KEY_REQUIRED, NewCommand, ValidBody};
 use crate::state::AppState;
+use crate::store::access::Access;
 use crate::store::commands::CommandStatus;
 use crate::store::{StoreError, new_id};
 use app::ext::canonical::ledger_json;
@@ -80,7 +81,7 @@ pub async fn submit(
     let agent = find_agent(state, principal, agent_id).await?;
     let body: ValidBody = commands::validate(body).map_err(ApiError::bad_request)?;
     let new = NewCommand {
-        organization_id: principal.organization_id.clone(),
+        access: principal.access.clone(),
         agent,
         body,
         idempotency_key: key,
@@ -118,7 +119,7 @@ pub async fn get(
     Path(command_id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     principal.require(Permission::Read)?;
-    let command = commands::find(&state.db, &principal.organization_id, &command_id)
+    let command = commands::find(&state.db, &principal.access, &command_id)
         .await
         .map_err(|e| ApiError::from_store(e, COMMAND_NOT_FOUND))?;
     Ok(Json(json!({ "command": commands::api_json(&command) })))
@@ -138,7 +139,7 @@ pub async fn message(
         None => default_key(&agent_id, &body),
     };
     let (command, _) = submit(&state, &principal, &agent_id, body, key).await?;
-    let command = wait_for(&state.db, &principal.organization_id, &command.id, WAIT).await?;
+    let command = wait_for(&state.db, &principal.access, &command.id, WAIT).await?;
     Ok(outcome(&command))
 }
 
@@ -166,7 +167,7 @@ pub async fn cancel(
         ..CommandBody::default()
     };
     let (command, _) = submit(&state, &principal, &agent_id, body, key).await?;
-    let command = wait_for(&state.db, &principal.organization_id, &command.id, WAIT).await?;
+    let command = wait_for(&state.db, &principal.access, &command.id, WAIT).await?;
     Ok(outcome(&command))
 }
 
@@ -179,13 +180,13 @@ pub fn is_settled(command: &task_command::Model) -> bool {
 /// its last committed state either way. The routes wait [`WAIT`]; tests pass less.
 pub async fn wait_for(
     db: &Db,
-    organization_id: &str,
+    access: &Access,
     command_id: &str,
     wait: Duration,
 ) -> Result<task_command::Model, ApiError> {
     let started = Instant::now();
     loop {
-        let command = commands::find(db, organization_id, command_id)
+        let command = commands::find(db, access, command_id)
             .await
             .map_err(|e: StoreError| ApiError::from_store(e, COMMAND_NOT_FOUND))?;
         let elapsed = started.elapsed();

@@ -64,13 +64,7 @@ pub async fn list(
 ) -> Result<Json<Value>, ApiError> {
     principal.require(Permission::Read)?;
     let value = |name: &str| query.get(name).map(|v| v.trim()).filter(|v| !v.is_empty());
-    let requests = approvals::list(
-        &state.db,
-        &principal.organization_id,
-        value("status"),
-        value("taskId"),
-    )
-    .await?;
+    let requests = approvals::list(&state.db, &principal.access, value("status"), value("taskId")).await?;
     Ok(Json(json!({ "requests": requests })))
 }
 
@@ -81,7 +75,7 @@ pub async fn get(
     Path(id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     principal.require(Permission::Read)?;
-    let detail = approvals::detail(&state.db, &principal.organization_id, &id).await?;
+    let detail = approvals::detail(&state.db, &principal.access, &id).await?;
     Ok(Json(json!({
         "request": request_json(&detail),
         "revisions": detail.revisions,
@@ -100,15 +94,8 @@ pub async fn decide(
 ) -> Result<Response, ApiError> {
     principal.require(Permission::Operate)?;
     let key = header_key(&headers)?.ok_or_else(|| ApiError::bad_request(KEY_REQUIRED))?;
-    let (detail, replay) = approvals::decide(
-        &state.db,
-        &state.bus,
-        &principal.organization_id,
-        &id,
-        input,
-        &key,
-    )
-    .await?;
+    let (detail, replay) =
+        approvals::decide(&state.db, &state.bus, &principal.access, &id, input, &key).await?;
     let status = if replay {
         StatusCode::OK
     } else {

@@ -7,7 +7,7 @@ use axum::Router;
 use axum::routing::{delete, get, post};
 
 use super::principal::Permission;
-use super::{agents, artifacts, auth, commands, decisions, stream, tasks};
+use super::{admin, agents, artifacts, auth, commands, decisions, stream, tasks};
 use crate::http::live;
 use crate::state::AppState;
 
@@ -71,6 +71,8 @@ api_routes! {
     post "/api/decisions/{decision_id}/decisions" => decisions::decide, Needs(Operate);
     get "/api/live/tasks/{id}" => live::task_stream, Needs(Read);
     get "/api/live/conversations/{id}" => live::conversation_stream, Needs(Read);
+    get "/api/admin/security" => admin::overview, Needs(Administer);
+    post "/api/admin/security" => admin::change, Needs(Administer);
 }
 
 /// The route `method` and `path` reach, if any (`HEAD` is answered by a `GET` route).

@@ -105,7 +105,7 @@ pub async fn stream(
     let (command, replay) = submit(&state, &principal, &agent_id, body, key).await?;
     // A follow-up on a known task streams what happens from now on, not its whole history.
     let before = match (&command.task_id, replay) {
-        (Some(local), false) => task_services::find(&state.db, &principal.organization_id, local)
+        (Some(local), false) => task_services::find(&state.db, &principal.access, local)
             .await
             .ok(),
         _ => None,
@@ -147,10 +147,9 @@ async fn resubscribe(
         .ok_or_else(|| ApiError::bad_request(RESUBSCRIBE_NEEDS_TASK))?;
     let agent = find_agent(&state, &principal, agent_id).await?;
     let tenant = body.tenant.unwrap_or_default();
-    let found =
-        task_services::resubscribe(&state.db, &principal.organization_id, &agent.id, &tenant, &remote)
-            .await
-            .map_err(|e| ApiError::from_store(e, TASK_NOT_FOUND))?;
+    let found = task_services::resubscribe(&state.db, &principal.access, &agent.id, &tenant, &remote)
+        .await
+        .map_err(|e| ApiError::from_store(e, TASK_NOT_FOUND))?;
     let events = committed(
         &state,
         &principal.organization_id,

@@ -87,7 +87,7 @@ pub async fn list(
     let query = ListQuery::parse(&query)?;
     let page = task_services::list(
         &state.db,
-        &principal.organization_id,
+        &principal.access,
         query.filter,
         query.offset,
         query.limit,
@@ -106,7 +106,7 @@ pub async fn get(
 ) -> Result<Json<Value>, ApiError> {
     principal.require(Permission::Read)?;
     let limit = view_limit(&query)?;
-    let view = task_services::view(&state.db, &principal.organization_id, &task_id, limit)
+    let view = task_services::view(&state.db, &principal.access, &task_id, limit)
         .await
         .map_err(|e| ApiError::from_store(e, TASK_NOT_FOUND))?;
     Ok(Json(json!({ "task": view })))

@@ -44,6 +44,7 @@ macro_rules! rules {
 /// Every server function (`shared/spec/reference.md` §4.1 permissions, as the JSON API's
 /// routes for the same work).
 pub const SERVER_FNS: &[ServerFnRule] = {
+    use app::api::access::*;
     use app::api::agents::*;
     use app::api::approvals::*;
     use app::api::extensions::*;
@@ -51,6 +52,8 @@ pub const SERVER_FNS: &[ServerFnRule] = {
     use app::api::tasks::*;
     rules![
         GetIdentity => Read,
+        GetAccess => Administer,
+        ChangeAccess => Administer,
         SignOut => Read,
         ListAgents => Read,
         GetAgent => Read,

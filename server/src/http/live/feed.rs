@@ -10,6 +10,7 @@ use crate::ingest::committed::{CommittedEvents, Wake};
 use crate::services::commands;
 use crate::state::AppState;
 use crate::store::StoreError;
+use crate::store::access::Access;
 use crate::store::tasks::{self as task_store, EventScope};
 
 /// How long a feed waits before trying again when it cannot read the scope's newest events.
@@ -22,6 +23,8 @@ pub(super) async fn run(state: AppState, key: Key, publisher: Publisher, stop: C
         organization_id,
         scope,
     } = key;
+    // One feed serves every connection of the scope; each was checked when it opened (`live.rs`).
+    let everything = Access::everything(organization_id.as_str());
     // Subscribed to the bus before the newest events are read: no later commit goes unnoticed.
     let mut events = CommittedEvents::new(
         &state.bus,
@@ -33,7 +36,7 @@ pub(super) async fn run(state: AppState, key: Key, publisher: Publisher, stop: C
     );
     let newest = RECENT as u64 + 1;
     let mut prev = loop {
-        let read = task_store::scope_tail(&state.db.read, &organization_id, &scope, newest).await;
+        let read = task_store::scope_tail(&state.db.read, &everything, &scope, newest).await;
         publisher.feeds.count_feed_read();
         match read {
             Ok(tail) => break publisher.start(&tail, (tail.len() as u64) < newest),
@@ -105,7 +108,7 @@ async fn conversation_frame(state: &AppState, organization_id: &str, notice: &No
             ..
         } => named_frame("task", &serde_json::json!({ "taskId": task_id })),
         Notice::Command { command_id, .. } => {
-            let command = commands::find(&state.db, organization_id, command_id)
+            let command = commands::find(&state.db, &Access::everything(organization_id), command_id)
                 .await
                 .ok()?;
             named_frame("command", &commands::view(&command))

@@ -25,6 +25,7 @@ use super::LivePermit;
 use super::fanout::{Feeds, Frame, Start, Subscription, ledger_frame};
 use crate::db::Db;
 use crate::state::AppState;
+use crate::store::access::Access;
 use crate::store::tasks::{self as task_store, EVENTS_PER_READ, EventScope};
 
 /// A comment frame sent after this much silence, so proxies keep the connection open.
@@ -152,7 +153,15 @@ impl Follower {
             Start::Pending => {}
         }
         self.feeds.count_catch_up();
-        match task_store::events_after(&self.db.read, &self.organization_id, &self.scope, self.cursor).await {
+        match task_store::events_after(
+            &self.db.read,
+            // The connection's caller was checked when it opened (`live.rs`).
+            &Access::everything(self.organization_id.as_str()),
+            &self.scope,
+            self.cursor,
+        )
+        .await
+        {
             Ok(events) => {
                 self.behind = events.len() as u64 >= EVENTS_PER_READ;
                 for event in &events {

@@ -19,6 +19,7 @@ use crate::db::entity::{decision, decision_execution, decision_request, task, ta
 use crate::ingest::archive::digest;
 use crate::ingest::bus::{Bus, Notice};
 use crate::services::commands::{self, CommandBody, CommandConfig, CommandError, NewCommand};
+use crate::store::access::Access;
 use crate::store::approvals::{self as store, RequestStatus, RevisionAuthor};
 use crate::store::{StoreError, agents, new_id, tasks};
 use app::ext::canonical::ledger_json;
@@ -31,17 +32,17 @@ use app::ext::canonical::ledger_json;
 pub async fn decide(
     db: &Db,
     bus: &Bus,
-    organization_id: &str,
+    access: &Access,
     id: &str,
     input: DecisionInput,
     key: &str,
 ) -> Result<(ApprovalDetail, bool), ApprovalError> {
-    match decide_once(db, bus, organization_id, id, &input, key).await {
+    match decide_once(db, bus, access, id, &input, key).await {
         // A concurrent decision committed between this one's reads and its writes (the row
         // lock makes that rare; a unique index still has the last word): decide again, which
         // now sees it and answers the replay or the 409 it deserves.
         Err(ApprovalError::Store(StoreError::Db(error))) if is_unique_violation(&error) => {
-            decide_once(db, bus, organization_id, id, &input, key).await
+            decide_once(db, bus, access, id, &input, key).await
         }
         other => other,
     }
@@ -85,7 +86,7 @@ fn decided_status(outcome: Outcome) -> Result<RequestStatus, ApprovalError> {
 async fn decide_once(
     db: &Db,
     bus: &Bus,
-    organization_id: &str,
+    access: &Access,
     id: &str,
     input: &DecisionInput,
     key: &str,
@@ -98,9 +99,15 @@ async fn decide_once(
     let tx = db.write.begin().await?;
     // Locked: a concurrent decision on the request waits here, then sees this one's outcome,
     // its key included.
-    let row = store::find_locked(&tx, organization_id, id)
+    let row = store::find_locked(&tx, access, id)
         .await?
         .ok_or(ApprovalError::NotFound)?;
+    // Readable but not operable: the reviewer's grant is `read` only (§4.1 "Checks").
+    if !access.operates(&row.agent_id, row.skill_id.as_deref()) {
+        return Err(ApprovalError::Command(CommandError::Forbidden(
+            commands::NOT_PERMITTED.into(),
+        )));
+    }
     if let Some(existing) = store::decision_by_key(&tx, &row.id, key).await? {
         if existing.payload_digest != payload_digest {
             return Err(ApprovalError::Conflict(commands::KEY_CONFLICT.into()));
@@ -143,7 +150,9 @@ async fn decide_once(
     };
     store::insert_decision(&tx, decided).await?;
     let accepted = match outcome {
-        Outcome::Approve | Outcome::Edit => Some(execute(&tx, &row, &task, &decision_id, chosen).await?),
+        Outcome::Approve | Outcome::Edit => {
+            Some(execute(&tx, access, &row, &task, &decision_id, chosen).await?)
+        }
         _ => None,
     };
     let after = store::by_id(&tx, &row.id).await?.ok_or(ApprovalError::NotFound)?;
@@ -218,6 +227,7 @@ fn closing_status(
 /// `decision-<id>`, the task's skill re-applied) and records the execution.
 async fn execute(
     tx: &DatabaseTransaction,
+    access: &Access,
     row: &decision_request::Model,
     task: &task::Model,
     decision_id: &str,
@@ -249,7 +259,8 @@ async fn execute(
     let (command, _) = commands::accept_in(
         tx,
         NewCommand {
-            organization_id: row.organization_id.clone(),
+            // The reviewer's own grants: the same checks as any operator send (§4.1).
+            access: access.clone(),
             agent,
             body: valid,
             idempotency_key: format!("decision:{decision_id}"),

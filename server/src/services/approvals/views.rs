@@ -1,5 +1,6 @@
 //! Reading approval requests back: the lists, the pending count and one request's detail.
 
+use crate::store::access::Access;
 use app::api::approvals::{
     ApprovalDecision, ApprovalDetail, ApprovalExecution, ApprovalRevision, ApprovalSummary,
 };
@@ -14,7 +15,7 @@ use crate::store::{agents, approvals as store, commands, tasks};
 /// Requests of the organization, newest first (at most 100), optionally of one status and task.
 pub async fn list(
     db: &Db,
-    organization_id: &str,
+    access: &Access,
     status: Option<&str>,
     task_id: Option<&str>,
 ) -> Result<Vec<ApprovalSummary>, ApprovalError> {
@@ -23,7 +24,7 @@ pub async fn list(
     {
         return Err(ApprovalError::Invalid(UNKNOWN_STATUS.into()));
     }
-    let rows = store::list(&db.read, organization_id, status, task_id).await?;
+    let rows = store::list(&db.read, access, status, task_id).await?;
     let mut out = Vec::with_capacity(rows.len());
     for row in rows {
         out.push(summary(&db.read, row).await?);
@@ -32,8 +33,8 @@ pub async fn list(
 }
 
 /// How many requests wait for a decision.
-pub async fn pending_count(db: &Db, organization_id: &str) -> Result<u64, ApprovalError> {
-    Ok(store::count_pending(&db.read, organization_id, Utc::now()).await?)
+pub async fn pending_count(db: &Db, access: &Access) -> Result<u64, ApprovalError> {
+    Ok(store::count_pending(&db.read, access, Utc::now()).await?)
 }
 
 async fn summary<C: ConnectionTrait>(db: &C, row: decision_request::Model) -> Result<ApprovalSummary, DbErr> {
@@ -72,21 +73,19 @@ fn time(at: DateTime<Utc>) -> String {
 /// The request `id` of the organization (`NotFound` for anything else, including non-UUIDs).
 async fn find_request<C: ConnectionTrait>(
     db: &C,
-    organization_id: &str,
+    access: &Access,
     id: &str,
 ) -> Result<decision_request::Model, ApprovalError> {
     if uuid::Uuid::parse_str(id).is_err() {
         return Err(ApprovalError::NotFound);
     }
-    store::find(db, organization_id, id)
-        .await?
-        .ok_or(ApprovalError::NotFound)
+    store::find(db, access, id).await?.ok_or(ApprovalError::NotFound)
 }
 
 /// One request with its revisions, decisions and executions (execution statuses refreshed
 /// from their commands).
-pub async fn detail(db: &Db, organization_id: &str, id: &str) -> Result<ApprovalDetail, ApprovalError> {
-    let row = find_request(&db.read, organization_id, id).await?;
+pub async fn detail(db: &Db, access: &Access, id: &str) -> Result<ApprovalDetail, ApprovalError> {
+    let row = find_request(&db.read, access, id).await?;
     detail_of(&db.read, row).await
 }
 

@@ -11,6 +11,7 @@ use crate::db::Db;
 use crate::db::entity::task;
 use crate::services::commands;
 use crate::store::StoreError;
+use crate::store::access::Access;
 use crate::store::agents as agent_store;
 use crate::store::tasks as task_store;
 
@@ -20,33 +21,33 @@ pub const RECENT_CONVERSATIONS: u64 = 50;
 /// One page of the organization's tasks, newest first.
 pub async fn list(
     db: &Db,
-    organization_id: &str,
+    access: &Access,
     filter: TaskFilter,
     offset: u64,
     limit: u64,
 ) -> Result<TaskPage, StoreError> {
-    task_store::list(&db.read, organization_id, filter, offset, limit).await
+    task_store::list(&db.read, access, filter, offset, limit).await
 }
 
 /// One task row of the organization by its local id.
-pub async fn find(db: &Db, organization_id: &str, task_id: &str) -> Result<task::Model, StoreError> {
-    task_store::find(&db.read, organization_id, task_id).await
+pub async fn find(db: &Db, access: &Access, task_id: &str) -> Result<task::Model, StoreError> {
+    task_store::find(&db.read, access, task_id).await
 }
 
 /// One task's view with at most `limit` of its latest messages, artifacts and transitions each.
-pub async fn view(db: &Db, organization_id: &str, task_id: &str, limit: u64) -> Result<TaskView, StoreError> {
-    task_store::view_limited(&db.read, organization_id, task_id, limit).await
+pub async fn view(db: &Db, access: &Access, task_id: &str, limit: u64) -> Result<TaskView, StoreError> {
+    task_store::view_limited(&db.read, access, task_id, limit).await
 }
 
 /// The [`RECENT_CONVERSATIONS`] most recent conversations.
-pub async fn conversations(db: &Db, organization_id: &str) -> Result<Vec<ConversationSummary>, StoreError> {
-    task_store::conversations(&db.read, organization_id, RECENT_CONVERSATIONS).await
+pub async fn conversations(db: &Db, access: &Access) -> Result<Vec<ConversationSummary>, StoreError> {
+    task_store::conversations(&db.read, access, RECENT_CONVERSATIONS).await
 }
 
 /// A conversation's tasks and its sends that have no task yet (or did not succeed).
 pub async fn conversation(
     db: &Db,
-    organization_id: &str,
+    access: &Access,
     conversation_id: String,
 ) -> Result<ConversationView, TaskError> {
     if uuid::Uuid::parse_str(&conversation_id).is_err() {
@@ -56,13 +57,13 @@ pub async fn conversation(
     // the same transaction, so the tasks read after it sees that task. Read the other way
     // round, a new chat's first command could succeed in between and the conversation
     // would look empty (404) right after the send.
-    let commands: Vec<CommandView> = commands::of_conversation(db, organization_id, &conversation_id)
+    let commands: Vec<CommandView> = commands::of_conversation(db, access, &conversation_id)
         .await?
         .iter()
         .map(commands::view)
         .filter(|c| c.task_id.is_none() || c.status != CommandStatus::Succeeded)
         .collect();
-    let tasks = task_store::conversation_tasks(&db.read, organization_id, &conversation_id).await?;
+    let tasks = task_store::conversation_tasks(&db.read, access, &conversation_id).await?;
     let agent_id = tasks
         .first()
         .map(|t| t.agent_id.clone())
@@ -70,7 +71,7 @@ pub async fn conversation(
         .ok_or(TaskError::NotFound)?;
     let agent_name = match tasks.first() {
         Some(task) => task.agent_name.clone(),
-        None => agent_store::find(db, organization_id, &agent_id)
+        None => agent_store::find(db, access, &agent_id)
             .await
             .ok()
             .and_then(|a| a.display_name),
@@ -89,11 +90,11 @@ pub async fn conversation(
 /// The latest [`WIRE_HISTORY`] ledger events of a conversation, oldest first.
 pub async fn conversation_events(
     db: &Db,
-    organization_id: &str,
+    access: &Access,
     conversation_id: &str,
 ) -> Result<Vec<LedgerEvent>, TaskError> {
     if uuid::Uuid::parse_str(conversation_id).is_err() {
         return Err(TaskError::NotFound);
     }
-    Ok(task_store::conversation_tail(&db.read, organization_id, conversation_id, WIRE_HISTORY).await?)
+    Ok(task_store::conversation_tail(&db.read, access, conversation_id, WIRE_HISTORY).await?)
 }

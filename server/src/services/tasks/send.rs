@@ -14,22 +14,18 @@ use crate::db::entity::task;
 use crate::ingest::bus::Bus;
 use crate::services::commands::{self, CommandBody, CommandConfig, NewCommand};
 use crate::store::StoreError;
+use crate::store::access::Access;
 use crate::store::agents as agent_store;
 use crate::store::tasks as task_store;
 use crate::store::{card_snapshots, subscriptions};
 
 /// Stores a send of the Chat screen under the browser's idempotency key: the same key and
 /// content replay the stored command; other content is refused ([`commands::KEY_CONFLICT`]).
-pub async fn send(
-    db: &Db,
-    bus: &Bus,
-    organization_id: &str,
-    input: SendInput,
-) -> Result<CommandView, TaskError> {
+pub async fn send(db: &Db, bus: &Bus, access: &Access, input: SendInput) -> Result<CommandView, TaskError> {
     let key = required_key(input.idempotency_key)?;
-    let conversation_id = send_conversation(organization_id, input.conversation_id, &key)?;
+    let conversation_id = send_conversation(&access.organization_id, input.conversation_id, &key)?;
     let task_id = match input.task_id.filter(|t| !t.is_empty()) {
-        Some(local) => continued_task(db, organization_id, &local, &conversation_id).await?,
+        Some(local) => continued_task(db, access, &local, &conversation_id).await?,
         None => None,
     };
     let options = input.options;
@@ -53,28 +49,19 @@ pub async fn send(
         config: Some(config),
         ..CommandBody::default()
     };
-    accept(
-        db,
-        bus,
-        organization_id,
-        &input.agent_id,
-        body,
-        conversation_id,
-        key,
-    )
-    .await
+    accept(db, bus, access, &input.agent_id, body, conversation_id, key).await
 }
 
 /// Stores a `cancelTask` for the task's remote id under the browser's idempotency key.
 pub async fn cancel(
     db: &Db,
     bus: &Bus,
-    organization_id: &str,
+    access: &Access,
     task_id: &str,
     idempotency_key: Option<String>,
 ) -> Result<CommandView, TaskError> {
     let key = required_key(idempotency_key)?;
-    let task = task_store::find(&db.read, organization_id, task_id).await?;
+    let task = task_store::find(&db.read, access, task_id).await?;
     let Some(remote) = task.remote_task_id.clone() else {
         return Err(TaskError::Conflict(
             "A direct message reply has no task to cancel.".into(),
@@ -86,21 +73,19 @@ pub async fn cancel(
         tenant: Some(task.tenant.clone()).filter(|t| !t.is_empty()),
         ..CommandBody::default()
     };
-    accept(
-        db,
-        bus,
-        organization_id,
-        &task.agent_id,
-        body,
-        task.conversation_id,
-        key,
-    )
-    .await
+    accept(db, bus, access, &task.agent_id, body, task.conversation_id, key).await
 }
 
 /// Starts following an unfinished task again (its subscription is re-armed).
-pub async fn follow(db: &Db, organization_id: &str, task_id: &str) -> Result<(), TaskError> {
-    let task = task_store::find(&db.read, organization_id, task_id).await?;
+pub async fn follow(db: &Db, access: &Access, task_id: &str) -> Result<(), TaskError> {
+    let task = task_store::find(&db.read, access, task_id).await?;
+    if !access.operates(&task.agent_id, task.skill_id.as_deref()) {
+        return Err(TaskError::Command(
+            crate::services::commands::CommandError::Forbidden(
+                crate::services::commands::NOT_PERMITTED.into(),
+            ),
+        ));
+    }
     if task.remote_task_id.is_none() || task.state.is_terminal() {
         return Err(TaskError::Conflict(
             "The task is finished; there is nothing to follow.".into(),
@@ -113,12 +98,23 @@ pub async fn follow(db: &Db, organization_id: &str, task_id: &str) -> Result<(),
 /// API's `resubscribe`).
 pub async fn resubscribe(
     db: &Db,
-    organization_id: &str,
+    access: &Access,
     agent_id: &str,
     tenant: &str,
     remote_task_id: &str,
 ) -> Result<task::Model, StoreError> {
-    let found = task_store::find_remote(&db.read, organization_id, agent_id, tenant, remote_task_id).await?;
+    let found = task_store::find_remote(
+        &db.read,
+        &access.organization_id,
+        agent_id,
+        tenant,
+        remote_task_id,
+    )
+    .await?;
+    // A task the caller cannot read is not found (§1.3); following needs `operate` on it.
+    if !access.reads(&found.agent_id, found.skill_id.as_deref()) {
+        return Err(StoreError::NotFound);
+    }
     if !found.state.is_terminal() {
         subscriptions::rearm(db, &found).await?;
     }
@@ -128,11 +124,11 @@ pub async fn resubscribe(
 /// The remote id of the task a send continues, which must be a task of the send's conversation.
 async fn continued_task(
     db: &Db,
-    organization_id: &str,
+    access: &Access,
     local: &str,
     conversation_id: &str,
 ) -> Result<Option<String>, TaskError> {
-    let task = task_store::find(&db.read, organization_id, local).await?;
+    let task = task_store::find(&db.read, access, local).await?;
     if task.conversation_id != conversation_id || task.kind == TaskKind::Message {
         return Err(TaskError::Invalid {
             field: "sendTo",
@@ -171,19 +167,19 @@ async fn a2ui_additions(
 async fn accept(
     db: &Db,
     bus: &Bus,
-    organization_id: &str,
+    access: &Access,
     agent_id: &str,
     body: CommandBody,
     conversation_id: String,
     idempotency_key: String,
 ) -> Result<CommandView, TaskError> {
-    let agent = agent_store::find(db, organization_id, agent_id).await?;
+    let agent = agent_store::find(db, access, agent_id).await?;
     let body = commands::validate(body).map_err(|message| TaskError::Invalid {
         field: "message",
         message,
     })?;
     let new = NewCommand {
-        organization_id: organization_id.to_owned(),
+        access: access.clone(),
         agent,
         body,
         idempotency_key,

@@ -10,6 +10,7 @@ use sea_orm::{
 use super::{agent_names, find, from_json, rfc3339};
 use crate::db::entity::{task, task_artifact, task_artifact_chunk, task_message, task_transition};
 use crate::store::StoreError;
+use crate::store::access::Access;
 
 /// Most messages, artifacts and transitions one task view holds: the latest of each, the rest
 /// counted in [`TaskView::omitted`] (issue #26: a task's view is bounded however long it ran).
@@ -20,21 +21,21 @@ pub const TASK_VIEW_CHUNKS: u64 = 2000;
 /// The view of one task, read from its projection rows, bounded by [`TASK_VIEW_ITEMS`].
 pub async fn view<C: ConnectionTrait>(
     db: &C,
-    organization_id: &str,
+    access: &Access,
     task_id: &str,
 ) -> Result<TaskView, StoreError> {
-    view_limited(db, organization_id, task_id, TASK_VIEW_ITEMS).await
+    view_limited(db, access, task_id, TASK_VIEW_ITEMS).await
 }
 
 /// The view of one task with at most `limit` (1 or more) of the latest messages, artifacts and
 /// transitions each.
 pub async fn view_limited<C: ConnectionTrait>(
     db: &C,
-    organization_id: &str,
+    access: &Access,
     task_id: &str,
     limit: u64,
 ) -> Result<TaskView, StoreError> {
-    let row = find(db, organization_id, task_id).await?;
+    let row = find(db, access, task_id).await?;
     let name = agent_names(db, vec![row.agent_id.clone()])
         .await?
         .remove(&row.agent_id)
@@ -212,14 +213,15 @@ async fn view_of<C: ConnectionTrait>(
     })
 }
 
-/// The tasks of a conversation, oldest first, with their views.
+/// The tasks of a conversation that `access` reads, oldest first, with their views.
 pub async fn conversation_tasks<C: ConnectionTrait>(
     db: &C,
-    organization_id: &str,
+    access: &Access,
     conversation_id: &str,
 ) -> Result<Vec<TaskView>, StoreError> {
     let rows = task::Entity::find()
-        .filter(task::Column::OrganizationId.eq(organization_id))
+        .filter(task::Column::OrganizationId.eq(&access.organization_id))
+        .filter(super::readable(access))
         .filter(task::Column::ConversationId.eq(conversation_id))
         .order_by_asc(task::Column::CreatedAt)
         .order_by_asc(task::Column::Id)

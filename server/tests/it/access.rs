@@ -1,0 +1,641 @@
+//! Roles, teams and grants (`shared/spec/security-and-durability.md` §1.3, §1.4) through the real
+//! router in `oidc` mode: members are provisioned and signed in with stored sessions (the sign-in
+//! flow itself is `oidc.rs`'s, against a real provider), agents are registered and their tasks
+//! ingested, and every read is checked as each member sees it. The store part runs on SQLite and
+//! PostgreSQL.
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use chrono::{Duration, Utc};
+use serde_json::{Value, json};
+use server::ingest::Observation;
+use server::state::AppState;
+use server::store::access::Access;
+use server::store::identity::{self, Member, Provision, Role};
+use server::store::{access_admin, agents, audit, organizations, sessions};
+
+use crate::support::{self, TestDb};
+
+const ORIGIN: &str = "https://taskbay.example";
+const ISSUER: &str = "https://id.example.com";
+
+/// An `oidc` console of organization `team` (the provider is never called: sessions are stored
+/// directly).
+async fn team_app() -> (AppState, TestDb) {
+    support::app_with(&[
+        ("A2A_AUTH_MODE", "oidc"),
+        ("A2A_OIDC_ISSUER", ISSUER),
+        ("A2A_OIDC_CLIENT_ID", "console"),
+        ("A2A_OIDC_CLIENT_SECRET", "secret"),
+        ("A2A_AUTH_ORGANIZATION_SLUG", "team"),
+        ("A2A_AUTH_ORIGIN", ORIGIN),
+    ])
+    .await
+}
+
+/// A provisioned member of `team` and the cookie of a session of theirs.
+async fn member(state: &AppState, subject: &str, role: Role) -> (Member, String) {
+    let member = identity::provision(
+        &state.db,
+        &Provision {
+            issuer: ISSUER,
+            subject,
+            organization: "team",
+            name: subject,
+            role,
+        },
+    )
+    .await
+    .unwrap();
+    let token = sessions::create(&state.db, &member.membership_id, Utc::now() + Duration::hours(1))
+        .await
+        .unwrap();
+    (member, format!("__Host-a2a-session={token}"))
+}
+
+/// `method path` as the member with `cookie`, with a JSON `body` for a change.
+async fn call(
+    state: &AppState,
+    cookie: &str,
+    method: &str,
+    path: &str,
+    body: Option<Value>,
+) -> (StatusCode, Value) {
+    let mut request = Request::builder()
+        .method(method)
+        .uri(path)
+        .header("cookie", cookie);
+    let body = match body {
+        Some(body) => {
+            request = request
+                .header("origin", ORIGIN)
+                .header("content-type", "application/json");
+            Body::from(body.to_string())
+        }
+        None => Body::empty(),
+    };
+    let response = support::send(state, request.body(body).unwrap()).await;
+    let status = response.status();
+    let text = support::text(response).await;
+    (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+}
+
+/// A task of `agent` with `skill`, ingested as a send's answer would bring it; its local id.
+async fn task(state: &AppState, org: &str, agent: &str, remote: &str, skill: Option<&str>) -> String {
+    let conversation = uuid::Uuid::now_v7().to_string();
+    state
+        .ingestor
+        .ingest(&Observation {
+            skill_id: skill.map(Into::into),
+            ..support::observation(
+                org,
+                agent,
+                &conversation,
+                json!({"task": {"id": remote, "contextId": format!("ctx-{remote}"),
+                    "status": {"state": "TASK_STATE_WORKING"}}}),
+            )
+        })
+        .await
+        .unwrap();
+    let access = Access::everything(org);
+    let page = server::store::tasks::list(&state.db.read, &access, app::api::tasks::TaskFilter::All, 0, 100)
+        .await
+        .unwrap();
+    page.tasks
+        .into_iter()
+        .find(|t| t.remote_task_id.as_deref() == Some(remote))
+        .unwrap()
+        .local_id
+}
+
+fn task_ids(list: &Value) -> Vec<String> {
+    let mut ids: Vec<String> = list["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["localId"].as_str().unwrap().to_owned())
+        .collect();
+    ids.sort();
+    ids
+}
+
+fn sorted(mut ids: Vec<&String>) -> Vec<String> {
+    ids.sort();
+    ids.into_iter().cloned().collect()
+}
+
+/// The whole path of §1.3 for one operator and one viewer: nothing without a grant (lists empty,
+/// anything named answers 404), an agent grant, a skill grant, a team grant, the role ceiling,
+/// and revocation and disabling applying to the very next request; every change audited.
+#[tokio::test]
+async fn grants_decide_what_each_member_reads_and_operates_security_1_3() {
+    let (state, _db) = team_app().await;
+    let (admin, admin_cookie) = member(&state, "ada", Role::Admin).await;
+    let (bob, bob_cookie) = member(&state, "bob", Role::Operator).await;
+    let (cy, cy_cookie) = member(&state, "cy", Role::Viewer).await;
+    let org = organizations::by_slug(&state.db, "team").await.unwrap().id;
+    let register = |url: &'static str| {
+        let state = state.clone();
+        let org = org.clone();
+        async move {
+            agents::register(&state.db, &org, url, agents::AgentSource::Managed)
+                .await
+                .unwrap()
+                .id
+        }
+    };
+    let a = register("http://127.0.0.1:9/a.json").await;
+    let b = register("http://127.0.0.1:9/b.json").await;
+    let task_a = task(&state, &org, &a, "ra", None).await;
+    let task_sum = task(&state, &org, &b, "rs", Some("summarize")).await;
+    let task_tr = task(&state, &org, &b, "rt", Some("translate")).await;
+
+    // The admin sees everything.
+    let (status, all) = call(&state, &admin_cookie, "GET", "/api/tasks", None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(task_ids(&all), sorted(vec![&task_a, &task_sum, &task_tr]));
+
+    // A new operator starts with nothing: empty lists, and 404 for what exists.
+    let (_, none) = call(&state, &bob_cookie, "GET", "/api/tasks", None).await;
+    assert_eq!(task_ids(&none), Vec::<String>::new());
+    let (_, agents_seen) = call(&state, &bob_cookie, "GET", "/api/agents", None).await;
+    assert_eq!(agents_seen["agents"], json!([]));
+    let (status, body) = call(&state, &bob_cookie, "GET", &format!("/api/tasks/{task_a}"), None).await;
+    assert_eq!(
+        (status, body["error"]["message"].as_str()),
+        (StatusCode::NOT_FOUND, Some("Task not found."))
+    );
+    let (status, _) = call(
+        &state,
+        &bob_cookie,
+        "GET",
+        &format!("/api/live/tasks/{task_a}"),
+        None,
+    )
+    .await;
+    assert_eq!(
+        status,
+        StatusCode::NOT_FOUND,
+        "the live stream of an unreadable task"
+    );
+    let (status, body) = call(&state, &bob_cookie, "GET", &format!("/api/agents/{a}"), None).await;
+    assert_eq!(
+        (status, body["error"]["message"].as_str()),
+        (StatusCode::NOT_FOUND, Some("Unknown agent."))
+    );
+
+    let change = |cookie: &str, body: Value| {
+        let state = state.clone();
+        let cookie = cookie.to_owned();
+        async move { call(&state, &cookie, "POST", "/api/admin/security", Some(body)).await }
+    };
+    // `read` on agent A: A's task, and nothing of B.
+    let (status, granted) = change(
+        &admin_cookie,
+        json!({"action": "grant", "subjectType": "membership", "subjectId": bob.membership_id,
+               "agentId": a, "permission": "read"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{granted}");
+    let read_grant = granted["id"].as_str().unwrap().to_owned();
+    let (_, seen) = call(&state, &bob_cookie, "GET", "/api/tasks", None).await;
+    assert_eq!(task_ids(&seen), vec![task_a.clone()]);
+    let (status, _) = call(&state, &bob_cookie, "GET", &format!("/api/tasks/{task_a}"), None).await;
+    assert_eq!(status, StatusCode::OK);
+    // Read is not operate: a send is refused before anything is stored.
+    let (status, body) = call(
+        &state,
+        &bob_cookie,
+        "POST",
+        &format!("/api/agents/{a}/messages"),
+        Some(json!({"text": "hello"})),
+    )
+    .await;
+    assert_eq!(
+        (status, body["error"]["message"].as_str()),
+        (StatusCode::FORBIDDEN, Some("This action is not permitted."))
+    );
+
+    // `operate` on one skill of B: that skill's task only, and never a generic send to B.
+    let (status, _) = change(
+        &admin_cookie,
+        json!({"action": "grant", "subjectType": "membership", "subjectId": bob.membership_id,
+               "agentId": b, "skillId": "summarize", "permission": "operate"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let (_, seen) = call(&state, &bob_cookie, "GET", "/api/tasks", None).await;
+    assert_eq!(task_ids(&seen), sorted(vec![&task_a, &task_sum]));
+    let (status, _) = call(&state, &bob_cookie, "GET", &format!("/api/tasks/{task_tr}"), None).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "another skill's task");
+    // Filters run before paging: one row per page, and the hidden task never takes a slot.
+    let (_, first) = call(&state, &bob_cookie, "GET", "/api/tasks?limit=1", None).await;
+    let (_, second) = call(&state, &bob_cookie, "GET", "/api/tasks?limit=1&offset=1", None).await;
+    let (_, third) = call(&state, &bob_cookie, "GET", "/api/tasks?limit=1&offset=2", None).await;
+    let mut paged = [task_ids(&first), task_ids(&second)].concat();
+    paged.sort();
+    assert_eq!(paged, sorted(vec![&task_a, &task_sum]));
+    assert_eq!(task_ids(&third), Vec::<String>::new());
+    let (status, body) = call(
+        &state,
+        &bob_cookie,
+        "POST",
+        &format!("/api/agents/{b}/messages"),
+        Some(json!({"text": "hello"})),
+    )
+    .await;
+    assert_eq!(
+        (status, body["error"]["message"].as_str()),
+        (StatusCode::FORBIDDEN, Some("This action is not permitted.")),
+        "a skill-only grant never authorizes a generic send"
+    );
+    let (_, agents_seen) = call(&state, &bob_cookie, "GET", "/api/agents", None).await;
+    let mut listed: Vec<&str> = agents_seen["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| row["id"].as_str().unwrap())
+        .collect();
+    listed.sort();
+    let mut both = vec![a.as_str(), b.as_str()];
+    both.sort();
+    assert_eq!(listed, both);
+
+    // A team's grant reaches its members; a viewer's `operate` reads only (the role is a ceiling).
+    let (_, team) = change(&admin_cookie, json!({"action": "createTeam", "name": "Support"})).await;
+    let team_id = team["id"].as_str().unwrap().to_owned();
+    change(
+        &admin_cookie,
+        json!({"action": "addTeamMember", "teamId": team_id, "membershipId": cy.membership_id}),
+    )
+    .await;
+    change(
+        &admin_cookie,
+        json!({"action": "grant", "subjectType": "team", "subjectId": team_id, "agentId": a,
+               "permission": "operate"}),
+    )
+    .await;
+    let (_, seen) = call(&state, &cy_cookie, "GET", "/api/tasks", None).await;
+    assert_eq!(task_ids(&seen), vec![task_a.clone()]);
+    let (status, _) = call(
+        &state,
+        &cy_cookie,
+        "POST",
+        &format!("/api/agents/{a}/tasks/{task_a}/cancel"),
+        Some(json!({})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "a viewer never operates");
+
+    // Revoked and disabled: the very next request.
+    change(
+        &admin_cookie,
+        json!({"action": "revokeGrant", "grantId": read_grant}),
+    )
+    .await;
+    let (_, seen) = call(&state, &bob_cookie, "GET", "/api/tasks", None).await;
+    assert_eq!(task_ids(&seen), vec![task_sum.clone()]);
+    change(&admin_cookie, json!({"action": "disableTeam", "teamId": team_id})).await;
+    let (_, seen) = call(&state, &cy_cookie, "GET", "/api/tasks", None).await;
+    assert_eq!(task_ids(&seen), Vec::<String>::new());
+
+    // Every change was audited once, as the admin's.
+    let facts = audit::of_organization(&state.db.read, &org).await.unwrap();
+    let by_admin: Vec<&str> = facts
+        .iter()
+        .filter(|f| f.actor_user_id.as_deref() == Some(admin.user_id.as_str()))
+        .map(|f| f.action.as_str())
+        .collect();
+    assert_eq!(
+        by_admin,
+        [
+            "grant.created",
+            "grant.created",
+            "team.created",
+            "team.member_added",
+            "grant.created",
+            "grant.revoked",
+            "team.disabled"
+        ]
+    );
+    state.db.clone().close().await;
+}
+
+/// `POST /api/admin/security` is strict (an unknown action or field is `400`), validates every
+/// field with its own message, answers `404` for what does not exist and `409` for a taken name,
+/// a disabled team or the last admin, and is for admins only.
+#[tokio::test]
+async fn access_changes_are_strict_and_admin_only_security_1_3() {
+    let (state, _db) = team_app().await;
+    let (admin, admin_cookie) = member(&state, "ada", Role::Admin).await;
+    let (bob, bob_cookie) = member(&state, "bob", Role::Operator).await;
+    let post = |cookie: &str, body: Value| {
+        let state = state.clone();
+        let cookie = cookie.to_owned();
+        async move { call(&state, &cookie, "POST", "/api/admin/security", Some(body)).await }
+    };
+    let message = |answer: (StatusCode, Value)| {
+        (
+            answer.0,
+            answer.1["error"]["message"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned(),
+        )
+    };
+    for hostile in [
+        json!({"action": "dropTables"}),
+        json!({"action": "createTeam", "name": "x", "admin": true}),
+        json!({"name": "x"}),
+        json!({"action": "setRole", "membershipId": bob.membership_id, "role": "owner"}),
+    ] {
+        assert_eq!(
+            post(&admin_cookie, hostile.clone()).await.0,
+            StatusCode::BAD_REQUEST,
+            "{hostile}"
+        );
+    }
+    assert_eq!(
+        message(post(&admin_cookie, json!({"action": "createTeam", "name": "  "})).await),
+        (StatusCode::BAD_REQUEST, "Team name is required.".into())
+    );
+    assert_eq!(
+        message(
+            post(
+                &admin_cookie,
+                json!({"action": "createTeam", "name": "x".repeat(101)})
+            )
+            .await
+        ),
+        (
+            StatusCode::BAD_REQUEST,
+            "Team name must be at most 100 characters.".into()
+        )
+    );
+    let (status, team) = post(&admin_cookie, json!({"action": "createTeam", "name": "Ops"})).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        message(post(&admin_cookie, json!({"action": "createTeam", "name": " Ops "})).await),
+        (
+            StatusCode::CONFLICT,
+            "A team with this name already exists.".into()
+        )
+    );
+    let team_id = team["id"].as_str().unwrap();
+    post(&admin_cookie, json!({"action": "disableTeam", "teamId": team_id})).await;
+    assert_eq!(
+        message(
+            post(
+                &admin_cookie,
+                json!({"action": "addTeamMember", "teamId": team_id, "membershipId": bob.membership_id})
+            )
+            .await
+        ),
+        (StatusCode::CONFLICT, "The team is disabled.".into())
+    );
+    assert_eq!(
+        post(
+            &admin_cookie,
+            json!({"action": "grant", "subjectType": "membership", "subjectId": bob.membership_id,
+                   "agentId": "no-such-agent", "permission": "read"})
+        )
+        .await
+        .0,
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(
+        post(&admin_cookie, json!({"action": "revokeGrant", "grantId": "nope"}))
+            .await
+            .0,
+        StatusCode::NOT_FOUND
+    );
+    assert_eq!(
+        message(
+            post(
+                &admin_cookie,
+                json!({"action": "setRole", "membershipId": admin.membership_id, "role": "operator"})
+            )
+            .await
+        ),
+        (
+            StatusCode::CONFLICT,
+            "The organization needs at least one enabled admin.".into()
+        )
+    );
+
+    // Not an admin: refused by the guard, before the body is looked at.
+    assert_eq!(
+        message(post(&bob_cookie, json!({"action": "createTeam", "name": "Mine"})).await),
+        (StatusCode::FORBIDDEN, "This action is not permitted.".into())
+    );
+    assert_eq!(
+        call(&state, &bob_cookie, "GET", "/api/admin/security", None)
+            .await
+            .0,
+        StatusCode::FORBIDDEN
+    );
+
+    // People without editing the database: provision, demote, disable (the next request is
+    // refused), re-enable.
+    let (status, provisioned) = post(
+        &admin_cookie,
+        json!({"action": "provisionMember", "issuer": format!("{ISSUER}/"), "subject": "dee",
+               "name": "Dee", "role": "viewer"}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let (_, overview) = call(&state, &admin_cookie, "GET", "/api/admin/security", None).await;
+    let dee = overview["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["membershipId"] == provisioned["id"])
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (
+            dee["displayName"].as_str(),
+            dee["role"].as_str(),
+            dee["identities"][0].as_str()
+        ),
+        (Some("Dee"), Some("viewer"), Some("https://id.example.com dee"))
+    );
+    post(
+        &admin_cookie,
+        json!({"action": "setRole", "membershipId": bob.membership_id, "role": "viewer"}),
+    )
+    .await;
+    assert_eq!(
+        call(
+            &state,
+            &bob_cookie,
+            "POST",
+            "/api/agents/x/commands",
+            Some(json!({"text": "hi"}))
+        )
+        .await
+        .0,
+        StatusCode::FORBIDDEN,
+        "demoted: the next request"
+    );
+    post(
+        &admin_cookie,
+        json!({"action": "disableMember", "membershipId": bob.membership_id}),
+    )
+    .await;
+    assert_eq!(
+        call(&state, &bob_cookie, "GET", "/api/tasks", None).await.0,
+        StatusCode::UNAUTHORIZED
+    );
+    post(
+        &admin_cookie,
+        json!({"action": "enableMember", "membershipId": bob.membership_id}),
+    )
+    .await;
+    assert_eq!(
+        call(&state, &bob_cookie, "GET", "/api/tasks", None).await.0,
+        StatusCode::OK
+    );
+    state.db.clone().close().await;
+}
+
+/// The grant filter is SQL: the same members and grants give the same rows on SQLite and
+/// PostgreSQL, with organization, membership and team grants combined and disabled ones ignored.
+#[tokio::test]
+async fn grants_combine_and_filter_in_sql_on_every_backend_security_1_3() {
+    use app::api::access::AccessChange;
+    use app::api::tasks::TaskFilter;
+    use app::words::{GrantPermission, GrantSubject};
+    use server::store::audit::Actor;
+
+    for test_db in support::backends().await {
+        let db = test_db.migrated().await;
+        let provision = |subject: &'static str, role| Provision {
+            issuer: ISSUER,
+            subject,
+            organization: "team",
+            name: subject,
+            role,
+        };
+        let eve = identity::provision(&db, &provision("eve", Role::Operator))
+            .await
+            .unwrap();
+        let org = eve.organization_id.clone();
+        let agent = agents::register(
+            &db,
+            &org,
+            "http://127.0.0.1:9/c.json",
+            agents::AgentSource::Managed,
+        )
+        .await
+        .unwrap()
+        .id;
+        let other = agents::register(
+            &db,
+            &org,
+            "http://127.0.0.1:9/d.json",
+            agents::AgentSource::Managed,
+        )
+        .await
+        .unwrap()
+        .id;
+        let dir = tempfile::tempdir().unwrap();
+        let ingestor = server::ingest::Ingestor::new(
+            db.clone(),
+            server::ingest::archive::ArtifactStore::new(dir.path()),
+            Default::default(),
+        );
+        let mut expected = Vec::new();
+        for (n, (agent_id, skill)) in [
+            (&agent, Some("s1")),
+            (&agent, Some("s2")),
+            (&agent, None),
+            (&other, None),
+            (&other, Some("s1")),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            ingestor
+                .ingest(&Observation {
+                    skill_id: skill.map(Into::into),
+                    ..support::observation(
+                        &org,
+                        agent_id,
+                        &uuid::Uuid::now_v7().to_string(),
+                        json!({"task": {"id": format!("r{n}"), "contextId": format!("c{n}"),
+                            "status": {"state": "TASK_STATE_WORKING"}}}),
+                    )
+                })
+                .await
+                .unwrap();
+            // Readable once the grants below are given: s1 of `agent`, and all of `other`.
+            if (agent_id == &agent && skill == Some("s1")) || agent_id == &other {
+                expected.push(format!("r{n}"));
+            }
+        }
+        let apply = |change| {
+            let db = db.clone();
+            let org = org.clone();
+            async move {
+                access_admin::apply(&db, &org, &Actor::System, change)
+                    .await
+                    .unwrap()
+            }
+        };
+        let access = || {
+            let db = db.clone();
+            let eve = eve.clone();
+            async move {
+                Access::of_member(&db.read, &eve.organization_id, &eve.membership_id, eve.role)
+                    .await
+                    .unwrap()
+            }
+        };
+        assert_eq!(
+            access().await,
+            Access::granted(org.clone(), vec![]),
+            "{}",
+            test_db.name
+        );
+        apply(AccessChange::Grant {
+            subject_type: GrantSubject::Organization,
+            subject_id: org.clone(),
+            agent_id: agent.clone(),
+            skill_id: Some("s1".into()),
+            permission: GrantPermission::Read,
+        })
+        .await;
+        let team = apply(AccessChange::CreateTeam { name: "T".into() }).await;
+        apply(AccessChange::AddTeamMember {
+            team_id: team.clone(),
+            membership_id: eve.membership_id.clone(),
+        })
+        .await;
+        apply(AccessChange::Grant {
+            subject_type: GrantSubject::Team,
+            subject_id: team.clone(),
+            agent_id: other.clone(),
+            skill_id: None,
+            permission: GrantPermission::Operate,
+        })
+        .await;
+        let granted = access().await;
+        assert!(granted.reads(&agent, Some("s1")) && !granted.reads(&agent, Some("s2")));
+        assert!(granted.operates(&other, None), "{}", test_db.name);
+        let rows = server::store::tasks::list(&db.read, &granted, TaskFilter::All, 0, 10)
+            .await
+            .unwrap();
+        let mut seen: Vec<String> = rows.tasks.into_iter().filter_map(|t| t.remote_task_id).collect();
+        seen.sort();
+        assert_eq!(seen, expected, "{}", test_db.name);
+        apply(AccessChange::DisableTeam { team_id: team }).await;
+        assert!(
+            !access().await.reads(&other, None),
+            "{}: a disabled team's grants stop",
+            test_db.name
+        );
+        db.close().await;
+        test_db.cleanup().await;
+    }
+}
