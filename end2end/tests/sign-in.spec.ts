@@ -192,8 +192,11 @@ test("an admin gives a new colleague access through a team on the Access screen"
       A2A_ALLOW_PRIVATE_NETWORKS: "true",
       A2A_REGISTERED_AGENTS: `${demo}/form/card.json`,
     });
-    const admin = await signIn(browser, team, "ada", "/settings");
+    // The admin sees the agent (its card is discovered), then opens Settings → Access.
+    const admin = await signIn(browser, team, "ada", "/agents");
     const a = admin.page;
+    await expect(a.getByText("Form fixture (form)").first()).toBeVisible();
+    await a.goto(`${team.origin}/settings`);
     await a.getByRole("link", { name: "Manage access" }).click();
     await expect(a).toHaveURL(`${team.origin}/settings/access`);
     await expect(a.getByRole("heading", { name: "Access", level: 1 })).toBeVisible();
