@@ -49,6 +49,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 pub fn App() -> impl IntoView {
     provide_meta_context();
     provide_theme();
+    crate::api::identity::provide_current_identity();
 
     view! {
         <Link rel="icon" type_="image/svg+xml" href="/favicon.svg"/>

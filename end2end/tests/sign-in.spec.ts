@@ -114,6 +114,15 @@ async function startTeamConsole(first: [string, string, string], extra: NodeJS.P
   return team;
 }
 
+// Stops the console process and starts a new one on the same database.
+async function restartConsole(team: TeamConsole): Promise<void> {
+  const exited = new Promise((resolve) => team.console_!.once("exit", resolve));
+  team.console_!.kill("SIGTERM");
+  await exited;
+  team.console_ = spawn(bin!, ["serve", "--host", "127.0.0.1", "--port", String(consolePort)], { env: team.env, stdio: "ignore" });
+  await ready(`http://127.0.0.1:${consolePort}/readyz`);
+}
+
 async function stopTeamConsole(team: TeamConsole | undefined): Promise<void> {
   if (!team) return;
   if (team.console_) {
@@ -153,6 +162,11 @@ test("a provisioned person signs in through the provider and signs out; a strang
     expect(session).toMatchObject({ httpOnly: true, secure: true, sameSite: "Lax", path: "/" });
     const me = await page.evaluate(async () => (await fetch("/api/auth/session")).json());
     expect(me).toEqual({ user: { displayName: "Ada Lovelace", role: "operator" }, mode: "oidc" });
+
+    // Sessions live in the database: a new console process knows this one.
+    await restartConsole(team);
+    const again = await page.evaluate(async () => (await fetch("/api/auth/session")).json());
+    expect(again).toEqual(me);
 
     // The identity menu names the person and role; its Sign out ends the console's session
     // (the provider keeps its own: a new visit would sign in again there without asking).
@@ -236,6 +250,14 @@ test("an admin gives a new colleague access through a team on the Access screen"
     // Her next page has the agent.
     await bea.page.goto(`${team.origin}/agents`);
     await expect(bea.page.getByText("Form fixture (form)").first()).toBeVisible();
+
+    // Made a viewer, she still reads the agent, and the composer says why she cannot send.
+    await a.getByLabel("Role of Bea").selectOption("viewer");
+    await expect(a.getByTestId("access-status")).toHaveText("Saved.");
+    const href = await bea.page.getByRole("link", { name: "Form fixture (form)" }).getAttribute("href");
+    await bea.page.goto(`${team.origin}/chat/new?agent=${href!.split("/").pop()}`);
+    await expect(bea.page.getByTestId("read-only")).toHaveText("Your role is Viewer: you can read, but not send, cancel or decide.");
+    await expect(bea.page.getByTestId("send-button")).toBeDisabled();
 
     // Revoked: gone on her next page.
     await a.getByRole("button", { name: /^Revoke Operate on Form fixture \(form\) for Team Support$/ }).click();

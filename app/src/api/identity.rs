@@ -41,3 +41,38 @@ pub async fn sign_out() -> Result<(), AppError> {
 
 /// Where a browser goes once signed out (a server page: the app's pages need a session).
 pub const SIGNED_OUT_PATH: &str = "/api/auth/signed-out";
+
+/// The caller, loaded once in the browser for the whole app (the identity menu and every control
+/// that depends on the role read it): `None` on the server and until it has loaded.
+#[derive(Clone, Copy)]
+pub struct CurrentIdentity(pub leptos::prelude::Signal<Option<Identity>>);
+
+/// Loads the caller in the browser and provides it to the app (called once, by the root).
+pub fn provide_current_identity() {
+    provide_context(CurrentIdentity(crate::api::browser_value(get_identity)));
+}
+
+/// The caller, as provided by the root (`None` until loaded, or outside the app).
+pub fn current_identity() -> Signal<Option<Identity>> {
+    use_context::<CurrentIdentity>().map_or_else(|| Signal::derive(|| None), |current| current.0)
+}
+
+/// Whether the caller is known to have `role`'s rights or more: admins manage agents and access,
+/// operators and admins operate. `false` until the identity has loaded, so controls for admins
+/// appear once it is known; the server checks every call regardless.
+pub fn known_admin() -> Signal<bool> {
+    let me = current_identity();
+    Signal::derive(move || me.with(|me| me.as_ref().is_some_and(|me| me.role == Role::Admin)))
+}
+
+/// Whether the caller is known to be a viewer, who never sends, cancels or decides: those
+/// controls are disabled with [`READ_ONLY`] as the reason.
+pub fn known_viewer() -> Signal<bool> {
+    let me = current_identity();
+    Signal::derive(move || me.with(|me| me.as_ref().is_some_and(|me| me.role == Role::Viewer)))
+}
+
+/// Why a viewer's send, cancel or decision controls are disabled.
+pub const READ_ONLY: &str = "Your role is Viewer: you can read, but not send, cancel or decide.";
+/// Why admin-only controls are missing for everyone else.
+pub const ADMINS_ONLY: &str = "Only admins add, remove and configure agents.";

@@ -19,6 +19,7 @@ pub fn CancelTaskControl(
 ) -> impl IntoView {
     let task_id = StoredValue::new(task_id);
     let (confirming, set_confirming) = signal(false);
+    let viewer = crate::api::identity::known_viewer();
     let cancel = ServerAction::<CancelTask>::new();
     let busy = cancel.pending();
     // One key per cancel until it is accepted: a retried confirm replays it (issue #26).
@@ -60,7 +61,14 @@ pub fn CancelTaskControl(
             <Show
                 when=move || confirming.get()
                 fallback=move || view! {
-                    <button type="button" class="button" data-testid="cancel-task" on:click=move |_| set_confirming.set(true)>
+                    <button
+                        type="button"
+                        class="button"
+                        data-testid="cancel-task"
+                        disabled=move || viewer.get()
+                        title=move || viewer.get().then_some(crate::api::identity::READ_ONLY)
+                        on:click=move |_| set_confirming.set(true)
+                    >
                         "Cancel task"
                     </button>
                 }

@@ -117,7 +117,7 @@ pub fn Sidebar() -> impl IntoView {
 /// badge below: it is outside every page.
 #[component]
 fn IdentityMenu() -> impl IntoView {
-    let identity = crate::api::browser_value(crate::api::identity::get_identity);
+    let identity = crate::api::identity::current_identity();
     let sign_out = ServerAction::<crate::api::identity::SignOut>::new();
     // Signed out: off the app, whose every page would sign in again through the provider.
     Effect::new(move |_| {

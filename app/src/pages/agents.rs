@@ -72,6 +72,7 @@ pub fn AgentsPage() -> impl IntoView {
     // Fetched again after every registration or removal.
     let agents = Resource::new(move || changes.version(), |_| list_agents());
     let error = changes.last_error();
+    let admin = crate::api::identity::known_admin();
     let (query, set_query) = signal(String::new());
     view! {
         <Title text="Agents"/>
@@ -80,7 +81,12 @@ pub fn AgentsPage() -> impl IntoView {
             <p class="lede">"Registered A2A agents, checked live: each card is fetched again when this list loads."</p>
         </header>
         <div class="toolbar">
-            <AddAgent changes/>
+            <Show
+                when=move || admin.get()
+                fallback=|| view! { <p class="muted small">{crate::api::identity::ADMINS_ONLY}</p> }
+            >
+                <AddAgent changes/>
+            </Show>
             <label class="search">
                 <span class="visually-hidden">"Search agents"</span>
                 <input
@@ -157,9 +163,14 @@ fn AgentRow(agent: AgentSummary, changes: Changes) -> impl IntoView {
         }
         Some(error) => error.clone(),
     };
+    let admin = crate::api::identity::known_admin();
     let remove = agent.removable.then(|| {
         let id = StoredValue::new(agent.id.clone());
-        view! { <RemoveControl id changes/> }
+        view! {
+            <Show when=move || admin.get()>
+                <RemoveControl id changes/>
+            </Show>
+        }
     });
     view! {
         <li class="agent-row" data-reachable=reachable.to_string()>

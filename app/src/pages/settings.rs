@@ -46,10 +46,9 @@ pub fn SettingsPage() -> impl IntoView {
 /// For admins: the way to the Access screen (members, teams, grants).
 #[component]
 fn AccessCard() -> impl IntoView {
-    let identity = crate::api::browser_value(crate::api::identity::get_identity);
-    let admin = move || identity.with(|i| i.as_ref().is_some_and(|i| i.role == crate::words::Role::Admin));
+    let admin = crate::api::identity::known_admin();
     view! {
-        <Show when=admin>
+        <Show when=move || admin.get()>
             <section class="panel settings-card" aria-labelledby="settings-access-title">
                 <h2 id="settings-access-title">"Access"</h2>
                 <p class="muted settings-help">"Members, their roles, teams, and grants on agents and skills."</p>

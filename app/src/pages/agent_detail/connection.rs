@@ -30,6 +30,7 @@ pub fn ConnectionSetup(
     pin: Option<InterfacePin>,
 ) -> impl IntoView {
     let save = ServerAction::<SetInterfacePin>::new();
+    let admin = crate::api::identity::known_admin();
     let choice = RwSignal::new(selected_index(&interfaces, pin.as_ref()));
     let outcome = move || match save.value().get() {
         Some(Ok(())) => Some(
@@ -73,7 +74,12 @@ pub fn ConnectionSetup(
                         }
                     }).collect_view()}
                 </fieldset>
-                <button type="submit" class="button" disabled=move || save.pending().get()>
+                <button
+                    type="submit"
+                    class="button"
+                    disabled=move || save.pending().get() || !admin.get()
+                    title=move || (!admin.get()).then_some(crate::api::identity::ADMINS_ONLY)
+                >
                     {move || if save.pending().get() { "Saving…" } else { "Save connection" }}
                 </button>
                 {outcome}

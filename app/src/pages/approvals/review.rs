@@ -121,7 +121,18 @@ fn Review(detail: ApprovalDetail, refresh: Callback<()>, draft: Draft) -> impl I
         {(!request.summary.is_empty()).then(|| view! { <p class="approval-summary">{request.summary.clone()}</p> })}
         {closed_notice(request.status)}
         {current.clone().map(|revision| view! { <Proposal revision/> })}
-        {current.filter(|_| open).map(|revision| view! { <DecisionForm request_id=request.id.clone() revision refresh draft/> })}
+        {current.filter(|_| open).map(|revision| {
+            let viewer = crate::api::identity::known_viewer();
+            let request_id = request.id.clone();
+            view! {
+                <Show
+                    when=move || !viewer.get()
+                    fallback=|| view! { <p class="muted" data-testid="read-only">{crate::api::identity::READ_ONLY}</p> }
+                >
+                    <DecisionForm request_id=request_id.clone() revision=revision.clone() refresh draft/>
+                </Show>
+            }
+        })}
         <Record detail/>
     }
 }

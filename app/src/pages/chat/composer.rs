@@ -142,8 +142,10 @@ pub fn Composer(state: ChatState) -> impl IntoView {
     let empty = move || draft.text.with(|t| t.trim().is_empty()) && draft.attachments.with(Vec::is_empty);
     // One key per draft: a retried submit of the same draft replays the stored send.
     let key = DraftKey::new();
+    // A viewer reads the conversation but never sends (the server refuses it too).
+    let viewer = crate::api::identity::known_viewer();
     let submit = move || {
-        if state.sending.get_untracked() {
+        if state.sending.get_untracked() || viewer.get_untracked() {
             return;
         }
         let attachments = draft.attachments.get_untracked();
@@ -222,12 +224,16 @@ pub fn Composer(state: ChatState) -> impl IntoView {
                     type="button"
                     class="button primary send-button"
                     data-testid="send-button"
-                    disabled=move || state.sending.get() || empty()
+                    disabled=move || state.sending.get() || empty() || viewer.get()
+                    title=move || viewer.get().then_some(crate::api::identity::READ_ONLY)
                     on:click=move |_| submit()
                 >
                     {move || if state.sending.get() { "Sending…" } else { "Send" }}
                 </button>
             </div>
+            <Show when=move || viewer.get()>
+                <p class="muted small" data-testid="read-only">{crate::api::identity::READ_ONLY}</p>
+            </Show>
             <Show when=move || draft.options_open.get()>
                 <OptionsPanel draft agent/>
             </Show>
