@@ -18,8 +18,9 @@ use openidconnect::core::{
     CoreAuthenticationFlow, CoreClient, CoreJwsSigningAlgorithm, CoreProviderMetadata,
 };
 use openidconnect::{
-    AuthType, AuthorizationCode, ClientId, ClientSecret, CsrfToken, EndpointMaybeSet, EndpointNotSet,
-    EndpointSet, IssuerUrl, Nonce, PkceCodeChallenge, PkceCodeVerifier, RedirectUrl, Scope, TokenResponse,
+    AuthType, AuthorizationCode, ClaimsVerificationError, ClientId, ClientSecret, CsrfToken,
+    EndpointMaybeSet, EndpointNotSet, EndpointSet, IssuerUrl, Nonce, PkceCodeChallenge, PkceCodeVerifier,
+    RedirectUrl, Scope, SignatureVerificationError, TokenResponse,
 };
 use tokio::sync::Mutex;
 
@@ -30,8 +31,9 @@ use crate::store::identity::{self, Member};
 use crate::store::sessions::{self, Attempt};
 use crate::store::{StoreError, organizations};
 
-/// The provider's metadata and keys are discovered again after this long, so a rotated signing
-/// key is picked up.
+/// The provider's metadata and keys are discovered again after this long; an ID token signed by a
+/// key not among them makes the console discover them again at once (the provider rotated its
+/// keys), once per callback.
 pub const DISCOVERY_TTL: Duration = Duration::from_secs(3600);
 
 type Client =
@@ -133,6 +135,20 @@ impl SignIn {
         Ok(client)
     }
 
+    /// The client discovered afresh, unless another callback has already replaced `stale`.
+    async fn rediscover(&self, stale: &Arc<Client>) -> Result<Arc<Client>, SignInError> {
+        {
+            let mut cached = self.client.lock().await;
+            if cached
+                .as_ref()
+                .is_some_and(|(_, client)| Arc::ptr_eq(client, stale))
+            {
+                *cached = None;
+            }
+        }
+        self.client().await
+    }
+
     /// Stores a sign-in attempt returning to `return_to` (already checked) and names the
     /// provider's authorization URL (scopes `openid profile`, PKCE S256, state, nonce).
     pub async fn start(&self, db: &Db, return_to: String) -> Result<Started, SignInError> {
@@ -194,17 +210,36 @@ impl SignIn {
                 SignInError::Failed
             })?;
         let id_token = tokens.id_token().ok_or_else(|| failed("no ID token"))?;
-        let verifier = client
-            .id_token_verifier()
-            .set_allowed_algs([CoreJwsSigningAlgorithm::RsaSsaPkcs1V15Sha256]);
-        let claims = id_token
-            .claims(&verifier, &Nonce::new(attempt.nonce))
-            .map_err(|e| {
-                tracing::debug!(error = %e, "ID token refused");
-                SignInError::Failed
-            })?;
+        let nonce = Nonce::new(attempt.nonce);
         // Only (issuer, sub) is kept; every other claim and the provider's tokens are dropped.
-        let subject = claims.subject().as_str();
+        let subject = |client: &Client| {
+            let verifier = client
+                .id_token_verifier()
+                .set_allowed_algs([CoreJwsSigningAlgorithm::RsaSsaPkcs1V15Sha256]);
+            id_token
+                .claims(&verifier, &nonce)
+                .map(|claims| claims.subject().as_str().to_owned())
+        };
+        let refused = |e: ClaimsVerificationError| {
+            tracing::debug!(error = %e, "ID token refused");
+            SignInError::Failed
+        };
+        let subject = match subject(&client) {
+            Ok(subject) => subject,
+            // Signed by a key the console has not seen: the provider may have rotated its keys
+            // since discovery. Discover once more; a key it still does not publish is refused.
+            Err(ClaimsVerificationError::SignatureVerification(
+                SignatureVerificationError::NoMatchingKey,
+            )) => {
+                let fresh = self
+                    .rediscover(&client)
+                    .await
+                    .map_err(|_| failed("provider unavailable"))?;
+                subject(&fresh).map_err(refused)?
+            }
+            Err(other) => return Err(refused(other)),
+        };
+        let subject = subject.as_str();
         let organization = match organizations::by_slug(db, &self.settings.organization_slug).await {
             Ok(organization) => organization,
             Err(StoreError::NotFound) => return Err(failed("no such organization")),

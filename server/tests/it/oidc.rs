@@ -65,6 +65,16 @@ impl Provider {
         }
     }
 
+    /// Replaces the provider's signing key (`query` `?publish=stale` keeps publishing the old one).
+    async fn rotate(&self, query: &str) {
+        let answer = client_trusting(&self.ca)
+            .post(format!("{}/test/rotate-keys{query}", self.issuer))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(answer.status(), 204);
+    }
+
     /// The console's settings for this provider, as the environment would give them.
     fn settings(&self, extra: &[(&str, &str)]) -> OidcSettings {
         let mut vars: BTreeMap<&str, &str> = [
@@ -93,23 +103,7 @@ impl Provider {
 /// Plays the browser from the provider's authorization URL to the console's redirect URI,
 /// signing `subject` in; returns that URI's query (`code`, `state`, `iss`).
 async fn authorize(provider_url: &url::Url, ca: &str, subject: &str) -> BTreeMap<String, String> {
-    use rustls::pki_types::CertificateDer;
-    use rustls::pki_types::pem::PemObject;
-    let mut roots = rustls::RootCertStore::empty();
-    roots.add(CertificateDer::from_pem_file(ca).unwrap()).unwrap();
-    let tls = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
-        rustls::crypto::ring::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .unwrap()
-    .with_root_certificates(roots)
-    .with_no_client_auth();
-    let browser = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .no_proxy()
-        .tls_backend_preconfigured(tls)
-        .build()
-        .unwrap();
+    let browser = client_trusting(ca);
     let mut cookies: BTreeMap<String, String> = BTreeMap::new();
     let mut url = provider_url.clone();
     for _ in 0..10 {
@@ -146,6 +140,27 @@ async fn authorize(provider_url: &url::Url, ca: &str, subject: &str) -> BTreeMap
         url = url.join(&location).unwrap();
     }
     panic!("no redirect back to the console within 10 steps");
+}
+
+/// A client that trusts only the test CA `ca` and follows no redirect.
+fn client_trusting(ca: &str) -> reqwest::Client {
+    use rustls::pki_types::CertificateDer;
+    use rustls::pki_types::pem::PemObject;
+    let mut roots = rustls::RootCertStore::empty();
+    roots.add(CertificateDer::from_pem_file(ca).unwrap()).unwrap();
+    let tls = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_root_certificates(roots)
+    .with_no_client_auth();
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .no_proxy()
+        .tls_backend_preconfigured(tls)
+        .build()
+        .unwrap()
 }
 
 async fn provisioned(db: &server::db::Db, provider: &Provider, subject: &str) -> identity::Member {
@@ -256,6 +271,38 @@ async fn every_bad_callback_fails_the_same_way_security_1_1() {
             .unwrap();
         attempt_row("DELETE FROM login_attempts").await;
     }
+    db.close().await;
+    test_db.cleanup().await;
+}
+
+/// The provider rotates its signing key: the next token is signed by a key the console has not
+/// seen, and the console discovers the keys again instead of refusing it. A token signed by a key
+/// the provider does not publish (a forged one, as far as the console can tell) is refused.
+#[tokio::test]
+async fn a_rotated_key_is_discovered_again_and_an_unpublished_one_refused_security_1_1() {
+    let (provider, sign_in, test_db, db) = setup().await;
+    let ada = provisioned(&db, &provider, "ada").await;
+    let (sign_in, db_ref, provider_ref) = (&sign_in, &db, &provider);
+    let once = move || async move {
+        let started = sign_in.start(db_ref, "/tasks".into()).await.unwrap();
+        let back = authorize(&started.provider_url, &provider_ref.ca, "ada").await;
+        sign_in
+            .finish(db_ref, Some(&started.login_token), &back["code"], &back["state"])
+            .await
+    };
+    assert_eq!(once().await.unwrap().member.membership_id, ada.membership_id);
+    provider.rotate("").await;
+    assert_eq!(
+        once().await.unwrap().member.membership_id,
+        ada.membership_id,
+        "the new key is discovered"
+    );
+    provider.rotate("?publish=stale").await;
+    assert_eq!(
+        once().await.unwrap_err(),
+        SignInError::Failed,
+        "an unpublished key"
+    );
     db.close().await;
     test_db.cleanup().await;
 }
@@ -652,6 +699,39 @@ async fn a_member_past_their_budget_is_refused_security_1_6() {
         call(&state, "GET", "/api/agents", Some(&session)).await.status(),
         StatusCode::OK
     );
+    test_db.cleanup().await;
+}
+
+/// §1.6: starting and finishing sign-in are budgeted for everyone together, 240 a minute each;
+/// past that the console answers 429 without calling the provider.
+#[tokio::test]
+async fn sign_in_routes_have_a_global_budget_security_1_6() {
+    let provider = Provider::start();
+    let (state, test_db) = console(&oidc_vars(&provider)).await;
+    let now = chrono::Utc::now();
+    for route in ["login", "callback"] {
+        for _ in 0..server::http::api::auth::SIGN_IN_BUDGET {
+            assert!(
+                server::store::budgets::take(&state.db, &format!("auth:{route}"), 240, now)
+                    .await
+                    .unwrap()
+            );
+        }
+    }
+    for path in [
+        "/api/auth/login?returnTo=/tasks",
+        "/api/auth/callback?code=c&state=s",
+    ] {
+        let refused = call(&state, "GET", path, None).await;
+        assert_eq!(refused.status(), StatusCode::TOO_MANY_REQUESTS, "{path}");
+        assert_eq!(
+            support::text(refused).await,
+            format!(
+                r#"{{"error":{{"message":"{}"}}}}"#,
+                server::http::api::auth::TOO_MANY_SIGN_INS
+            )
+        );
+    }
     test_db.cleanup().await;
 }
 
