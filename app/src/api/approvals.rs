@@ -38,6 +38,13 @@ pub struct ApprovalSummary {
     pub title: String,
     pub summary: String,
     pub risk: String,
+    /// The membership the request is assigned to (by delegation), if any: only they or an
+    /// admin may decide it.
+    #[serde(default)]
+    pub assigned_membership_id: Option<String>,
+    /// Their name.
+    #[serde(default)]
+    pub assignee_name: Option<String>,
     pub current_revision: i32,
     pub expires_at: String,
     pub created_at: String,
@@ -65,6 +72,12 @@ pub struct ApprovalDecision {
     pub revision: i32,
     pub outcome: Outcome,
     pub rationale: Option<String>,
+    /// Who decided (absent for decisions recorded before sign-in).
+    #[serde(default)]
+    pub decided_by: Option<String>,
+    /// For `delegate`: who the request was handed to.
+    #[serde(default)]
+    pub delegated_to: Option<String>,
     pub created_at: String,
 }
 
@@ -123,6 +136,27 @@ pub trait ApprovalsBackend: Send + Sync {
         key: String,
     ) -> crate::api::BoxFuture<'_, Result<ApprovalDetail, AppError>>;
     fn pending_count(&self) -> crate::api::BoxFuture<'_, Result<u64, AppError>>;
+    /// The members who may decide requests on the task: enabled operators and admins with
+    /// `operate` on its agent or skill.
+    fn reviewers(&self, task_id: String) -> crate::api::BoxFuture<'_, Result<Vec<Reviewer>, AppError>>;
+}
+
+/// A member a request may be delegated to.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Reviewer {
+    pub membership_id: String,
+    pub display_name: String,
+    pub role: crate::words::Role,
+    /// The caller themself (who cannot be the delegate).
+    #[serde(rename = "self")]
+    pub is_self: bool,
+}
+
+/// Who may decide requests on task `task_id` (the Delegate choice).
+#[server(prefix = "/api/fn", endpoint = "list_reviewers")]
+pub async fn list_reviewers(task_id: String) -> Result<Vec<Reviewer>, AppError> {
+    crate::api::respond(async { crate::api::backend()?.approvals.reviewers(task_id).await }.await)
 }
 
 /// Requests, newest first, optionally of one status and one task.

@@ -65,6 +65,14 @@ pub fn known_admin() -> Signal<bool> {
     Signal::derive(move || me.with(|me| me.as_ref().is_some_and(|me| me.role == Role::Admin)))
 }
 
+/// Whether the caller may be an admin: `true` until the identity has loaded (the server renders
+/// the page before it is known, and admins are the common case on one machine), then whether
+/// they are one. Controls for admins hide once a non-admin is known; the server checks anyway.
+pub fn maybe_admin() -> Signal<bool> {
+    let me = current_identity();
+    Signal::derive(move || me.with(|me| me.as_ref().is_none_or(|me| me.role == Role::Admin)))
+}
+
 /// Whether the caller is known to be a viewer, who never sends, cancels or decides: those
 /// controls are disabled with [`READ_ONLY`] as the reason.
 pub fn known_viewer() -> Signal<bool> {

@@ -72,7 +72,7 @@ pub fn AgentsPage() -> impl IntoView {
     // Fetched again after every registration or removal.
     let agents = Resource::new(move || changes.version(), |_| list_agents());
     let error = changes.last_error();
-    let admin = crate::api::identity::known_admin();
+    let admin = crate::api::identity::maybe_admin();
     let (query, set_query) = signal(String::new());
     view! {
         <Title text="Agents"/>
@@ -163,7 +163,7 @@ fn AgentRow(agent: AgentSummary, changes: Changes) -> impl IntoView {
         }
         Some(error) => error.clone(),
     };
-    let admin = crate::api::identity::known_admin();
+    let admin = crate::api::identity::maybe_admin();
     let remove = agent.removable.then(|| {
         let id = StoredValue::new(agent.id.clone());
         view! {

@@ -12,6 +12,7 @@ use crate::api::approvals::{ApprovalSummary, RequestStatus, list_approvals};
 use crate::components::when::When;
 use crate::live::{FRESHNESS_URL, LiveFrame, use_live_stream};
 
+mod delegate;
 pub mod review;
 
 /// A queue tab: its label, its `?tab=` value and the status it lists (`None` = every status).

@@ -1,7 +1,7 @@
 //! The Approvals screens' backend, over [`services::approvals`](crate::services::approvals).
 
 use app::api::BoxFuture;
-use app::api::approvals::{ApprovalDetail, ApprovalSummary, ApprovalsBackend, DecisionInput};
+use app::api::approvals::{ApprovalDetail, ApprovalSummary, ApprovalsBackend, DecisionInput, Reviewer};
 use app::error::AppError;
 
 use super::store_error;
@@ -18,6 +18,7 @@ fn approval_error(error: ApprovalError) -> AppError {
             message,
         },
         ApprovalError::Conflict(message) => AppError::Conflict(message),
+        ApprovalError::Forbidden(message) => AppError::Forbidden(message),
         ApprovalError::Command(error) => super::tasks::command_error(error),
         ApprovalError::Store(error) => store_error(error),
     }
@@ -31,7 +32,7 @@ impl ApprovalsBackend for Approvals {
     ) -> BoxFuture<'_, Result<Vec<ApprovalSummary>, AppError>> {
         Box::pin(async move {
             let access = super::access().await?;
-            approvals::list(&self.0.db, &access, status.as_deref(), task_id.as_deref())
+            approvals::list(&self.0.db, &access, status.as_deref(), task_id.as_deref(), None)
                 .await
                 .map_err(approval_error)
         })
@@ -53,10 +54,19 @@ impl ApprovalsBackend for Approvals {
         key: String,
     ) -> BoxFuture<'_, Result<ApprovalDetail, AppError>> {
         Box::pin(async move {
-            let access = super::access().await?;
-            approvals::decide(&self.0.db, &self.0.bus, &access, &id, input, &key)
+            let caller = crate::http::api::decisions::caller(&super::caller().await?);
+            approvals::decide(&self.0.db, &self.0.bus, &caller, &id, input, &key)
                 .await
                 .map(|(detail, _)| detail)
+                .map_err(approval_error)
+        })
+    }
+
+    fn reviewers(&self, task_id: String) -> BoxFuture<'_, Result<Vec<Reviewer>, AppError>> {
+        Box::pin(async move {
+            let caller = crate::http::api::decisions::caller(&super::caller().await?);
+            approvals::reviewers(&self.0.db, &caller, &task_id)
+                .await
                 .map_err(approval_error)
         })
     }

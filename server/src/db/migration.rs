@@ -20,6 +20,7 @@ pub mod m20261203_000006_follow_waiting_tasks;
 pub mod m20261204_000007_long_task_pages;
 mod m20261205_000008_identity;
 mod m20261205_000009_access;
+mod m20261205_000010_decision_people;
 
 /// An index named `name` on `columns` of `table`.
 fn index(name: &str, table: impl IntoIden, columns: Vec<DynIden>, unique: bool) -> IndexCreateStatement {
@@ -53,6 +54,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261204_000007_long_task_pages::Migration),
             Box::new(m20261205_000008_identity::Migration),
             Box::new(m20261205_000009_access::Migration),
+            Box::new(m20261205_000010_decision_people::Migration),
         ]
     }
 

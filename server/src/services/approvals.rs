@@ -8,6 +8,7 @@
 
 mod decide;
 mod detect;
+mod people;
 mod sweep;
 mod views;
 
@@ -15,6 +16,10 @@ use sea_orm::DbErr;
 
 pub use decide::decide;
 pub use detect::detect;
+pub use people::{
+    ASSIGNED_ELSEWHERE, Caller, DELEGATE_CANNOT_OPERATE, DELEGATE_ONLY_WITH_DELEGATE, DELEGATE_REQUIRED,
+    DELEGATE_SELF, REQUESTER_CANNOT_DECIDE, reviewers,
+};
 pub use sweep::{Swept, sweep};
 pub use views::{detail, list, pending_count};
 
@@ -24,8 +29,6 @@ use crate::store::StoreError;
 pub const NOT_FOUND: &str = "Decision request not found.";
 pub const STALE: &str = "A newer revision exists; review it before deciding.";
 pub const UNKNOWN_STATUS: &str = "Unknown status.";
-pub const DELEGATION_NEEDS_SIGN_IN: &str =
-    "Delegation needs sign-in: there is no one to delegate to until people sign in.";
 pub const UNKNOWN_OUTCOME: &str = "outcome must be approve, reject, edit, request_changes or delegate.";
 pub const EDIT_ONLY_WITH_EDIT: &str = "edit is only allowed with the edit outcome.";
 pub const EDIT_REQUIRED: &str = "The edit outcome needs the edited action.";
@@ -50,6 +53,10 @@ pub enum ApprovalError {
     /// Stale revision, closed request, reused key (`409`).
     #[error("{0}")]
     Conflict(String),
+    /// The caller may not decide this request (`403`): assigned elsewhere, their own request,
+    /// or a `read` grant only.
+    #[error("{0}")]
+    Forbidden(String),
     #[error(transparent)]
     Command(#[from] CommandError),
     #[error(transparent)]

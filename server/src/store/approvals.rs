@@ -113,6 +113,7 @@ pub async fn list<C: ConnectionTrait>(
     access: &Access,
     status: Option<&str>,
     task_id: Option<&str>,
+    assigned_to: Option<&str>,
 ) -> Result<Vec<decision_request::Model>, DbErr> {
     let mut query = decision_request::Entity::find()
         .filter(decision_request::Column::OrganizationId.eq(&access.organization_id))
@@ -127,6 +128,9 @@ pub async fn list<C: ConnectionTrait>(
     }
     if let Some(task_id) = task_id {
         query = query.filter(decision_request::Column::TaskId.eq(task_id));
+    }
+    if let Some(membership_id) = assigned_to {
+        query = query.filter(decision_request::Column::AssignedMembershipId.eq(membership_id));
     }
     query.all(db).await
 }
@@ -280,6 +284,28 @@ pub async fn set_status<C: ConnectionTrait>(
     let result = decision_request::Entity::update_many()
         .col_expr(decision_request::Column::Status, Expr::value(to.as_str()))
         .col_expr(decision_request::Column::CurrentRevision, Expr::value(revision))
+        .col_expr(decision_request::Column::UpdatedAt, Expr::value(now))
+        .filter(decision_request::Column::Id.eq(&seen.id))
+        .filter(decision_request::Column::Status.eq(seen.status))
+        .filter(decision_request::Column::CurrentRevision.eq(seen.current_revision))
+        .exec(db)
+        .await?;
+    Ok(result.rows_affected == 1)
+}
+
+/// Assigns the request to `membership_id` (a delegation), only if it is still as `seen`; `false`
+/// when another decision moved it first.
+pub async fn assign<C: ConnectionTrait>(
+    db: &C,
+    seen: &decision_request::Model,
+    membership_id: &str,
+    now: DateTime<Utc>,
+) -> Result<bool, DbErr> {
+    let result = decision_request::Entity::update_many()
+        .col_expr(
+            decision_request::Column::AssignedMembershipId,
+            Expr::value(membership_id),
+        )
         .col_expr(decision_request::Column::UpdatedAt, Expr::value(now))
         .filter(decision_request::Column::Id.eq(&seen.id))
         .filter(decision_request::Column::Status.eq(seen.status))

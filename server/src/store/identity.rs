@@ -284,3 +284,62 @@ pub(super) fn member(membership: membership::Model, user: user::Model) -> Member
         role: membership.role,
     }
 }
+
+/// The membership `membership_id` of `organization_id` as a request would see it, if it exists.
+pub async fn membership<C: ConnectionTrait>(
+    conn: &C,
+    organization_id: &str,
+    membership_id: &str,
+) -> Result<Option<Member>, StoreError> {
+    let Some(found) = membership::Entity::find_by_id(membership_id.to_owned())
+        .filter(membership::Column::OrganizationId.eq(organization_id))
+        .one(conn)
+        .await?
+    else {
+        return Ok(None);
+    };
+    Ok(user::Entity::find_by_id(found.user_id.clone())
+        .one(conn)
+        .await?
+        .map(|person| member(found, person)))
+}
+
+/// Every member of `organization_id` whose membership and user are enabled, oldest first.
+pub async fn active_members<C: ConnectionTrait>(
+    conn: &C,
+    organization_id: &str,
+) -> Result<Vec<Member>, StoreError> {
+    use sea_orm::QueryOrder;
+    let memberships = membership::Entity::find()
+        .filter(membership::Column::OrganizationId.eq(organization_id))
+        .filter(membership::Column::Enabled.eq(true))
+        .order_by_asc(membership::Column::CreatedAt)
+        .all(conn)
+        .await?;
+    let users = user::Entity::find()
+        .filter(user::Column::Id.is_in(memberships.iter().map(|m| m.user_id.clone())))
+        .filter(user::Column::Enabled.eq(true))
+        .all(conn)
+        .await?;
+    Ok(memberships
+        .into_iter()
+        .filter_map(|m| {
+            let person = users.iter().find(|u| u.id == m.user_id)?.clone();
+            Some(member(m, person))
+        })
+        .collect())
+}
+
+/// Display names of users by id (decisions name who made them).
+pub async fn user_names<C: ConnectionTrait>(
+    conn: &C,
+    user_ids: Vec<String>,
+) -> Result<std::collections::HashMap<String, String>, StoreError> {
+    Ok(user::Entity::find()
+        .filter(user::Column::Id.is_in(user_ids))
+        .all(conn)
+        .await?
+        .into_iter()
+        .map(|u| (u.id, u.display_name))
+        .collect())
+}

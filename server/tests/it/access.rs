@@ -639,3 +639,227 @@ async fn grants_combine_and_filter_in_sql_on_every_backend_security_1_3() {
         test_db.cleanup().await;
     }
 }
+
+/// §4.1 with people: a reviewer delegates a request (never to themself, only to someone who can
+/// operate the agent), the request is then decided by its assignee only (an admin may too), every
+/// decision names who made it, and `assigned=me` finds the assignee's requests. Real demo agent,
+/// real workers.
+#[tokio::test]
+async fn a_delegated_request_is_decided_by_its_assignee_security_4_1() {
+    use std::time::Duration;
+
+    let (state, _db) = support::app_with(&[
+        ("A2A_AUTH_MODE", "oidc"),
+        ("A2A_OIDC_ISSUER", ISSUER),
+        ("A2A_OIDC_CLIENT_ID", "console"),
+        ("A2A_OIDC_CLIENT_SECRET", "secret"),
+        ("A2A_AUTH_ORGANIZATION_SLUG", "team"),
+        ("A2A_AUTH_ORIGIN", ORIGIN),
+        ("A2A_ALLOW_PRIVATE_NETWORKS", "true"),
+    ])
+    .await;
+    let workers = support::Workers::start(&state);
+    let demo = support::demo().await;
+    let (_, admin) = member(&state, "ada", Role::Admin).await;
+    let (bob, bob_cookie) = member(&state, "bob", Role::Operator).await;
+    let (cy, cy_cookie) = member(&state, "cy", Role::Operator).await;
+    let (dee, _) = member(&state, "dee", Role::Viewer).await;
+
+    let (status, registered) = call(
+        &state,
+        &admin,
+        "POST",
+        "/api/agents",
+        Some(json!({"cardUrl": format!("{demo}/approver/card.json")})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{registered}");
+    let agent = registered["agent"]["id"].as_str().unwrap().to_owned();
+    assert_eq!(
+        call(&state, &admin, "GET", &format!("/api/agents/{agent}"), None)
+            .await
+            .0,
+        StatusCode::OK
+    );
+    for (who, permission) in [(&bob, "operate"), (&cy, "operate"), (&dee, "operate")] {
+        let (status, _) = call(
+            &state,
+            &admin,
+            "POST",
+            "/api/admin/security",
+            Some(
+                json!({"action": "grant", "subjectType": "membership", "subjectId": who.membership_id,
+                        "agentId": agent, "permission": permission}),
+            ),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK);
+    }
+    let (status, sent) = call(
+        &state,
+        &bob_cookie,
+        "POST",
+        &format!("/api/agents/{agent}/messages"),
+        Some(json!({"text": "please approve"})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{sent}");
+    let task = sent["localId"].as_str().unwrap().to_owned();
+    let opened = crate::ledger::eventually(Duration::from_secs(20), || async {
+        let (_, list) = call(
+            &state,
+            &admin,
+            "GET",
+            &format!("/api/decisions?taskId={task}"),
+            None,
+        )
+        .await;
+        list["requests"].as_array().is_some_and(|r| !r.is_empty())
+    })
+    .await;
+    assert!(opened, "the agent asked for approval");
+    let (_, list) = call(
+        &state,
+        &admin,
+        "GET",
+        &format!("/api/decisions?taskId={task}"),
+        None,
+    )
+    .await;
+    let id = list["requests"][0]["id"].as_str().unwrap().to_owned();
+
+    // The reviewers: operators and admins who can operate the agent; not the viewer.
+    let (status, reviewers) = call(
+        &state,
+        &bob_cookie,
+        "GET",
+        &format!("/api/reviewers?taskId={task}"),
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let mut names: Vec<(String, bool)> = reviewers["reviewers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["displayName"].as_str().unwrap().to_owned(),
+                r["self"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            ("ada".to_owned(), false),
+            ("bob".to_owned(), true),
+            ("cy".to_owned(), false)
+        ]
+    );
+
+    let decide = |cookie: &str, body: Value, key: &str| {
+        let state = state.clone();
+        let cookie = cookie.to_owned();
+        let key = key.to_owned();
+        let id = id.clone();
+        async move {
+            let request = Request::post(format!("/api/decisions/{id}/decisions"))
+                .header("cookie", cookie)
+                .header("origin", ORIGIN)
+                .header("content-type", "application/json")
+                .header("idempotency-key", key)
+                .body(Body::from(body.to_string()))
+                .unwrap();
+            let response = support::send(&state, request).await;
+            let status = response.status();
+            (
+                status,
+                serde_json::from_str::<Value>(&support::text(response).await).unwrap(),
+            )
+        }
+    };
+    let message = |answer: &(StatusCode, Value)| {
+        answer.1["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let delegate = |to: &str| {
+        json!({"outcome": "delegate", "expectedRevision": 1, "rationale": "Cy owns staging",
+                                     "delegateMembershipId": to})
+    };
+    let to_self = decide(&bob_cookie, delegate(&bob.membership_id), "d1").await;
+    assert_eq!(
+        (to_self.0, message(&to_self)),
+        (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "You cannot delegate a request to yourself.".into()
+        )
+    );
+    let to_viewer = decide(&bob_cookie, delegate(&dee.membership_id), "d2").await;
+    assert_eq!(
+        (to_viewer.0, message(&to_viewer)),
+        (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "The delegate cannot operate this agent.".into()
+        )
+    );
+    let no_target = decide(
+        &bob_cookie,
+        json!({"outcome": "delegate", "expectedRevision": 1, "rationale": "x"}),
+        "d3",
+    )
+    .await;
+    assert_eq!(
+        (no_target.0, message(&no_target)),
+        (
+            StatusCode::BAD_REQUEST,
+            "delegateMembershipId is required to delegate.".into()
+        )
+    );
+
+    let delegated = decide(&bob_cookie, delegate(&cy.membership_id), "d4").await;
+    assert_eq!(delegated.0, StatusCode::CREATED, "{}", delegated.1);
+    assert_eq!(
+        delegated.1["request"]["status"], "pending",
+        "delegating does not close it"
+    );
+    assert_eq!(
+        delegated.1["request"]["assignedMembershipId"],
+        cy.membership_id.as_str()
+    );
+    assert_eq!(delegated.1["decision"]["decidedBy"], "bob");
+    assert_eq!(delegated.1["decision"]["delegatedTo"], "cy");
+
+    let elsewhere = decide(
+        &bob_cookie,
+        json!({"outcome": "reject", "expectedRevision": 1, "rationale": "no"}),
+        "r1",
+    )
+    .await;
+    assert_eq!(
+        (elsewhere.0, message(&elsewhere)),
+        (
+            StatusCode::FORBIDDEN,
+            "This request is assigned to someone else.".into()
+        )
+    );
+    let (_, mine) = call(&state, &cy_cookie, "GET", "/api/decisions?assigned=me", None).await;
+    assert_eq!(mine["requests"].as_array().unwrap().len(), 1);
+    let (_, not_mine) = call(&state, &bob_cookie, "GET", "/api/decisions?assigned=me", None).await;
+    assert_eq!(not_mine["requests"], json!([]));
+
+    let rejected = decide(
+        &cy_cookie,
+        json!({"outcome": "reject", "expectedRevision": 1, "rationale": "Not today"}),
+        "r2",
+    )
+    .await;
+    assert_eq!(rejected.0, StatusCode::CREATED, "{}", rejected.1);
+    assert_eq!(rejected.1["request"]["status"], "rejected");
+    assert_eq!(rejected.1["decision"]["decidedBy"], "cy");
+    workers.stop().await;
+    state.db.clone().close().await;
+}

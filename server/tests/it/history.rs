@@ -93,6 +93,8 @@ async fn history(db: &Db, dir: &std::path::Path) -> (String, String) {
         outcome: Set(DecisionOutcome::Approve),
         rationale: Set(None),
         actor_user_id: Set(None),
+        reviewer_membership_id: Set(None),
+        delegate_membership_id: Set(None),
         idempotency_key: Set("k1".into()),
         payload_digest: Set("1".repeat(64)),
         created_at: Set(now),

@@ -26,12 +26,13 @@ async fn migrations_create_the_local_organization_and_are_idempotent() {
                 "m20261203_000006_follow_waiting_tasks",
                 "m20261204_000007_long_task_pages",
                 "m20261205_000008_identity",
-                "m20261205_000009_access"
+                "m20261205_000009_access",
+                "m20261205_000010_decision_people"
             ],
             "{}",
             test_db.name
         );
-        assert_eq!(migration::migrate(&db).await.unwrap(), 9, "{}", test_db.name);
+        assert_eq!(migration::migrate(&db).await.unwrap(), 10, "{}", test_db.name);
         assert_eq!(migration::migrate(&db).await.unwrap(), 0, "{}", test_db.name);
         assert!(migration::pending(&db).await.unwrap().is_empty());
         let local = organizations::local(&db).await.unwrap();

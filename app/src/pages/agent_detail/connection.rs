@@ -30,7 +30,7 @@ pub fn ConnectionSetup(
     pin: Option<InterfacePin>,
 ) -> impl IntoView {
     let save = ServerAction::<SetInterfacePin>::new();
-    let admin = crate::api::identity::known_admin();
+    let admin = crate::api::identity::maybe_admin();
     let choice = RwSignal::new(selected_index(&interfaces, pin.as_ref()));
     let outcome = move || match save.value().get() {
         Some(Ok(())) => Some(

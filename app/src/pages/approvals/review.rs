@@ -108,6 +108,9 @@ fn Review(detail: ApprovalDetail, refresh: Callback<()>, draft: Draft) -> impl I
                     {status_label(request.status)}
                 </span>
                 " · " {request.agent_name.clone()} " · opened " <When at=request.created_at.clone()/>
+                {request.assignee_name.clone().map(|name| view! {
+                    " · " <span data-testid="approval-assignee">{format!("assigned to {name}")}</span>
+                })}
                 {open.then(|| view! { " · expires " <When at=request.expires_at.clone()/> })}
             </p>
             <p>
@@ -124,12 +127,13 @@ fn Review(detail: ApprovalDetail, refresh: Callback<()>, draft: Draft) -> impl I
         {current.filter(|_| open).map(|revision| {
             let viewer = crate::api::identity::known_viewer();
             let request_id = request.id.clone();
+            let task_id = request.task_id.clone();
             view! {
                 <Show
                     when=move || !viewer.get()
                     fallback=|| view! { <p class="muted" data-testid="read-only">{crate::api::identity::READ_ONLY}</p> }
                 >
-                    <DecisionForm request_id=request_id.clone() revision=revision.clone() refresh draft/>
+                    <DecisionForm request_id=request_id.clone() task_id=task_id.clone() revision=revision.clone() refresh draft/>
                 </Show>
             }
         })}
@@ -195,6 +199,7 @@ fn Proposal(revision: ApprovalRevision) -> impl IntoView {
 #[component]
 fn DecisionForm(
     request_id: String,
+    task_id: String,
     revision: ApprovalRevision,
     refresh: Callback<()>,
     draft: Draft,
@@ -220,7 +225,7 @@ fn DecisionForm(
     let pending = decide.pending();
     // The rationale rule is checked here first (same rule and message as the server), so a
     // missing rationale is shown at once instead of after a refused request.
-    let send = move |outcome: &str, edit: Option<Value>| {
+    let send_to = move |outcome: &str, edit: Option<Value>, delegate: Option<String>| {
         let checked =
             Outcome::parse(outcome).map(|o| check_rationale(o, Some(rationale.get_untracked().as_str())));
         if let Some(Err(e)) = checked {
@@ -235,16 +240,18 @@ fn DecisionForm(
                 expected_revision: revision.revision,
                 rationale: Some(rationale.get_untracked()).filter(|r| !r.trim().is_empty()),
                 edit,
-                delegate_membership_id: None,
+                delegate_membership_id: delegate,
             },
         });
     };
+    let send = move |outcome: &str, edit: Option<Value>| send_to(outcome, edit, None);
+    let on_delegate = Callback::new(move |target: String| send_to("delegate", None, Some(target)));
     let action = revision.action.clone();
     view! {
         <section class="card decision" aria-labelledby="decision-heading">
             <h2 id="decision-heading">"Your decision"</h2>
             <label for="rationale">"Rationale"</label>
-            <p class="muted" id="rationale-help">"Required to reject, edit or request changes."</p>
+            <p class="muted" id="rationale-help">"Required to reject, edit, request changes or delegate."</p>
             <textarea
                 id="rationale"
                 aria-describedby="rationale-help"
@@ -270,6 +277,7 @@ fn DecisionForm(
                 <button type="button" class="button" disabled=pending on:click=move |_| send("request_changes", None)>"Request changes"</button>
                 <button type="button" class="button danger" disabled=pending on:click=move |_| send("reject", None)>"Reject"</button>
             </div>
+            <super::delegate::DelegateControl task_id pending on_delegate/>
             {move || editing.get().then(|| {
                 let action = action.clone();
                 let on_edit = Callback::new(move |edit| send("edit", Some(edit)));
@@ -350,6 +358,8 @@ fn Record(detail: ApprovalDetail) -> impl IntoView {
                             <li>
                                 <strong>{d.outcome.as_str().replace('_', " ")}</strong>
                                 {format!(" · revision {}", d.revision)}
+                                {d.decided_by.clone().map(|name| format!(" · by {name}"))}
+                                {d.delegated_to.clone().map(|name| format!(" · to {name}"))}
                                 " · " <When at=d.created_at.clone()/>
                                 {d.rationale.clone().map(|r| view! { <p>{r}</p> })}
                             </li>

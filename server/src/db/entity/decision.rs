@@ -11,7 +11,12 @@ pub struct Model {
     pub revision: i32,
     pub outcome: crate::store::approvals::DecisionOutcome,
     pub rationale: Option<String>,
+    /// The person who decided (null before sign-in existed).
     pub actor_user_id: Option<String>,
+    /// Their membership.
+    pub reviewer_membership_id: Option<String>,
+    /// For `delegate`: the membership the request was handed to.
+    pub delegate_membership_id: Option<String>,
     pub idempotency_key: String,
     /// Digest of the decision body: the same key with other content is refused.
     pub payload_digest: String,

@@ -8,8 +8,12 @@
 //!   `{outcome, expectedRevision, rationale?, edit?, delegateMembershipId?}`; `201 {…, replay:
 //!   false}`, a replay `200 {…, replay: true}`; `409` stale or closed, `400` rationale, `422` edit.
 //!
-//! Revisions by people arrive as `edit` decisions; `POST /api/decisions` (requests opened by
-//! people) and `GET /api/reviewers` arrive with sign-in.
+//! - `GET /api/reviewers?taskId=` (operate): `{reviewers: [{membershipId, displayName, role, self}]}`,
+//!   the enabled operators and admins who can operate the task's agent or skill.
+//!
+//! `GET /api/decisions?assigned=me` lists the requests delegated to the caller. Revisions by
+//! people arrive as `edit` decisions; `POST /api/decisions` (requests opened by people) is not
+//! built yet.
 
 use std::collections::HashMap;
 
@@ -28,6 +32,9 @@ use crate::services::approvals::{self, ApprovalError};
 use crate::services::commands::KEY_REQUIRED;
 use crate::state::AppState;
 
+pub const UNKNOWN_ASSIGNED: &str = "assigned must be me.";
+pub const TASK_ID_REQUIRED: &str = "taskId is required.";
+
 impl From<ApprovalError> for ApiError {
     fn from(error: ApprovalError) -> ApiError {
         match error {
@@ -35,6 +42,7 @@ impl From<ApprovalError> for ApiError {
             ApprovalError::Invalid(message) => ApiError::bad_request(message),
             ApprovalError::Unprocessable(message) => ApiError::unprocessable(message),
             ApprovalError::Conflict(message) => ApiError::conflict(message),
+            ApprovalError::Forbidden(message) => ApiError::new(StatusCode::FORBIDDEN, message),
             ApprovalError::Command(error) => error.into(),
             ApprovalError::Store(error) => error.into(),
         }
@@ -51,7 +59,7 @@ fn request_json(detail: &ApprovalDetail) -> Value {
         "summary": r.summary, "risk": r.risk,
         "policy": {"allowedOutcomes": ["approve", "reject", "edit", "request_changes", "delegate"],
                    "separationOfDuties": true},
-        "assignedMembershipId": null, "currentRevision": r.current_revision,
+        "assignedMembershipId": r.assigned_membership_id, "currentRevision": r.current_revision,
         "expiresAt": r.expires_at, "createdAt": r.created_at, "updatedAt": r.updated_at,
     })
 }
@@ -64,8 +72,47 @@ pub async fn list(
 ) -> Result<Json<Value>, ApiError> {
     principal.require(Permission::Read)?;
     let value = |name: &str| query.get(name).map(|v| v.trim()).filter(|v| !v.is_empty());
-    let requests = approvals::list(&state.db, &principal.access, value("status"), value("taskId")).await?;
+    // `assigned=me`: the requests delegated to the caller.
+    let assigned = match value("assigned") {
+        None => None,
+        Some("me") => Some(principal.membership_id.as_str()),
+        Some(_) => return Err(ApiError::bad_request(UNKNOWN_ASSIGNED)),
+    };
+    let requests = approvals::list(
+        &state.db,
+        &principal.access,
+        value("status"),
+        value("taskId"),
+        assigned,
+    )
+    .await?;
     Ok(Json(json!({ "requests": requests })))
+}
+
+/// `GET /api/reviewers?taskId=`: who may decide requests on the task (the delegate choice).
+pub async fn reviewers(
+    State(state): State<AppState>,
+    principal: Principal,
+    Query(query): Query<HashMap<String, String>>,
+) -> Result<Json<Value>, ApiError> {
+    principal.require(Permission::Operate)?;
+    let task_id = query
+        .get("taskId")
+        .map(|v| v.trim())
+        .filter(|v| !v.is_empty())
+        .ok_or_else(|| ApiError::bad_request(TASK_ID_REQUIRED))?;
+    let reviewers = approvals::reviewers(&state.db, &caller(&principal), task_id).await?;
+    Ok(Json(json!({ "reviewers": reviewers })))
+}
+
+/// The caller as a reviewer.
+pub fn caller(principal: &Principal) -> approvals::Caller {
+    approvals::Caller {
+        access: principal.access.clone(),
+        user_id: principal.user_id.clone(),
+        membership_id: principal.membership_id.clone(),
+        role: principal.role,
+    }
 }
 
 /// `GET /api/decisions/{id}`.
@@ -95,7 +142,7 @@ pub async fn decide(
     principal.require(Permission::Operate)?;
     let key = header_key(&headers)?.ok_or_else(|| ApiError::bad_request(KEY_REQUIRED))?;
     let (detail, replay) =
-        approvals::decide(&state.db, &state.bus, &principal.access, &id, input, &key).await?;
+        approvals::decide(&state.db, &state.bus, &caller(&principal), &id, input, &key).await?;
     let status = if replay {
         StatusCode::OK
     } else {

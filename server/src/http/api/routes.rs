@@ -69,6 +69,7 @@ api_routes! {
     get "/api/decisions" => decisions::list, Needs(Read);
     get "/api/decisions/{decision_id}" => decisions::get, Needs(Read);
     post "/api/decisions/{decision_id}/decisions" => decisions::decide, Needs(Operate);
+    get "/api/reviewers" => decisions::reviewers, Needs(Operate);
     get "/api/live/tasks/{id}" => live::task_stream, Needs(Read);
     get "/api/live/conversations/{id}" => live::conversation_stream, Needs(Read);
     get "/api/admin/security" => admin::overview, Needs(Administer);

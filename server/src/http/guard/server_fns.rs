@@ -76,6 +76,7 @@ pub const SERVER_FNS: &[ServerFnRule] = {
         GetApproval => Read,
         CountPendingApprovals => Read,
         DecideApproval => Operate,
+        ListReviewers => Operate,
     ]
 };
 

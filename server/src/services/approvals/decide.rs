@@ -9,11 +9,9 @@ use sea_orm::{DatabaseTransaction, DbErr, TransactionTrait};
 use serde_json::Value;
 
 use super::detect::record_revision;
+use super::people::{self, Caller, DELEGATE_ONLY_WITH_DELEGATE, DELEGATE_REQUIRED};
 use super::views::detail_of;
-use super::{
-    ApprovalError, DELEGATION_NEEDS_SIGN_IN, EDIT_ONLY_WITH_EDIT, EDIT_REQUIRED, STALE, UNKNOWN_OUTCOME,
-    closed_message,
-};
+use super::{ApprovalError, EDIT_ONLY_WITH_EDIT, EDIT_REQUIRED, STALE, UNKNOWN_OUTCOME, closed_message};
 use crate::db::Db;
 use crate::db::entity::{decision, decision_execution, decision_request, task, task_command};
 use crate::ingest::archive::digest;
@@ -32,17 +30,17 @@ use app::ext::canonical::ledger_json;
 pub async fn decide(
     db: &Db,
     bus: &Bus,
-    access: &Access,
+    caller: &Caller,
     id: &str,
     input: DecisionInput,
     key: &str,
 ) -> Result<(ApprovalDetail, bool), ApprovalError> {
-    match decide_once(db, bus, access, id, &input, key).await {
+    match decide_once(db, bus, caller, id, &input, key).await {
         // A concurrent decision committed between this one's reads and its writes (the row
         // lock makes that rare; a unique index still has the last word): decide again, which
         // now sees it and answers the replay or the 409 it deserves.
         Err(ApprovalError::Store(StoreError::Db(error))) if is_unique_violation(&error) => {
-            decide_once(db, bus, access, id, &input, key).await
+            decide_once(db, bus, caller, id, &input, key).await
         }
         other => other,
     }
@@ -65,28 +63,31 @@ fn check_input<'k>(input: &DecisionInput, key: &'k str) -> Result<(Outcome, &'k 
         Outcome::parse(&input.outcome).ok_or_else(|| ApprovalError::Invalid(UNKNOWN_OUTCOME.into()))?;
     approval::check_rationale(outcome, input.rationale.as_deref())
         .map_err(|e| ApprovalError::Invalid(e.to_string()))?;
-    match (outcome, &input.edit) {
-        (Outcome::Edit, None) => Err(ApprovalError::Invalid(EDIT_REQUIRED.into())),
-        (o, Some(_)) if o != Outcome::Edit => Err(ApprovalError::Invalid(EDIT_ONLY_WITH_EDIT.into())),
-        (Outcome::Delegate, _) => Err(ApprovalError::Unprocessable(DELEGATION_NEEDS_SIGN_IN.into())),
+    match (outcome, &input.edit, &input.delegate_membership_id) {
+        (Outcome::Edit, None, _) => Err(ApprovalError::Invalid(EDIT_REQUIRED.into())),
+        (o, Some(_), _) if o != Outcome::Edit => Err(ApprovalError::Invalid(EDIT_ONLY_WITH_EDIT.into())),
+        (Outcome::Delegate, _, None) => Err(ApprovalError::Invalid(DELEGATE_REQUIRED.into())),
+        (o, _, Some(_)) if o != Outcome::Delegate => {
+            Err(ApprovalError::Invalid(DELEGATE_ONLY_WITH_DELEGATE.into()))
+        }
         _ => Ok((outcome, key)),
     }
 }
 
-/// The status a decision moves its request to.
-fn decided_status(outcome: Outcome) -> Result<RequestStatus, ApprovalError> {
+/// The status a decision moves its request to; `None` for `delegate`, which leaves it open.
+fn decided_status(outcome: Outcome) -> Option<RequestStatus> {
     match outcome {
-        Outcome::Approve | Outcome::Edit => Ok(RequestStatus::Approved),
-        Outcome::Reject => Ok(RequestStatus::Rejected),
-        Outcome::RequestChanges => Ok(RequestStatus::ChangesRequested),
-        Outcome::Delegate => Err(ApprovalError::Unprocessable(DELEGATION_NEEDS_SIGN_IN.into())),
+        Outcome::Approve | Outcome::Edit => Some(RequestStatus::Approved),
+        Outcome::Reject => Some(RequestStatus::Rejected),
+        Outcome::RequestChanges => Some(RequestStatus::ChangesRequested),
+        Outcome::Delegate => None,
     }
 }
 
 async fn decide_once(
     db: &Db,
     bus: &Bus,
-    access: &Access,
+    caller: &Caller,
     id: &str,
     input: &DecisionInput,
     key: &str,
@@ -99,14 +100,13 @@ async fn decide_once(
     let tx = db.write.begin().await?;
     // Locked: a concurrent decision on the request waits here, then sees this one's outcome,
     // its key included.
+    let access = &caller.access;
     let row = store::find_locked(&tx, access, id)
         .await?
         .ok_or(ApprovalError::NotFound)?;
     // Readable but not operable: the reviewer's grant is `read` only (§4.1 "Checks").
     if !access.operates(&row.agent_id, row.skill_id.as_deref()) {
-        return Err(ApprovalError::Command(CommandError::Forbidden(
-            commands::NOT_PERMITTED.into(),
-        )));
+        return Err(ApprovalError::Forbidden(commands::NOT_PERMITTED.into()));
     }
     if let Some(existing) = store::decision_by_key(&tx, &row.id, key).await? {
         if existing.payload_digest != payload_digest {
@@ -131,9 +131,15 @@ async fn decide_once(
     if input.expected_revision != row.current_revision {
         return Err(ApprovalError::Conflict(STALE.into()));
     }
+    people::may_decide(&row, caller)?;
     let chosen = chosen_action(&tx, &row, outcome, input.edit.as_ref(), now).await?;
     // Fenced on the status and revision the reviewer saw: only one decision moves it.
-    if !store::set_status(&tx, &row, decided_status(outcome)?, chosen.revision, now).await? {
+    let moved = match (decided_status(outcome), &input.delegate_membership_id) {
+        (Some(status), _) => store::set_status(&tx, &row, status, chosen.revision, now).await?,
+        (None, Some(target)) => people::delegate(&tx, caller, &row, target, now).await?,
+        (None, None) => return Err(ApprovalError::Invalid(DELEGATE_REQUIRED.into())),
+    };
+    if !moved {
         return Err(ApprovalError::Conflict(STALE.into()));
     }
     let decision_id = new_id();
@@ -143,7 +149,9 @@ async fn decide_once(
         revision: chosen.revision,
         outcome,
         rationale: input.rationale.clone().filter(|r| !r.trim().is_empty()),
-        actor_user_id: None,
+        actor_user_id: Some(caller.user_id.clone()),
+        reviewer_membership_id: Some(caller.membership_id.clone()),
+        delegate_membership_id: input.delegate_membership_id.clone(),
         idempotency_key: key.to_owned(),
         payload_digest,
         created_at: now,
@@ -151,7 +159,7 @@ async fn decide_once(
     store::insert_decision(&tx, decided).await?;
     let accepted = match outcome {
         Outcome::Approve | Outcome::Edit => {
-            Some(execute(&tx, access, &row, &task, &decision_id, chosen).await?)
+            Some(execute(&tx, &caller.access, &row, &task, &decision_id, chosen).await?)
         }
         _ => None,
     };

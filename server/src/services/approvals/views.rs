@@ -5,12 +5,12 @@ use app::api::approvals::{
     ApprovalDecision, ApprovalDetail, ApprovalExecution, ApprovalRevision, ApprovalSummary,
 };
 use chrono::{DateTime, Utc};
-use sea_orm::{ConnectionTrait, DbErr};
+use sea_orm::ConnectionTrait;
 
 use super::{ApprovalError, UNKNOWN_STATUS};
 use crate::db::Db;
 use crate::db::entity::decision_request;
-use crate::store::{agents, approvals as store, commands, tasks};
+use crate::store::{agents, approvals as store, commands, identity, tasks};
 
 /// Requests of the organization, newest first (at most 100), optionally of one status and task.
 pub async fn list(
@@ -18,13 +18,14 @@ pub async fn list(
     access: &Access,
     status: Option<&str>,
     task_id: Option<&str>,
+    assigned_to: Option<&str>,
 ) -> Result<Vec<ApprovalSummary>, ApprovalError> {
     if let Some(status) = status
         && store::RequestStatus::parse(status).is_none()
     {
         return Err(ApprovalError::Invalid(UNKNOWN_STATUS.into()));
     }
-    let rows = store::list(&db.read, access, status, task_id).await?;
+    let rows = store::list(&db.read, access, status, task_id, assigned_to).await?;
     let mut out = Vec::with_capacity(rows.len());
     for row in rows {
         out.push(summary(&db.read, row).await?);
@@ -37,9 +38,18 @@ pub async fn pending_count(db: &Db, access: &Access) -> Result<u64, ApprovalErro
     Ok(store::count_pending(&db.read, access, Utc::now()).await?)
 }
 
-async fn summary<C: ConnectionTrait>(db: &C, row: decision_request::Model) -> Result<ApprovalSummary, DbErr> {
+async fn summary<C: ConnectionTrait>(
+    db: &C,
+    row: decision_request::Model,
+) -> Result<ApprovalSummary, ApprovalError> {
     let task = tasks::by_id(db, &row.task_id).await?;
     let agent = agents::by_id(db, &row.agent_id).await?;
+    let assignee_name = match &row.assigned_membership_id {
+        Some(id) => identity::membership(db, &row.organization_id, id)
+            .await?
+            .map(|m| m.display_name),
+        None => None,
+    };
     Ok(ApprovalSummary {
         id: row.id,
         conversation_id: task
@@ -54,6 +64,8 @@ async fn summary<C: ConnectionTrait>(db: &C, row: decision_request::Model) -> Re
             .unwrap_or_default(),
         agent_id: row.agent_id,
         skill_id: row.skill_id,
+        assigned_membership_id: row.assigned_membership_id,
+        assignee_name,
         kind: row.kind,
         status: row.status,
         title: row.title,
@@ -108,17 +120,30 @@ pub(super) async fn detail_of<C: ConnectionTrait>(
             created_at: time(r.created_at),
         })
         .collect();
-    let decisions = store::decisions(db, &id)
-        .await?
-        .into_iter()
-        .map(|d| ApprovalDecision {
+    let recorded = store::decisions(db, &id).await?;
+    let names = identity::user_names(
+        db,
+        recorded.iter().filter_map(|d| d.actor_user_id.clone()).collect(),
+    )
+    .await?;
+    let mut decisions = Vec::with_capacity(recorded.len());
+    for d in recorded {
+        let delegated_to = match &d.delegate_membership_id {
+            Some(target) => identity::membership(db, &row.organization_id, target)
+                .await?
+                .map(|m| m.display_name),
+            None => None,
+        };
+        decisions.push(ApprovalDecision {
             id: d.id,
             revision: d.revision,
             outcome: d.outcome,
             rationale: d.rationale,
+            decided_by: d.actor_user_id.and_then(|user| names.get(&user).cloned()),
+            delegated_to,
             created_at: time(d.created_at),
-        })
-        .collect();
+        });
+    }
     let mut executions = Vec::new();
     for execution in store::executions(db, &id).await? {
         let status = commands::by_id(db, &execution.command_id)
