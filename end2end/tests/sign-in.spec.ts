@@ -275,6 +275,72 @@ test("an admin gives a new colleague access through a team on the Access screen"
   }
 });
 
+// Approvals with people (issue #29, security-and-durability §4.1): a reviewer delegates a request
+// to a named colleague on the review page; it then shows who it is assigned to, and who decided.
+test("a reviewer delegates an approval to a colleague, who decides it", async ({ browser }) => {
+  test.setTimeout(120_000);
+  const demo = process.env.DEMO_ORIGIN ?? "http://127.0.0.1:4092";
+  let team: TeamConsole | undefined;
+  try {
+    team = await startTeamConsole(["ada", "Ada Lovelace", "admin"], {
+      A2A_ALLOW_PRIVATE_NETWORKS: "true",
+      A2A_REGISTERED_AGENTS: `${demo}/approver/card.json`,
+    });
+    const issuer = team.provider.issuer;
+    const admin = await signIn(browser, team, "ada", "/agents");
+    await expect(admin.page.getByText("Form fixture (approver)").first()).toBeVisible();
+    // Two operators, and everyone may operate the approver (through the JSON API, as a script would).
+    const agentId = await admin.page.evaluate(
+      async ({ issuer }) => {
+        const change = (body: object) =>
+          fetch("/api/admin/security", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+        await change({ action: "provisionMember", issuer, subject: "bea", name: "Bea", role: "operator" });
+        await change({ action: "provisionMember", issuer, subject: "carl", name: "Carl", role: "operator" });
+        const { agents } = await (await fetch("/api/agents")).json();
+        const overview = await (await fetch("/api/admin/security")).json();
+        await change({ action: "grant", subjectType: "organization", subjectId: overview.organizationId, agentId: agents[0].id, permission: "operate" });
+        return agents[0].id as string;
+      },
+      { issuer },
+    );
+
+    // Bea asks the agent for something that needs approval, then opens the request.
+    const bea = await signIn(browser, team, "bea", "/approvals");
+    const id = await bea.page.evaluate(async (agentId) => {
+      await fetch(`/api/agents/${agentId}/messages`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ text: "please approve" }),
+      });
+      for (let i = 0; i < 100; i++) {
+        const { requests } = await (await fetch("/api/decisions")).json();
+        if (requests.length) return requests[0].id as string;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      throw new Error("no approval request");
+    }, agentId);
+    await bea.page.goto(`${team.origin}/approvals/${id}`);
+    await expect(bea.page.getByTestId("approval-status")).toHaveText("Pending");
+    await bea.page.getByLabel("Rationale").fill("Carl owns staging.");
+    await bea.page.getByLabel("Delegate to").selectOption({ label: "Carl (Operator)" });
+    await bea.page.getByRole("button", { name: "Delegate", exact: true }).click();
+    await expect(bea.page.getByTestId("approval-assignee")).toHaveText("assigned to Carl");
+    await expect(bea.page.getByTestId("decisions")).toContainText("delegate");
+    await expect(bea.page.getByTestId("decisions")).toContainText("by Bea · to Carl");
+    await expect(bea.page.getByTestId("approval-status")).toHaveText("Pending");
+
+    // Carl decides it.
+    const carl = await signIn(browser, team, "carl", `/approvals/${id}`);
+    await carl.page.getByLabel("Rationale").fill("Not during the freeze.");
+    await carl.page.getByRole("button", { name: "Reject" }).click();
+    await expect(carl.page.getByTestId("approval-status")).toHaveText("Rejected");
+    await expect(carl.page.getByTestId("decisions")).toContainText("by Carl");
+    for (const who of [admin, bea, carl]) await who.context.close();
+  } finally {
+    await stopTeamConsole(team);
+  }
+});
+
 async function freePort(): Promise<number> {
   const probe = http.createServer();
   await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));

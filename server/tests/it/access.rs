@@ -487,6 +487,13 @@ async fn access_changes_are_strict_and_admin_only_security_1_3() {
         call(&state, &bob_cookie, "GET", "/api/tasks", None).await.0,
         StatusCode::UNAUTHORIZED
     );
+    // A live stream's next reconnect is a request like any other.
+    assert_eq!(
+        call(&state, &bob_cookie, "GET", "/api/tasks/events", None)
+            .await
+            .0,
+        StatusCode::UNAUTHORIZED
+    );
     post(
         &admin_cookie,
         json!({"action": "enableMember", "membershipId": bob.membership_id}),
@@ -664,6 +671,7 @@ async fn a_delegated_request_is_decided_by_its_assignee_security_4_1() {
     let (bob, bob_cookie) = member(&state, "bob", Role::Operator).await;
     let (cy, cy_cookie) = member(&state, "cy", Role::Operator).await;
     let (dee, _) = member(&state, "dee", Role::Viewer).await;
+    let (_, eve_cookie) = member(&state, "eve", Role::Operator).await;
 
     let (status, registered) = call(
         &state,
@@ -727,6 +735,39 @@ async fn a_delegated_request_is_decided_by_its_assignee_security_4_1() {
     )
     .await;
     let id = list["requests"][0]["id"].as_str().unwrap().to_owned();
+
+    // Eve has no grant: the request, its task and its count do not exist for her.
+    let (_, none) = call(&state, &eve_cookie, "GET", "/api/decisions", None).await;
+    assert_eq!(none["requests"], json!([]));
+    for path in [
+        format!("/api/decisions/{id}"),
+        format!("/api/reviewers?taskId={task}"),
+        format!("/api/tasks/{task}"),
+    ] {
+        assert_eq!(
+            call(&state, &eve_cookie, "GET", &path, None).await.0,
+            StatusCode::NOT_FOUND,
+            "{path}"
+        );
+    }
+    let count = |cookie: &str| {
+        let state = state.clone();
+        let cookie = cookie.to_owned();
+        async move {
+            let request = Request::post("/api/fn/count_pending_approvals")
+                .header("cookie", cookie)
+                .header("origin", ORIGIN)
+                .header("content-type", "application/x-www-form-urlencoded")
+                .body(Body::empty())
+                .unwrap();
+            support::text(support::send(&state, request).await).await
+        }
+    };
+    assert_eq!(
+        (count(&eve_cookie).await, count(&bob_cookie).await),
+        ("0".to_owned(), "1".to_owned()),
+        "the Inbox badge counts only what each one reads"
+    );
 
     // The reviewers: operators and admins who can operate the agent; not the viewer.
     let (status, reviewers) = call(
