@@ -328,6 +328,9 @@ test("a reviewer delegates an approval to a colleague, who decides it", async ({
     await expect(bea.page.getByTestId("decisions")).toContainText("delegate");
     await expect(bea.page.getByTestId("decisions")).toContainText("by Bea · to Carl");
     await expect(bea.page.getByTestId("approval-status")).toHaveText("Pending");
+    await expect(bea.page.getByTestId("read-only")).toHaveText(
+      "This request is assigned to Carl: only they or an admin can decide it.",
+    );
 
     // Carl decides it.
     const carl = await signIn(browser, team, "carl", `/approvals/${id}`);

@@ -79,6 +79,7 @@ impl app::api::identity::IdentityBackend for Identity {
         Box::pin(async move {
             let principal = caller().await?;
             Ok(app::api::identity::Identity {
+                membership_id: principal.membership_id,
                 display_name: principal.display_name,
                 role: principal.role,
                 signed_in: matches!(*self.0.auth, crate::http::identity::Auth::Oidc(_)),

@@ -9,6 +9,8 @@ use crate::words::Role;
 /// The signed-in person, as the identity menu shows them.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Identity {
+    /// Their membership in the organization (an approval assigned to it is theirs to decide).
+    pub membership_id: String,
     pub display_name: String,
     pub role: Role,
     /// Signed in through the identity provider (so they can sign out); `false` for the

@@ -7,6 +7,7 @@ use chrono::{DateTime, Utc};
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set, TransactionTrait};
 use sha2::{Digest, Sha256};
 
+use super::audit;
 use super::identity::Member;
 use super::{StoreError, new_id};
 use crate::db::Db;
@@ -35,19 +36,50 @@ fn hash(token: &str) -> String {
     hex::encode(Sha256::digest(token.as_bytes()))
 }
 
-/// Starts a session for `membership_id` until `expires_at`; returns its token, for the cookie.
+/// Starts a session for `membership_id` until `expires_at`, with its `session.started` audit fact;
+/// returns its token, for the cookie.
 pub async fn create(db: &Db, membership_id: &str, expires_at: DateTime<Utc>) -> Result<String, StoreError> {
     let token = new_token();
-    user_session::ActiveModel {
+    let tx = db.write.begin().await?;
+    let session = user_session::ActiveModel {
         id: Set(new_id()),
         membership_id: Set(membership_id.to_owned()),
         token_hash: Set(hash(&token)),
         expires_at: Set(expires_at),
         created_at: Set(Utc::now()),
     }
-    .insert(&db.write)
+    .insert(&tx)
     .await?;
+    session_fact(&tx, &session, "session.started").await?;
+    tx.commit().await?;
     Ok(token)
+}
+
+/// Records `action` about `session` (`session.started`, `session.ended`), as its member's.
+async fn session_fact(
+    tx: &sea_orm::DatabaseTransaction,
+    session: &user_session::Model,
+    action: &'static str,
+) -> Result<(), StoreError> {
+    let Some(membership) = membership::Entity::find_by_id(session.membership_id.clone())
+        .one(tx)
+        .await?
+    else {
+        return Ok(());
+    };
+    audit::record(
+        tx,
+        audit::Fact {
+            organization_id: &membership.organization_id,
+            event_key: format!("{action}:{}", session.id),
+            action,
+            actor: &audit::Actor::User(membership.user_id.clone()),
+            target_id: &membership.id,
+            detail: serde_json::json!({}),
+        },
+    )
+    .await?;
+    Ok(())
 }
 
 /// The member signed in with `token`, read afresh (role and enabled flags as they are now), or
@@ -79,14 +111,24 @@ pub async fn member(db: &Db, token: &str, now: DateTime<Utc>) -> Result<Option<M
     Ok(Some(super::identity::member(membership, user)))
 }
 
-/// Ends the session of `token` (sign-out, or a new sign-in rotating it). Unknown tokens are fine.
+/// Ends the session of `token` (sign-out), with its `session.ended` audit fact. Unknown tokens
+/// are fine.
 pub async fn delete(db: &Db, token: &str) -> Result<(), StoreError> {
-    if well_formed(token) {
-        user_session::Entity::delete_many()
-            .filter(user_session::Column::TokenHash.eq(hash(token)))
-            .exec(&db.write)
-            .await?;
+    if !well_formed(token) {
+        return Ok(());
     }
+    let tx = db.write.begin().await?;
+    let found = user_session::Entity::find()
+        .filter(user_session::Column::TokenHash.eq(hash(token)))
+        .one(&tx)
+        .await?;
+    if let Some(session) = found {
+        user_session::Entity::delete_by_id(session.id.clone())
+            .exec(&tx)
+            .await?;
+        session_fact(&tx, &session, "session.ended").await?;
+    }
+    tx.commit().await?;
     Ok(())
 }
 

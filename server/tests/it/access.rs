@@ -299,7 +299,15 @@ async fn grants_decide_what_each_member_reads_and_operates_security_1_3() {
     let (_, seen) = call(&state, &cy_cookie, "GET", "/api/tasks", None).await;
     assert_eq!(task_ids(&seen), Vec::<String>::new());
 
-    // Every change was audited once, as the admin's.
+    // Signing out ends the session, as a fact too.
+    let (status, _) = call(&state, &admin_cookie, "POST", "/api/auth/logout", Some(json!({}))).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        call(&state, &admin_cookie, "GET", "/api/tasks", None).await.0,
+        StatusCode::UNAUTHORIZED
+    );
+
+    // Every change was audited once, as the admin's, between their session's start and end.
     let facts = audit::of_organization(&state.db.read, &org).await.unwrap();
     let by_admin: Vec<&str> = facts
         .iter()
@@ -309,13 +317,15 @@ async fn grants_decide_what_each_member_reads_and_operates_security_1_3() {
     assert_eq!(
         by_admin,
         [
+            "session.started",
             "grant.created",
             "grant.created",
             "team.created",
             "team.member_added",
             "grant.created",
             "grant.revoked",
-            "team.disabled"
+            "team.disabled",
+            "session.ended"
         ]
     );
     state.db.clone().close().await;

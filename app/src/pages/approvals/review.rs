@@ -126,12 +126,21 @@ fn Review(detail: ApprovalDetail, refresh: Callback<()>, draft: Draft) -> impl I
         {current.clone().map(|revision| view! { <Proposal revision/> })}
         {current.filter(|_| open).map(|revision| {
             let viewer = crate::api::identity::known_viewer();
+            let elsewhere = assigned_elsewhere(request.assigned_membership_id.clone());
             let request_id = request.id.clone();
             let task_id = request.task_id.clone();
+            let assignee = request.assignee_name.clone().unwrap_or_default();
             view! {
                 <Show
-                    when=move || !viewer.get()
-                    fallback=|| view! { <p class="muted" data-testid="read-only">{crate::api::identity::READ_ONLY}</p> }
+                    when=move || !viewer.get() && !elsewhere.get()
+                    fallback=move || {
+                        let reason = if viewer.get() {
+                            crate::api::identity::READ_ONLY.to_owned()
+                        } else {
+                            format!("This request is assigned to {assignee}: only they or an admin can decide it.")
+                        };
+                        view! { <p class="muted" data-testid="read-only">{reason}</p> }
+                    }
                 >
                     <DecisionForm request_id=request_id.clone() task_id=task_id.clone() revision=revision.clone() refresh draft/>
                 </Show>
@@ -139,6 +148,20 @@ fn Review(detail: ApprovalDetail, refresh: Callback<()>, draft: Draft) -> impl I
         })}
         <Record detail/>
     }
+}
+
+/// Whether the request is known to be assigned to someone other than the caller, who is not an
+/// admin (the server refuses their decision: `403 This request is assigned to someone else.`).
+fn assigned_elsewhere(assignee: Option<String>) -> Signal<bool> {
+    let me = crate::api::identity::current_identity();
+    Signal::derive(move || {
+        me.with(|me| match (me, &assignee) {
+            (Some(me), Some(assignee)) => {
+                &me.membership_id != assignee && me.role != crate::words::Role::Admin
+            }
+            _ => false,
+        })
+    })
 }
 
 /// Why a closed request cannot be decided.
