@@ -198,20 +198,26 @@ impl AgentsBackend for Agents {
         skill: Option<String>,
     ) -> BoxFuture<'_, Result<app::api::extensions::AgentExtensions, AppError>> {
         Box::pin(async move {
-            let agent = agent_store::find(&self.0.db, &access().await?, &agent_id)
+            let access = access().await?;
+            let agent = agent_store::find(&self.0.db, &access, &agent_id)
                 .await
                 .map_err(store_error)?;
             let snapshot = crate::store::card_snapshots::latest(&self.0.db, &agent.id)
                 .await
                 .map_err(store_error)?;
-            Ok(snapshot.map_or_else(Default::default, |s| {
+            let mut extensions = snapshot.map_or_else(Default::default, |s| {
                 app::api::extensions::AgentExtensions::from_card(
                     &s.raw_card_json,
                     &caller,
                     &self.0.understood_sideband(),
                     skill.as_deref(),
                 )
-            }))
+            });
+            // A skill-only member chooses among their skills only (§1.3).
+            extensions
+                .skills
+                .retain(|choice| access.shows_skill(&agent.id, &choice.id));
+            Ok(extensions)
         })
     }
 

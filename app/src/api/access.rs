@@ -38,8 +38,11 @@ pub struct MemberRow {
     pub membership_id: String,
     pub display_name: String,
     pub role: Role,
-    /// The membership and the person are both enabled.
+    /// The membership is enabled (Disable / Enable change it).
     pub enabled: bool,
+    /// The person's account is enabled in every organization (only the database changes it: a
+    /// disabled account cannot sign in whatever its memberships say).
+    pub account_enabled: bool,
     /// `issuer subject` of each identity the person signs in with.
     pub identities: Vec<String>,
 }

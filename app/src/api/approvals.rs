@@ -38,8 +38,15 @@ pub struct ApprovalSummary {
     pub title: String,
     pub summary: String,
     pub risk: String,
-    /// The membership the request is assigned to (by delegation), if any: only they or an
-    /// admin may decide it.
+    /// The person who asked (null for requests opened by agents): with separation of duties
+    /// they cannot decide it.
+    #[serde(default)]
+    pub requester_user_id: Option<String>,
+    /// `{allowedOutcomes, separationOfDuties}`.
+    #[serde(default)]
+    pub policy: Value,
+    /// The membership the request is assigned to (when opened, or by delegation), if any: only
+    /// they or an admin may decide it.
     #[serde(default)]
     pub assigned_membership_id: Option<String>,
     /// Their name.

@@ -24,7 +24,9 @@ pub(super) fn command_error(error: CommandError) -> AppError {
             message,
         },
         CommandError::Conflict(message) => AppError::Conflict(message.to_owned()),
-        CommandError::UnknownAgent | CommandError::TaskNotFound => AppError::NotFound,
+        CommandError::UnknownAgent | CommandError::TaskNotFound | CommandError::ConversationNotFound => {
+            AppError::NotFound
+        }
         CommandError::Forbidden(message) => AppError::Forbidden(message),
         CommandError::Store(error) => store_error(error),
     }

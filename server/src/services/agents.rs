@@ -214,7 +214,7 @@ pub async fn list_summaries(
     let outcomes = futures::future::join_all(discoveries).await;
     let mut rows = Vec::with_capacity(agents.len());
     for (agent, outcome) in agents.into_iter().zip(outcomes) {
-        rows.push(summary(agent, outcome)?);
+        rows.push(summary(access, agent, outcome)?);
     }
     Ok(rows)
 }
@@ -258,20 +258,22 @@ pub async fn detail(
             }
         }
     }
-    if let (Some(card), Some(skills)) = (detail.card.as_mut(), access.skills_of(&agent.id)) {
-        card.skills.retain(|skill| skills.contains(&skill.id));
+    if let Some(card) = detail.card.as_mut() {
+        card.skills
+            .retain(|skill| access.shows_skill(&agent.id, &skill.id));
     }
     Ok(detail)
 }
 
 fn summary(
+    access: &Access,
     agent: agent::Model,
     outcome: Result<CardPreview, AgentServiceError>,
 ) -> Result<AgentSummary, StoreError> {
     let removable = agent.source != agent_store::AgentSource::Env;
     let mut row = AgentSummary {
-        id: agent.id,
-        card_url: agent.card_url,
+        id: agent.id.clone(),
+        card_url: agent.card_url.clone(),
         removable,
         name: None,
         description: None,
@@ -288,7 +290,12 @@ fn summary(
             row.description = non_empty(&card.description);
             row.protocol_version = card.protocol_versions.first().cloned();
             row.card_version = non_empty(&card.version);
-            row.skills = card.skills.iter().map(|skill| skill.name.clone()).collect();
+            row.skills = card
+                .skills
+                .iter()
+                .filter(|skill| access.shows_skill(&agent.id, &skill.id))
+                .map(|skill| skill.name.clone())
+                .collect();
             row.auth = card.security_schemes.keys().next().cloned();
         }
         // A database failure while recording is a real error; anything else is the agent's.

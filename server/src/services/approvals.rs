@@ -8,6 +8,7 @@
 
 mod decide;
 mod detect;
+mod open;
 mod people;
 mod sweep;
 mod views;
@@ -16,6 +17,7 @@ use sea_orm::DbErr;
 
 pub use decide::decide;
 pub use detect::detect;
+pub use open::{OpenRequest, open};
 pub use people::{
     ASSIGNED_ELSEWHERE, Caller, DELEGATE_CANNOT_OPERATE, DELEGATE_ONLY_WITH_DELEGATE, DELEGATE_REQUIRED,
     DELEGATE_SELF, REQUESTER_CANNOT_DECIDE, reviewers,

@@ -42,6 +42,9 @@ pub enum CommandError {
     UnknownAgent,
     #[error("Task not found.")]
     TaskNotFound,
+    /// The send names a conversation of another agent (or one its sender cannot read).
+    #[error("Conversation not found.")]
+    ConversationNotFound,
     /// Refused by a rule (skill routing, reference §1.3); the message says which.
     #[error("{0}")]
     Forbidden(String),
@@ -125,6 +128,14 @@ pub async fn accept_in(
         ),
         None => None,
     };
+    // Grants first: a skill the sender may not use is refused the same way whether or not the
+    // card has it (nothing about hidden skills is revealed).
+    let asked = known_task
+        .as_ref()
+        .map_or_else(|| body.skill_id.clone(), |t| t.skill_id.clone());
+    if !new.access.operates(&new.agent.id, asked.as_deref()) {
+        return Err(CommandError::Forbidden(NOT_PERMITTED.into()));
+    }
     let skill_id = effective_skill(tx, &new.agent, &body, known_task.as_ref()).await?;
     let sender = Sender {
         access: &new.access,
@@ -202,15 +213,22 @@ async fn permitted(
     if !access.operates(sender.agent_id, skill_id) {
         return Err(CommandError::Forbidden(NOT_PERMITTED.into()));
     }
+    // A conversation belongs to one agent: a send names only a new one or its agent's own (it
+    // must not borrow another agent's context, nor join a conversation its sender cannot read).
+    let conversation_agent = match sender.conversation_id {
+        Some(id) => tasks::conversation_agent(tx, &access.organization_id, id).await?,
+        None => None,
+    };
+    if conversation_agent
+        .as_deref()
+        .is_some_and(|agent| agent != sender.agent_id)
+    {
+        return Err(CommandError::ConversationNotFound);
+    }
     if known_task.is_some() || access.operates(sender.agent_id, None) {
         return Ok(());
     }
-    let joins_conversation = match sender.conversation_id {
-        Some(id) => tasks::conversation_agent(tx, &access.organization_id, id)
-            .await?
-            .is_some(),
-        None => false,
-    };
+    let joins_conversation = conversation_agent.is_some();
     if joins_conversation || body.context_id.is_some() {
         return Err(CommandError::Forbidden(SKILL_SEND_NEW_CONTEXT.into()));
     }

@@ -195,6 +195,13 @@ impl Access {
         })
     }
 
+    /// Whether skill `skill_id` of `agent_id` is visible: every skill of an agent read as a whole,
+    /// only the granted ones otherwise (a skill-only member's reduced card, §1.3).
+    pub fn shows_skill(&self, agent_id: &str, skill_id: &str) -> bool {
+        self.skills_of(agent_id)
+            .is_none_or(|granted| granted.iter().any(|g| g == skill_id))
+    }
+
     /// The skills of `agent_id` this access is limited to: `None` when it reads the whole
     /// agent, otherwise the granted skills (a skill-only member sees a reduced card).
     pub fn skills_of(&self, agent_id: &str) -> Option<Vec<String>> {

@@ -7,17 +7,20 @@
 use app::api::access::{AccessChange, AccessOverview, AgentChoice, GrantRow, MemberRow, TeamRow};
 use app::words::{GrantPermission, GrantSubject, Role};
 use chrono::Utc;
+use sea_orm::sea_query::Query;
 use sea_orm::{
     ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseTransaction, EntityTrait,
-    PaginatorTrait, QueryFilter, QueryOrder, TransactionTrait,
+    PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, TransactionTrait,
 };
 use serde_json::{Value, json};
 
 use super::audit::{self, Actor};
-use super::identity::{Provision, provision_in};
+use super::identity::{self, Provision, provision_in};
 use super::{StoreError, new_id};
 use crate::db::Db;
-use crate::db::entity::{access_grant, agent, external_identity, membership, team, team_membership, user};
+use crate::db::entity::{
+    access_grant, agent, external_identity, membership, organization, team, team_membership, user,
+};
 
 pub const TEAM_EXISTS: &str = "A team with this name already exists.";
 pub const TEAM_DISABLED: &str = "The team is disabled.";
@@ -48,7 +51,8 @@ pub async fn overview(db: &Db, organization_id: &str) -> Result<AccessOverview, 
             Some(MemberRow {
                 display_name: person.display_name.clone(),
                 role: m.role,
-                enabled: m.enabled && person.enabled,
+                enabled: m.enabled,
+                account_enabled: person.enabled,
                 identities: identities
                     .iter()
                     .filter(|i| i.user_id == m.user_id)
@@ -100,6 +104,7 @@ pub async fn overview(db: &Db, organization_id: &str) -> Result<AccessOverview, 
     let agents = agent::Entity::find()
         .filter(agent::Column::OrganizationId.eq(organization_id))
         .filter(agent::Column::Enabled.eq(true))
+        .filter(agent::Column::RemovedAt.is_null())
         .order_by_asc(agent::Column::CreatedAt)
         .all(conn)
         .await?
@@ -149,6 +154,7 @@ pub async fn apply(
     change: AccessChange,
 ) -> Result<String, StoreError> {
     let tx = db.write.begin().await?;
+    serialize_changes(&tx, organization_id).await?;
     let applied = match change {
         AccessChange::CreateTeam { name } => create_team(&tx, organization_id, name).await?,
         AccessChange::AddTeamMember {
@@ -223,6 +229,14 @@ pub async fn apply(
                 name: &name,
                 role,
             };
+            // Provisioning an admin who is already there with another role demotes them: the
+            // organization keeps an admin, as with `setRole`.
+            if role != Role::Admin
+                && let Some(existing) = identity::member_of(&tx, organization_id, &issuer, &subject).await?
+                && existing.role == Role::Admin
+            {
+                keep_an_admin(&tx, organization_id, &existing.membership_id).await?;
+            }
             // Audited inside, as every provisioning is.
             let member = provision_in(&tx, organization_id, &who, actor).await?;
             Applied::unchanged(member.membership_id)
@@ -363,6 +377,7 @@ async fn grant(
     agent::Entity::find_by_id(new.agent_id.clone())
         .filter(agent::Column::OrganizationId.eq(organization_id))
         .filter(agent::Column::Enabled.eq(true))
+        .filter(agent::Column::RemovedAt.is_null())
         .one(tx)
         .await?
         .ok_or(StoreError::NotFound)?;
@@ -471,6 +486,19 @@ async fn update_membership(
     Ok(active.update(tx).await?)
 }
 
+/// Makes the organization's access changes one at a time: on PostgreSQL the organization row is
+/// locked until the transaction ends, so two admins demoting each other at once cannot both see
+/// the other as the remaining admin. SQLite has one writer, which serializes them already.
+async fn serialize_changes(tx: &DatabaseTransaction, organization_id: &str) -> Result<(), StoreError> {
+    if tx.get_database_backend() == sea_orm::DatabaseBackend::Postgres {
+        organization::Entity::find_by_id(organization_id.to_owned())
+            .lock_exclusive()
+            .one(tx)
+            .await?;
+    }
+    Ok(())
+}
+
 /// `409` unless another enabled admin remains once `membership_id` stops being one: nobody could
 /// manage access again without editing the database.
 async fn keep_an_admin(
@@ -478,10 +506,16 @@ async fn keep_an_admin(
     organization_id: &str,
     membership_id: &str,
 ) -> Result<(), StoreError> {
+    let enabled_people = Query::select()
+        .column(user::Column::Id)
+        .from(user::Entity)
+        .and_where(user::Column::Enabled.eq(true))
+        .to_owned();
     let others = membership::Entity::find()
         .filter(membership::Column::OrganizationId.eq(organization_id))
         .filter(membership::Column::Role.eq(Role::Admin))
         .filter(membership::Column::Enabled.eq(true))
+        .filter(membership::Column::UserId.in_subquery(enabled_people))
         .filter(membership::Column::Id.ne(membership_id))
         .count(tx)
         .await?;

@@ -190,6 +190,19 @@ pub async fn find_locked(
     select.one(tx).await
 }
 
+/// The request opened under `request_key` in the organization, if any (a replayed open).
+pub async fn by_request_key<C: ConnectionTrait>(
+    db: &C,
+    organization_id: &str,
+    request_key: &str,
+) -> Result<Option<decision_request::Model>, DbErr> {
+    decision_request::Entity::find()
+        .filter(decision_request::Column::OrganizationId.eq(organization_id))
+        .filter(decision_request::Column::RequestKey.eq(request_key))
+        .one(db)
+        .await
+}
+
 /// The request with `id`, of any organization.
 pub async fn by_id<C: ConnectionTrait>(db: &C, id: &str) -> Result<Option<decision_request::Model>, DbErr> {
     decision_request::Entity::find_by_id(id.to_owned()).one(db).await

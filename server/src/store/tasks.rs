@@ -41,6 +41,7 @@ pub async fn conversation_agent<C: ConnectionTrait>(
     if let Some(row) = task::Entity::find()
         .filter(task::Column::OrganizationId.eq(organization_id))
         .filter(task::Column::ConversationId.eq(conversation_id))
+        .order_by_asc(task::Column::CreatedAt)
         .one(db)
         .await?
     {
@@ -49,6 +50,7 @@ pub async fn conversation_agent<C: ConnectionTrait>(
     Ok(task_command::Entity::find()
         .filter(task_command::Column::OrganizationId.eq(organization_id))
         .filter(task_command::Column::ConversationId.eq(conversation_id))
+        .order_by_asc(task_command::Column::CreatedAt)
         .one(db)
         .await?
         .map(|row| row.agent_id))

@@ -911,6 +911,303 @@ async fn a_delegated_request_is_decided_by_its_assignee_security_4_1() {
     assert_eq!(rejected.0, StatusCode::CREATED, "{}", rejected.1);
     assert_eq!(rejected.1["request"]["status"], "rejected");
     assert_eq!(rejected.1["decision"]["decidedBy"], "cy");
+    // A request opened by a person: its requester cannot decide it (separation of duties).
+    let open = |cookie: &str, body: Value, key: &str| {
+        let state = state.clone();
+        let cookie = cookie.to_owned();
+        let key = key.to_owned();
+        async move {
+            let request = Request::post("/api/decisions")
+                .header("cookie", cookie)
+                .header("origin", ORIGIN)
+                .header("content-type", "application/json")
+                .header("idempotency-key", key)
+                .body(Body::from(body.to_string()))
+                .unwrap();
+            let response = support::send(&state, request).await;
+            let status = response.status();
+            let location = response
+                .headers()
+                .get("location")
+                .map(|l| l.to_str().unwrap().to_owned());
+            (
+                status,
+                serde_json::from_str::<Value>(&support::text(response).await).unwrap(),
+                location,
+            )
+        }
+    };
+    let expires = (chrono::Utc::now() + chrono::Duration::hours(8)).to_rfc3339();
+    let asking = json!({"taskId": task, "title": "Scale staging down", "summary": "Night hours",
+        "action": {"kind": "send_message", "text": "Scale staging to 1 replica."}, "expiresAt": expires});
+    for (body, want) in [
+        (json!({"title": " "}), "title must be 1 to 300 characters."),
+        (
+            json!({"expiresAt": "2001-01-01T00:00:00Z"}),
+            "expiresAt must be a time in the future, at most 30 days ahead.",
+        ),
+        (json!({"risk": "extreme"}), "risk must be low, medium or high."),
+        (
+            json!({"policy": {"allowedOutcomes": ["reject"]}}),
+            "policy.allowedOutcomes must include approve or edit.",
+        ),
+    ] {
+        let mut bad = asking.clone();
+        for (k, v) in body.as_object().unwrap() {
+            bad[k] = v.clone();
+        }
+        let (status, answer, _) = open(&bob_cookie, bad, "bad").await;
+        assert_eq!(
+            (status, answer["error"]["message"].as_str()),
+            (StatusCode::BAD_REQUEST, Some(want))
+        );
+    }
+    let mut to_viewer = asking.clone();
+    to_viewer["assignedMembershipId"] = json!(dee.membership_id);
+    let (status, answer, _) = open(&bob_cookie, to_viewer, "viewer").await;
+    assert_eq!(
+        (status, answer["error"]["message"].as_str()),
+        (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            Some("The assignee cannot operate this agent.")
+        )
+    );
+    assert_eq!(
+        open(&eve_cookie, asking.clone(), "eve").await.0,
+        StatusCode::NOT_FOUND,
+        "no grant: no task"
+    );
+    let (status, opened, location) = open(&bob_cookie, asking.clone(), "ask-1").await;
+    assert_eq!(status, StatusCode::CREATED, "{opened}");
+    let mine = opened["request"]["id"].as_str().unwrap().to_owned();
+    assert_eq!(location, Some(format!("/api/decisions/{mine}")));
+    assert_eq!(opened["request"]["requesterUserId"], bob.user_id.as_str());
+    let (status, again, _) = open(&bob_cookie, asking.clone(), "ask-1").await;
+    assert_eq!(
+        (status, again["request"]["id"].as_str()),
+        (StatusCode::OK, Some(mine.as_str())),
+        "a replay"
+    );
+    let mut other = asking.clone();
+    other["title"] = json!("Something else");
+    assert_eq!(open(&bob_cookie, other, "ask-1").await.0, StatusCode::CONFLICT);
+    let decide_mine = |cookie: &str, body: Value, key: &str| {
+        let state = state.clone();
+        let cookie = cookie.to_owned();
+        let key = key.to_owned();
+        let mine = mine.clone();
+        async move {
+            let request = Request::post(format!("/api/decisions/{mine}/decisions"))
+                .header("cookie", cookie)
+                .header("origin", ORIGIN)
+                .header("content-type", "application/json")
+                .header("idempotency-key", key)
+                .body(Body::from(body.to_string()))
+                .unwrap();
+            let response = support::send(&state, request).await;
+            let status = response.status();
+            (
+                status,
+                serde_json::from_str::<Value>(&support::text(response).await).unwrap(),
+            )
+        }
+    };
+    let own = decide_mine(
+        &bob_cookie,
+        json!({"outcome": "approve", "expectedRevision": 1}),
+        "own",
+    )
+    .await;
+    assert_eq!(
+        (own.0, message(&own)),
+        (
+            StatusCode::FORBIDDEN,
+            "The requester cannot decide their own request.".into()
+        )
+    );
+    let by_cy = decide_mine(
+        &cy_cookie,
+        json!({"outcome": "reject", "expectedRevision": 1, "rationale": "Keep it"}),
+        "cy",
+    )
+    .await;
+    assert_eq!(by_cy.0, StatusCode::CREATED, "{}", by_cy.1);
+    workers.stop().await;
+    state.db.clone().close().await;
+}
+
+/// §1.3 skill-only grants against the demo agent's routed skills: the card, the Agents list and
+/// the chat's skill choice show only the granted skill; a send without it, or with another skill
+/// (on the card or not), is refused the same way; a send with it goes out. A send naming another
+/// agent's conversation is 404.
+#[tokio::test]
+async fn a_skill_only_member_sees_and_sends_only_their_skill_security_1_3() {
+    let (state, _db) = support::app_with(&[
+        ("A2A_AUTH_MODE", "oidc"),
+        ("A2A_OIDC_ISSUER", ISSUER),
+        ("A2A_OIDC_CLIENT_ID", "console"),
+        ("A2A_OIDC_CLIENT_SECRET", "secret"),
+        ("A2A_AUTH_ORGANIZATION_SLUG", "team"),
+        ("A2A_AUTH_ORIGIN", ORIGIN),
+        ("A2A_ALLOW_PRIVATE_NETWORKS", "true"),
+    ])
+    .await;
+    let workers = support::Workers::start(&state);
+    let demo = support::demo().await;
+    let (_, admin) = member(&state, "ada", Role::Admin).await;
+    let (eve, eve_cookie) = member(&state, "eve", Role::Operator).await;
+    let register = |variant: &'static str| {
+        let state = state.clone();
+        let admin = admin.clone();
+        let demo = demo.clone();
+        async move {
+            let (_, body) = call(
+                &state,
+                &admin,
+                "POST",
+                "/api/agents",
+                Some(json!({"cardUrl": format!("{demo}/{variant}/card.json")})),
+            )
+            .await;
+            let id = body["agent"]["id"].as_str().unwrap().to_owned();
+            assert_eq!(
+                call(&state, &admin, "GET", &format!("/api/agents/{id}"), None)
+                    .await
+                    .0,
+                StatusCode::OK
+            );
+            id
+        }
+    };
+    let skills = register("skills").await;
+    let form = register("form").await;
+    call(
+        &state,
+        &admin,
+        "POST",
+        "/api/admin/security",
+        Some(
+            json!({"action": "grant", "subjectType": "membership", "subjectId": eve.membership_id,
+                    "agentId": skills, "skillId": "deploy", "permission": "operate"}),
+        ),
+    )
+    .await;
+
+    let (_, detail) = call(&state, &eve_cookie, "GET", &format!("/api/agents/{skills}"), None).await;
+    let ids: Vec<&str> = detail["card"]["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["deploy"], "the reduced card");
+    let server_fn = |path: &'static str, content_type: &'static str, body: String| {
+        let state = state.clone();
+        let cookie = eve_cookie.clone();
+        async move {
+            let request = Request::post(path)
+                .header("cookie", cookie)
+                .header("origin", ORIGIN)
+                .header("content-type", content_type)
+                .body(Body::from(body))
+                .unwrap();
+            let response = support::send(&state, request).await;
+            let status = response.status();
+            (
+                status,
+                serde_json::from_str::<Value>(&support::text(response).await).unwrap(),
+            )
+        }
+    };
+    let (_, listed) = server_fn(
+        "/api/fn/list_agents",
+        "application/x-www-form-urlencoded",
+        String::new(),
+    )
+    .await;
+    assert_eq!(listed.as_array().unwrap().len(), 1, "{listed}");
+    assert_eq!(listed[0]["skills"], json!(["Deploy a service"]));
+    let (_, extensions) = server_fn(
+        "/api/fn/get_agent_extensions",
+        "application/json",
+        json!({"agent_id": skills, "caller": [], "skill": null}).to_string(),
+    )
+    .await;
+    let choices: Vec<&str> = extensions["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(choices, ["deploy"], "{extensions}");
+
+    let send = |body: Value| {
+        let state = state.clone();
+        let cookie = eve_cookie.clone();
+        let skills = skills.clone();
+        async move {
+            call(
+                &state,
+                &cookie,
+                "POST",
+                &format!("/api/agents/{skills}/messages"),
+                Some(body),
+            )
+            .await
+        }
+    };
+    for body in [
+        json!({"text": "ship it"}),
+        json!({"text": "undo", "skillId": "rollback"}),
+        json!({"text": "?", "skillId": "no-such-skill"}),
+    ] {
+        let (status, answer) = send(body.clone()).await;
+        assert_eq!(
+            (status, answer["error"]["message"].as_str()),
+            (StatusCode::FORBIDDEN, Some("This action is not permitted.")),
+            "{body}"
+        );
+    }
+    let (status, sent) = send(json!({"text": "ship billing-api", "skillId": "deploy"})).await;
+    assert_eq!(status, StatusCode::OK, "{sent}");
+    let (_, tasks) = call(&state, &eve_cookie, "GET", "/api/tasks", None).await;
+    assert_eq!(tasks["tasks"].as_array().unwrap().len(), 1);
+
+    // The admin's conversation with the form agent cannot be borrowed by a send to another agent.
+    let (_, theirs) = call(
+        &state,
+        &admin,
+        "POST",
+        &format!("/api/agents/{form}/messages"),
+        Some(json!({"text": "hi"})),
+    )
+    .await;
+    let (_, task) = call(
+        &state,
+        &admin,
+        "GET",
+        &format!("/api/tasks/{}", theirs["localId"].as_str().unwrap()),
+        None,
+    )
+    .await;
+    let conversation = task["task"]["conversationId"].as_str().unwrap().to_owned();
+    let input = app::api::tasks::SendInput {
+        agent_id: skills.clone(),
+        conversation_id: Some(conversation),
+        text: "join".into(),
+        idempotency_key: Some("borrow".into()),
+        ..Default::default()
+    };
+    let request = Request::post("/api/fn/send_message")
+        .header("cookie", admin.clone())
+        .header("origin", ORIGIN)
+        .header("content-type", "application/json")
+        .body(Body::from(json!({"input": input}).to_string()))
+        .unwrap();
+    assert_eq!(
+        support::send(&state, request).await.status(),
+        StatusCode::NOT_FOUND
+    );
     workers.stop().await;
     state.db.clone().close().await;
 }

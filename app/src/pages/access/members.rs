@@ -43,6 +43,7 @@ fn MemberLine(row: MemberRow, changes: Changes) -> impl IntoView {
         }
     };
     let enabled = row.enabled;
+    let account_enabled = row.account_enabled;
     let toggle = move |_| {
         let membership_id = id.get_value();
         changes.send(if enabled {
@@ -64,10 +65,16 @@ fn MemberLine(row: MemberRow, changes: Changes) -> impl IntoView {
                 </select>
             </td>
             <td>
-                <span class="muted">{if enabled { "Active" } else { "Disabled" }}</span>" "
-                <button type="button" class="button subtle" on:click=toggle disabled=move || busy.get()>
-                    {if enabled { "Disable" } else { "Enable" }}
-                </button>
+                {if !account_enabled {
+                    view! { <span class="muted">"Account disabled"</span> }.into_any()
+                } else {
+                    view! {
+                        <span class="muted">{if enabled { "Active" } else { "Disabled" }}</span>" "
+                        <button type="button" class="button subtle" on:click=toggle disabled=move || busy.get()>
+                            {if enabled { "Disable" } else { "Enable" }}
+                        </button>
+                    }.into_any()
+                }}
             </td>
         </tr>
     }

@@ -60,15 +60,14 @@ fn service_error(error: AgentServiceError) -> ApiError {
 /// those (§1.3 "a reduced agent card").
 fn visible_card(access: &Access, agent_id: &str, raw: &Value) -> Value {
     let mut card = raw.clone();
-    if let (Some(granted), Some(skills)) = (
-        access.skills_of(agent_id),
-        card.get_mut("skills").and_then(Value::as_array_mut),
-    ) {
+    if let Some(skills) = card.get_mut("skills").and_then(Value::as_array_mut) {
         skills.retain(|skill| {
             skill
                 .get("id")
                 .and_then(Value::as_str)
-                .is_some_and(|id| granted.iter().any(|g| g == id))
+                .map_or(access.skills_of(agent_id).is_none(), |id| {
+                    access.shows_skill(agent_id, id)
+                })
         });
     }
     card

@@ -20,7 +20,7 @@ use std::collections::HashMap;
 use app::api::approvals::{ApprovalDetail, DecisionInput};
 use axum::Json;
 use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 
@@ -53,12 +53,11 @@ impl From<ApprovalError> for ApiError {
 fn request_json(detail: &ApprovalDetail) -> Value {
     let r = &detail.request;
     json!({
-        "id": r.id, "requesterUserId": null, "taskId": r.task_id, "agentId": r.agent_id,
+        "id": r.id, "requesterUserId": r.requester_user_id, "taskId": r.task_id, "agentId": r.agent_id,
         "agentName": r.agent_name, "taskTitle": r.task_title, "taskState": r.task_state,
         "skillId": r.skill_id, "kind": r.kind, "status": r.status, "title": r.title,
         "summary": r.summary, "risk": r.risk,
-        "policy": {"allowedOutcomes": ["approve", "reject", "edit", "request_changes", "delegate"],
-                   "separationOfDuties": true},
+        "policy": r.policy,
         "assignedMembershipId": r.assigned_membership_id, "currentRevision": r.current_revision,
         "expiresAt": r.expires_at, "createdAt": r.created_at, "updatedAt": r.updated_at,
     })
@@ -115,6 +114,44 @@ pub fn caller(principal: &Principal) -> approvals::Caller {
     }
 }
 
+/// `POST /api/decisions`: a request opened by a person (`requestKey` or `Idempotency-Key`).
+pub async fn open(
+    State(state): State<AppState>,
+    principal: Principal,
+    headers: HeaderMap,
+    JsonBody(body): JsonBody<approvals::OpenRequest>,
+) -> Result<Response, ApiError> {
+    principal.require(Permission::Operate)?;
+    let header = header_key(&headers)?;
+    let (detail, replay) = approvals::open(
+        &state.db,
+        &state.bus,
+        &caller(&principal),
+        body,
+        header.as_deref(),
+    )
+    .await?;
+    let status = if replay {
+        StatusCode::OK
+    } else {
+        StatusCode::CREATED
+    };
+    let mut response = (status, Json(detail_json(&detail))).into_response();
+    if let Ok(location) = HeaderValue::from_str(&format!("/api/decisions/{}", detail.request.id)) {
+        response.headers_mut().insert(header::LOCATION, location);
+    }
+    Ok(response)
+}
+
+fn detail_json(detail: &ApprovalDetail) -> Value {
+    json!({
+        "request": request_json(detail),
+        "revisions": detail.revisions,
+        "decisions": detail.decisions,
+        "executions": detail.executions,
+    })
+}
+
 /// `GET /api/decisions/{id}`.
 pub async fn get(
     State(state): State<AppState>,
@@ -123,12 +160,7 @@ pub async fn get(
 ) -> Result<Json<Value>, ApiError> {
     principal.require(Permission::Read)?;
     let detail = approvals::detail(&state.db, &principal.access, &id).await?;
-    Ok(Json(json!({
-        "request": request_json(&detail),
-        "revisions": detail.revisions,
-        "decisions": detail.decisions,
-        "executions": detail.executions,
-    })))
+    Ok(Json(detail_json(&detail)))
 }
 
 /// `POST /api/decisions/{id}/decisions`.

@@ -101,6 +101,7 @@ impl From<CommandError> for ApiError {
             CommandError::Conflict(message) => ApiError::conflict(message),
             CommandError::UnknownAgent => ApiError::not_found("Unknown agent."),
             CommandError::TaskNotFound => ApiError::not_found("Task not found."),
+            CommandError::ConversationNotFound => ApiError::not_found("Conversation not found."),
             CommandError::Forbidden(message) => ApiError::forbidden(message),
             CommandError::Store(error) => error.into(),
         }

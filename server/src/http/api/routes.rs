@@ -67,6 +67,7 @@ api_routes! {
     get "/api/tasks/{task_id}" => tasks::get, Needs(Read);
     get "/api/artifacts/{digest}" => artifacts::download, Needs(Read);
     get "/api/decisions" => decisions::list, Needs(Read);
+    post "/api/decisions" => decisions::open, Needs(Operate);
     get "/api/decisions/{decision_id}" => decisions::get, Needs(Read);
     post "/api/decisions/{decision_id}/decisions" => decisions::decide, Needs(Operate);
     get "/api/reviewers" => decisions::reviewers, Needs(Operate);

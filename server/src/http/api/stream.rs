@@ -31,7 +31,7 @@ mod reader;
 use std::time::Duration;
 
 use axum::extract::{Path, State};
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -46,7 +46,7 @@ use crate::http::live::LivePermit;
 use crate::services::commands;
 use crate::services::tasks as task_services;
 use crate::state::AppState;
-use crate::store::new_id;
+use crate::store::{StoreError, new_id};
 use reader::{Follow, Status, committed, frame, spawn};
 
 /// How often the stream re-reads committed state.
@@ -149,7 +149,10 @@ async fn resubscribe(
     let tenant = body.tenant.unwrap_or_default();
     let found = task_services::resubscribe(&state.db, &principal.access, &agent.id, &tenant, &remote)
         .await
-        .map_err(|e| ApiError::from_store(e, TASK_NOT_FOUND))?;
+        .map_err(|e| match e {
+            StoreError::Conflict(message) => ApiError::new(StatusCode::FORBIDDEN, message),
+            other => ApiError::from_store(other, TASK_NOT_FOUND),
+        })?;
     let events = committed(
         &state,
         &principal.organization_id,

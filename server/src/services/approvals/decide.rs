@@ -131,7 +131,7 @@ async fn decide_once(
     if input.expected_revision != row.current_revision {
         return Err(ApprovalError::Conflict(STALE.into()));
     }
-    people::may_decide(&row, caller)?;
+    people::may_decide(&row, caller, outcome)?;
     let chosen = chosen_action(&tx, &row, outcome, input.edit.as_ref(), now).await?;
     // Fenced on the status and revision the reviewer saw: only one decision moves it.
     let moved = match (decided_status(outcome), &input.delegate_membership_id) {

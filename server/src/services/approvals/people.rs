@@ -28,6 +28,7 @@ pub const DELEGATE_ONLY_WITH_DELEGATE: &str =
     "delegateMembershipId is only allowed with the delegate outcome.";
 pub const DELEGATE_SELF: &str = "You cannot delegate a request to yourself.";
 pub const DELEGATE_CANNOT_OPERATE: &str = "The delegate cannot operate this agent.";
+pub const OUTCOME_NOT_ALLOWED: &str = "The request's policy does not allow this outcome.";
 
 /// Who is deciding: their grants and who they are.
 #[derive(Clone, Debug)]
@@ -40,7 +41,19 @@ pub struct Caller {
 
 /// `403` unless `caller` may decide `row` as it stands: the assignee (or an admin) when it is
 /// assigned, and not its requester when the policy separates duties.
-pub(super) fn may_decide(row: &decision_request::Model, caller: &Caller) -> Result<(), ApprovalError> {
+pub(super) fn may_decide(
+    row: &decision_request::Model,
+    caller: &Caller,
+    outcome: app::ext::approval::Outcome,
+) -> Result<(), ApprovalError> {
+    let allowed = row
+        .policy_json
+        .get("allowedOutcomes")
+        .and_then(serde_json::Value::as_array)
+        .is_none_or(|list| list.iter().any(|o| o.as_str() == Some(outcome.as_str())));
+    if !allowed {
+        return Err(ApprovalError::Forbidden(OUTCOME_NOT_ALLOWED.into()));
+    }
     if let Some(assignee) = &row.assigned_membership_id
         && assignee != &caller.membership_id
         && caller.role != Role::Admin
@@ -71,6 +84,21 @@ async fn can_review<C: ConnectionTrait>(
     }
     let access = Access::of_member(db, &member.organization_id, &member.membership_id, member.role).await?;
     Ok(access.operates(agent_id, skill_id))
+}
+
+/// Whether membership `membership_id` of `organization_id` may decide requests on `agent_id`'s
+/// `skill_id` (an assignee named when a request is opened).
+pub(super) async fn can_operate<C: ConnectionTrait>(
+    db: &C,
+    organization_id: &str,
+    membership_id: &str,
+    agent_id: &str,
+    skill_id: Option<&str>,
+) -> Result<bool, ApprovalError> {
+    match identity::membership(db, organization_id, membership_id).await? {
+        Some(member) => can_review(db, &member, agent_id, skill_id).await,
+        None => Ok(false),
+    }
 }
 
 /// The members who may decide requests on the task `task_id` that `caller` operates.

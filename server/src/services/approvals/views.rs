@@ -64,6 +64,8 @@ async fn summary<C: ConnectionTrait>(
             .unwrap_or_default(),
         agent_id: row.agent_id,
         skill_id: row.skill_id,
+        requester_user_id: row.requester_user_id,
+        policy: row.policy_json,
         assigned_membership_id: row.assigned_membership_id,
         assignee_name,
         kind: row.kind,

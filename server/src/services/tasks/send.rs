@@ -94,8 +94,11 @@ pub async fn follow(db: &Db, access: &Access, task_id: &str) -> Result<(), TaskE
     Ok(subscriptions::rearm(db, &task).await?)
 }
 
+/// Why a readable task cannot be followed again: the caller's grant on it is `read` only.
+pub const NOT_OPERABLE: &str = crate::services::commands::NOT_PERMITTED;
+
 /// The agent's task by its remote id, its subscription re-armed when it is unfinished (the
-/// API's `resubscribe`).
+/// API's `resubscribe`). `Conflict(NOT_OPERABLE)` when the caller only reads it.
 pub async fn resubscribe(
     db: &Db,
     access: &Access,
@@ -114,6 +117,9 @@ pub async fn resubscribe(
     // A task the caller cannot read is not found (§1.3); following needs `operate` on it.
     if !access.reads(&found.agent_id, found.skill_id.as_deref()) {
         return Err(StoreError::NotFound);
+    }
+    if !access.operates(&found.agent_id, found.skill_id.as_deref()) {
+        return Err(StoreError::Conflict(NOT_OPERABLE));
     }
     if !found.state.is_terminal() {
         subscriptions::rearm(db, &found).await?;
