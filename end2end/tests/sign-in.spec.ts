@@ -123,6 +123,15 @@ async function restartConsole(team: TeamConsole): Promise<void> {
   await ready(`http://127.0.0.1:${consolePort}/readyz`);
 }
 
+// A team console whose one agent is the demo agent's `variant`, Ada Lovelace its admin.
+async function startDemoTeam(variant: string): Promise<TeamConsole> {
+  const demo = process.env.DEMO_ORIGIN ?? "http://127.0.0.1:4092";
+  return startTeamConsole(["ada", "Ada Lovelace", "admin"], {
+    A2A_ALLOW_PRIVATE_NETWORKS: "true",
+    A2A_REGISTERED_AGENTS: `${demo}/${variant}/card.json`,
+  });
+}
+
 async function stopTeamConsole(team: TeamConsole | undefined): Promise<void> {
   if (!team) return;
   if (team.console_) {
@@ -199,13 +208,9 @@ test("a provisioned person signs in through the provider and signs out; a strang
 // who then sees nothing; a team and a grant give them the agent; revoking takes it away again.
 test("an admin gives a new colleague access through a team on the Access screen", async ({ browser }) => {
   test.setTimeout(120_000);
-  const demo = process.env.DEMO_ORIGIN ?? "http://127.0.0.1:4092";
   let team: TeamConsole | undefined;
   try {
-    team = await startTeamConsole(["ada", "Ada Lovelace", "admin"], {
-      A2A_ALLOW_PRIVATE_NETWORKS: "true",
-      A2A_REGISTERED_AGENTS: `${demo}/form/card.json`,
-    });
+    team = await startDemoTeam("form");
     // The admin sees the agent (its card is discovered), then opens Settings → Access.
     const admin = await signIn(browser, team, "ada", "/agents");
     const a = admin.page;
@@ -279,13 +284,9 @@ test("an admin gives a new colleague access through a team on the Access screen"
 // to a named colleague on the review page; it then shows who it is assigned to, and who decided.
 test("a reviewer delegates an approval to a colleague, who decides it", async ({ browser }) => {
   test.setTimeout(120_000);
-  const demo = process.env.DEMO_ORIGIN ?? "http://127.0.0.1:4092";
   let team: TeamConsole | undefined;
   try {
-    team = await startTeamConsole(["ada", "Ada Lovelace", "admin"], {
-      A2A_ALLOW_PRIVATE_NETWORKS: "true",
-      A2A_REGISTERED_AGENTS: `${demo}/approver/card.json`,
-    });
+    team = await startDemoTeam("approver");
     const issuer = team.provider.issuer;
     const admin = await signIn(browser, team, "ada", "/agents");
     await expect(admin.page.getByText("Form fixture (approver)").first()).toBeVisible();

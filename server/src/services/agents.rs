@@ -262,6 +262,9 @@ pub async fn detail(
         card.skills
             .retain(|skill| access.shows_skill(&agent.id, &skill.id));
     }
+    if let Some(report) = detail.report.as_mut() {
+        access.reduce_report(&agent.id, report);
+    }
     Ok(detail)
 }
 

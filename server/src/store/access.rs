@@ -202,6 +202,14 @@ impl Access {
             .is_none_or(|granted| granted.iter().any(|g| g == skill_id))
     }
 
+    /// `report` as this access may see it: a member limited to some skills of `agent_id` does not
+    /// see the findings about the card's skills (their paths and messages name hidden ones).
+    pub fn reduce_report(&self, agent_id: &str, report: &mut app::a2a::ComplianceReport) {
+        if self.skills_of(agent_id).is_some() {
+            report.issues.retain(|issue| !issue.path.starts_with("skills"));
+        }
+    }
+
     /// The skills of `agent_id` this access is limited to: `None` when it reads the whole
     /// agent, otherwise the granted skills (a skill-only member sees a reduced card).
     pub fn skills_of(&self, agent_id: &str) -> Option<Vec<String>> {
@@ -254,6 +262,33 @@ mod tests {
         assert!(!access.reads("a3", None), "no grant, nothing");
         assert_eq!(access.skills_of("a2"), Some(vec!["summarize".to_owned()]));
         assert_eq!(access.skills_of("a1"), None);
+    }
+
+    #[test]
+    fn a_skill_only_member_sees_no_finding_about_skills() {
+        use app::a2a::{CardVersion, ComplianceIssue, ComplianceReport, Severity};
+        let report = ComplianceReport {
+            version: CardVersion::V1_0,
+            score: 90,
+            issues: ["skills[1].id", "supportedInterfaces[0].url"]
+                .into_iter()
+                .map(|path| ComplianceIssue {
+                    severity: Severity::Warning,
+                    path: path.into(),
+                    message: format!("about {path}"),
+                })
+                .collect(),
+        };
+        let paths = |access: &Access| {
+            let mut seen = report.clone();
+            access.reduce_report("a1", &mut seen);
+            seen.issues.into_iter().map(|i| i.path).collect::<Vec<_>>()
+        };
+        let skill_only = Access::granted("org", vec![grant("a1", Some("s1"), GrantPermission::Read)]);
+        assert_eq!(paths(&skill_only), ["supportedInterfaces[0].url"]);
+        let whole = Access::granted("org", vec![grant("a1", None, GrantPermission::Read)]);
+        assert_eq!(paths(&whole).len(), 2);
+        assert_eq!(paths(&Access::everything("org")).len(), 2);
     }
 
     #[test]

@@ -22,15 +22,54 @@ const ISSUER: &str = "https://id.example.com";
 /// An `oidc` console of organization `team` (the provider is never called: sessions are stored
 /// directly).
 async fn team_app() -> (AppState, TestDb) {
-    support::app_with(&[
+    team_app_with(&[]).await
+}
+
+/// [`team_app`] with `extra` variables.
+async fn team_app_with(extra: &[(&str, &str)]) -> (AppState, TestDb) {
+    let mut vars = vec![
         ("A2A_AUTH_MODE", "oidc"),
         ("A2A_OIDC_ISSUER", ISSUER),
         ("A2A_OIDC_CLIENT_ID", "console"),
         ("A2A_OIDC_CLIENT_SECRET", "secret"),
         ("A2A_AUTH_ORGANIZATION_SLUG", "team"),
         ("A2A_AUTH_ORIGIN", ORIGIN),
-    ])
-    .await
+    ];
+    vars.extend_from_slice(extra);
+    support::app_with(&vars).await
+}
+
+/// An answer: status, JSON body (or the text as a JSON string) and `Location`, if any.
+struct Answer {
+    status: StatusCode,
+    body: Value,
+    location: Option<String>,
+}
+
+/// `POST path` with JSON `body` and `Idempotency-Key: key`, as the member with `cookie`.
+async fn post_keyed(state: &AppState, cookie: &str, path: &str, body: &Value, key: &str) -> Answer {
+    let request = Request::post(path)
+        .header("cookie", cookie)
+        .header("origin", ORIGIN)
+        .header("content-type", "application/json")
+        .header("idempotency-key", key)
+        .body(Body::from(body.to_string()))
+        .unwrap();
+    answer(support::send(state, request).await).await
+}
+
+async fn answer(response: axum::response::Response) -> Answer {
+    let status = response.status();
+    let location = response
+        .headers()
+        .get("location")
+        .map(|l| l.to_str().unwrap().to_owned());
+    let text = support::text(response).await;
+    Answer {
+        status,
+        body: serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        location,
+    }
 }
 
 /// A provisioned member of `team` and the cookie of a session of theirs.
@@ -74,10 +113,8 @@ async fn call(
         }
         None => Body::empty(),
     };
-    let response = support::send(state, request.body(body).unwrap()).await;
-    let status = response.status();
-    let text = support::text(response).await;
-    (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+    let answer = answer(support::send(state, request.body(body).unwrap()).await).await;
+    (answer.status, answer.body)
 }
 
 /// A task of `agent` with `skill`, ingested as a send's answer would bring it; its local id.
@@ -665,16 +702,7 @@ async fn grants_combine_and_filter_in_sql_on_every_backend_security_1_3() {
 async fn a_delegated_request_is_decided_by_its_assignee_security_4_1() {
     use std::time::Duration;
 
-    let (state, _db) = support::app_with(&[
-        ("A2A_AUTH_MODE", "oidc"),
-        ("A2A_OIDC_ISSUER", ISSUER),
-        ("A2A_OIDC_CLIENT_ID", "console"),
-        ("A2A_OIDC_CLIENT_SECRET", "secret"),
-        ("A2A_AUTH_ORGANIZATION_SLUG", "team"),
-        ("A2A_AUTH_ORIGIN", ORIGIN),
-        ("A2A_ALLOW_PRIVATE_NETWORKS", "true"),
-    ])
-    .await;
+    let (state, _db) = team_app_with(&[("A2A_ALLOW_PRIVATE_NETWORKS", "true")]).await;
     let workers = support::Workers::start(&state);
     let demo = support::demo().await;
     let (_, admin) = member(&state, "ada", Role::Admin).await;
@@ -816,19 +844,15 @@ async fn a_delegated_request_is_decided_by_its_assignee_security_4_1() {
         let key = key.to_owned();
         let id = id.clone();
         async move {
-            let request = Request::post(format!("/api/decisions/{id}/decisions"))
-                .header("cookie", cookie)
-                .header("origin", ORIGIN)
-                .header("content-type", "application/json")
-                .header("idempotency-key", key)
-                .body(Body::from(body.to_string()))
-                .unwrap();
-            let response = support::send(&state, request).await;
-            let status = response.status();
-            (
-                status,
-                serde_json::from_str::<Value>(&support::text(response).await).unwrap(),
+            let answer = post_keyed(
+                &state,
+                &cookie,
+                &format!("/api/decisions/{id}/decisions"),
+                &body,
+                &key,
             )
+            .await;
+            (answer.status, answer.body)
         }
     };
     let message = |answer: &(StatusCode, Value)| {
@@ -917,24 +941,8 @@ async fn a_delegated_request_is_decided_by_its_assignee_security_4_1() {
         let cookie = cookie.to_owned();
         let key = key.to_owned();
         async move {
-            let request = Request::post("/api/decisions")
-                .header("cookie", cookie)
-                .header("origin", ORIGIN)
-                .header("content-type", "application/json")
-                .header("idempotency-key", key)
-                .body(Body::from(body.to_string()))
-                .unwrap();
-            let response = support::send(&state, request).await;
-            let status = response.status();
-            let location = response
-                .headers()
-                .get("location")
-                .map(|l| l.to_str().unwrap().to_owned());
-            (
-                status,
-                serde_json::from_str::<Value>(&support::text(response).await).unwrap(),
-                location,
-            )
+            let answer = post_keyed(&state, &cookie, "/api/decisions", &body, &key).await;
+            (answer.status, answer.body, answer.location)
         }
     };
     let expires = (chrono::Utc::now() + chrono::Duration::hours(8)).to_rfc3339();
@@ -997,19 +1005,15 @@ async fn a_delegated_request_is_decided_by_its_assignee_security_4_1() {
         let key = key.to_owned();
         let mine = mine.clone();
         async move {
-            let request = Request::post(format!("/api/decisions/{mine}/decisions"))
-                .header("cookie", cookie)
-                .header("origin", ORIGIN)
-                .header("content-type", "application/json")
-                .header("idempotency-key", key)
-                .body(Body::from(body.to_string()))
-                .unwrap();
-            let response = support::send(&state, request).await;
-            let status = response.status();
-            (
-                status,
-                serde_json::from_str::<Value>(&support::text(response).await).unwrap(),
+            let answer = post_keyed(
+                &state,
+                &cookie,
+                &format!("/api/decisions/{mine}/decisions"),
+                &body,
+                &key,
             )
+            .await;
+            (answer.status, answer.body)
         }
     };
     let own = decide_mine(
@@ -1042,16 +1046,7 @@ async fn a_delegated_request_is_decided_by_its_assignee_security_4_1() {
 /// agent's conversation is 404.
 #[tokio::test]
 async fn a_skill_only_member_sees_and_sends_only_their_skill_security_1_3() {
-    let (state, _db) = support::app_with(&[
-        ("A2A_AUTH_MODE", "oidc"),
-        ("A2A_OIDC_ISSUER", ISSUER),
-        ("A2A_OIDC_CLIENT_ID", "console"),
-        ("A2A_OIDC_CLIENT_SECRET", "secret"),
-        ("A2A_AUTH_ORGANIZATION_SLUG", "team"),
-        ("A2A_AUTH_ORIGIN", ORIGIN),
-        ("A2A_ALLOW_PRIVATE_NETWORKS", "true"),
-    ])
-    .await;
+    let (state, _db) = team_app_with(&[("A2A_ALLOW_PRIVATE_NETWORKS", "true")]).await;
     let workers = support::Workers::start(&state);
     let demo = support::demo().await;
     let (_, admin) = member(&state, "ada", Role::Admin).await;

@@ -159,13 +159,15 @@ pub async fn detail(
     let preview = agent_services::discover(&state.db, &state.gateway, &agent)
         .await
         .map_err(service_error)?;
+    let mut report = preview.report;
+    principal.access.reduce_report(&agent.id, &mut report);
     Ok(Json(json!({
         "id": agent.id,
         "cardUrl": agent.card_url,
         "source": agent.source,
         "card": visible_card(&principal.access, &agent.id, &preview.raw),
         "trust": TRUST,
-        "report": preview.report,
+        "report": report,
     })))
 }
 
