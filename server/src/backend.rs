@@ -205,6 +205,9 @@ impl AgentsBackend for Agents {
             let snapshot = crate::store::card_snapshots::latest(&self.0.db, &agent.id)
                 .await
                 .map_err(store_error)?;
+            // A skill the member may not see is no skill at all to them (its name and routing
+            // would show in the answer).
+            let skill = skill.filter(|skill| access.shows_skill(&agent.id, skill));
             let mut extensions = snapshot.map_or_else(Default::default, |s| {
                 app::api::extensions::AgentExtensions::from_card(
                     &s.raw_card_json,

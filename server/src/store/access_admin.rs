@@ -492,7 +492,8 @@ async fn update_membership(
 async fn serialize_changes(tx: &DatabaseTransaction, organization_id: &str) -> Result<(), StoreError> {
     if tx.get_database_backend() == sea_orm::DatabaseBackend::Postgres {
         organization::Entity::find_by_id(organization_id.to_owned())
-            .lock_exclusive()
+            // NO KEY UPDATE: agents and other rows that reference the organization go on.
+            .lock(sea_orm::sea_query::LockType::NoKeyUpdate)
             .one(tx)
             .await?;
     }

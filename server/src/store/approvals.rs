@@ -86,6 +86,8 @@ pub struct NewRevision<'a> {
     pub action: serde_json::Value,
     pub digest: &'a str,
     pub author: RevisionAuthor,
+    /// The person, for a revision by `user`.
+    pub author_user_id: Option<&'a str>,
     pub now: DateTime<Utc>,
 }
 
@@ -98,7 +100,7 @@ pub async fn insert_revision<C: ConnectionTrait>(db: &C, revision: NewRevision<'
         action_json: Set(revision.action),
         digest: Set(revision.digest.to_owned()),
         author_type: Set(revision.author),
-        author_user_id: Set(None),
+        author_user_id: Set(revision.author_user_id.map(str::to_owned)),
         created_at: Set(revision.now),
     })
     .exec_without_returning(db)

@@ -323,6 +323,19 @@ async fn grants_decide_what_each_member_reads_and_operates_security_1_3() {
     )
     .await;
     assert_eq!(status, StatusCode::FORBIDDEN, "a viewer never operates");
+    // Following a task again is operating it: Bob only reads agent A.
+    let (status, body) = call(
+        &state,
+        &bob_cookie,
+        "POST",
+        &format!("/api/agents/{a}/stream"),
+        Some(json!({"resubscribe": true, "taskId": "ra"})),
+    )
+    .await;
+    assert_eq!(
+        (status, body["error"]["message"].as_str()),
+        (StatusCode::FORBIDDEN, Some("This action is not permitted."))
+    );
 
     // Revoked and disabled: the very next request.
     change(
@@ -468,6 +481,55 @@ async fn access_changes_are_strict_and_admin_only_security_1_3() {
             StatusCode::CONFLICT,
             "The organization needs at least one enabled admin.".into()
         )
+    );
+
+    // Re-provisioning the only admin with another role would demote them: refused too.
+    assert_eq!(
+        message(
+            post(
+                &admin_cookie,
+                json!({"action": "provisionMember", "issuer": ISSUER, "subject": "ada", "name": "Ada",
+                       "role": "operator"})
+            )
+            .await
+        ),
+        (
+            StatusCode::CONFLICT,
+            "The organization needs at least one enabled admin.".into()
+        )
+    );
+    // A removed agent takes no grant.
+    let org = organizations::by_slug(&state.db, "team").await.unwrap().id;
+    let gone = agents::register(
+        &state.db,
+        &org,
+        "http://127.0.0.1:9/gone.json",
+        agents::AgentSource::Managed,
+    )
+    .await
+    .unwrap()
+    .id;
+    assert_eq!(
+        call(
+            &state,
+            &admin_cookie,
+            "DELETE",
+            &format!("/api/agents/{gone}"),
+            Some(json!({}))
+        )
+        .await
+        .0,
+        StatusCode::OK
+    );
+    assert_eq!(
+        post(
+            &admin_cookie,
+            json!({"action": "grant", "subjectType": "membership", "subjectId": bob.membership_id,
+                   "agentId": gone, "permission": "read"})
+        )
+        .await
+        .0,
+        StatusCode::NOT_FOUND
     );
 
     // Not an admin: refused by the guard, before the body is looked at.
@@ -1036,6 +1098,44 @@ async fn a_delegated_request_is_decided_by_its_assignee_security_4_1() {
     )
     .await;
     assert_eq!(by_cy.0, StatusCode::CREATED, "{}", by_cy.1);
+
+    // The policy decides which outcomes exist; a newer request supersedes the open one.
+    let mut approve_only = asking.clone();
+    approve_only["title"] = json!("Approve only");
+    approve_only["policy"] = json!({"allowedOutcomes": ["approve"], "separationOfDuties": false});
+    let (status, strict, _) = open(&bob_cookie, approve_only, "ask-2").await;
+    assert_eq!(status, StatusCode::CREATED, "{strict}");
+    let strict_id = strict["request"]["id"].as_str().unwrap().to_owned();
+    let refused = post_keyed(
+        &state,
+        &cy_cookie,
+        &format!("/api/decisions/{strict_id}/decisions"),
+        &json!({"outcome": "reject", "expectedRevision": 1, "rationale": "No"}),
+        "strict-reject",
+    )
+    .await;
+    assert_eq!(
+        (refused.status, refused.body["error"]["message"].as_str()),
+        (
+            StatusCode::FORBIDDEN,
+            Some("The request's policy does not allow this outcome.")
+        )
+    );
+    let mut newer = asking.clone();
+    newer["title"] = json!("Newer");
+    assert_eq!(open(&bob_cookie, newer, "ask-3").await.0, StatusCode::CREATED);
+    let (_, superseded) = call(
+        &state,
+        &bob_cookie,
+        "GET",
+        &format!("/api/decisions/{strict_id}"),
+        None,
+    )
+    .await;
+    assert_eq!(
+        superseded["request"]["status"], "superseded",
+        "one live request per task"
+    );
     workers.stop().await;
     state.db.clone().close().await;
 }
@@ -1135,6 +1235,16 @@ async fn a_skill_only_member_sees_and_sends_only_their_skill_security_1_3() {
         .map(|s| s["id"].as_str().unwrap())
         .collect();
     assert_eq!(choices, ["deploy"], "{extensions}");
+    let (_, asked_hidden) = server_fn(
+        "/api/fn/get_agent_extensions",
+        "application/json",
+        json!({"agent_id": skills, "caller": [], "skill": "rollback"}).to_string(),
+    )
+    .await;
+    assert!(
+        !asked_hidden.to_string().contains("Roll back"),
+        "a hidden skill is not named: {asked_hidden}"
+    );
 
     let send = |body: Value| {
         let state = state.clone();

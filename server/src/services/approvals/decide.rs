@@ -132,7 +132,7 @@ async fn decide_once(
         return Err(ApprovalError::Conflict(STALE.into()));
     }
     people::may_decide(&row, caller, outcome)?;
-    let chosen = chosen_action(&tx, &row, outcome, input.edit.as_ref(), now).await?;
+    let chosen = chosen_action(&tx, &row, outcome, input.edit.as_ref(), &caller.user_id, now).await?;
     // Fenced on the status and revision the reviewer saw: only one decision moves it.
     let moved = match (decided_status(outcome), &input.delegate_membership_id) {
         (Some(status), _) => store::set_status(&tx, &row, status, chosen.revision, now).await?,
@@ -186,6 +186,7 @@ async fn chosen_action(
     row: &decision_request::Model,
     outcome: Outcome,
     edit: Option<&Value>,
+    author_user_id: &str,
     now: DateTime<Utc>,
 ) -> Result<Chosen, ApprovalError> {
     let current = store::revision(tx, &row.id, row.current_revision)
@@ -205,7 +206,16 @@ async fn chosen_action(
     let edited = approval::check_edit(&current_action, &edited)
         .map_err(|e| ApprovalError::Unprocessable(e.to_string()))?;
     let revision = row.current_revision + 1;
-    let digest = record_revision(tx, &row.id, revision, &edited, RevisionAuthor::User, now).await?;
+    let digest = record_revision(
+        tx,
+        &row.id,
+        revision,
+        &edited,
+        RevisionAuthor::User,
+        Some(author_user_id),
+        now,
+    )
+    .await?;
     Ok(Chosen {
         revision,
         action: edited,

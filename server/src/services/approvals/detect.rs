@@ -84,7 +84,7 @@ pub async fn detect(tx: &DatabaseTransaction, row: &task::Model) -> Result<Optio
     if !store::insert_request(tx, opened).await? {
         return Ok(None);
     }
-    record_revision(tx, &id, 1, &action, RevisionAuthor::Agent, now).await?;
+    record_revision(tx, &id, 1, &action, RevisionAuthor::Agent, None, now).await?;
     store::supersede_others(tx, &row.id, &id, now).await?;
     Ok(Some(id))
 }
@@ -96,6 +96,7 @@ pub(super) async fn record_revision<C: ConnectionTrait>(
     revision: i32,
     action: &ApprovalAction,
     author: RevisionAuthor,
+    author_user_id: Option<&str>,
     now: DateTime<Utc>,
 ) -> Result<String, DbErr> {
     let digest = approval::action_digest(action);
@@ -105,6 +106,7 @@ pub(super) async fn record_revision<C: ConnectionTrait>(
         action: serde_json::to_value(action).map_err(|e| DbErr::Custom(e.to_string()))?,
         digest: &digest,
         author,
+        author_user_id,
         now,
     };
     store::insert_revision(db, revision).await?;

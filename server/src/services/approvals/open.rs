@@ -5,6 +5,7 @@
 //! request of the task. Opening one sends nothing to the agent.
 
 use app::ext::approval::{self, ApprovalAction, MAX_SUMMARY_CHARS, MAX_TITLE_CHARS, Outcome, Risk};
+use app::ext::canonical::{js_trim, utf16_len};
 use app::projection::TaskKind;
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::TransactionTrait;
@@ -18,9 +19,9 @@ use super::views::detail_of;
 use crate::db::Db;
 use crate::db::entity::decision_request;
 use crate::ingest::bus::{Bus, Notice};
-use crate::services::commands::{KEY_CONFLICT, KEY_REQUIRED, MAX_KEY_CHARS, NOT_PERMITTED};
+use crate::services::commands::{CommandError, KEY_CONFLICT, KEY_REQUIRED, MAX_KEY_CHARS, NOT_PERMITTED};
 use crate::store::approvals::{self as store, RequestStatus, RevisionAuthor};
-use crate::store::{new_id, tasks};
+use crate::store::{new_id, task_rows, tasks};
 
 pub const INVALID_TITLE: &str = "title must be 1 to 300 characters.";
 pub const INVALID_SUMMARY: &str = "summary must be at most 4000 characters.";
@@ -91,12 +92,13 @@ fn check(body: &OpenRequest, header_key: Option<&str>, now: DateTime<Utc>) -> Re
         .map(str::trim)
         .filter(|k| !k.is_empty() && k.chars().count() <= MAX_KEY_CHARS)
         .ok_or_else(|| invalid(KEY_REQUIRED))?;
-    let title = body.title.trim();
-    if title.is_empty() || title.chars().count() > MAX_TITLE_CHARS {
+    // Counted as an agent's request is (UTF-16 units, JavaScript's whitespace).
+    let title = js_trim(&body.title);
+    if title.is_empty() || utf16_len(title) > MAX_TITLE_CHARS {
         return Err(invalid(INVALID_TITLE));
     }
     let summary = body.summary.clone().unwrap_or_default();
-    if summary.chars().count() > MAX_SUMMARY_CHARS {
+    if utf16_len(&summary) > MAX_SUMMARY_CHARS {
         return Err(invalid(INVALID_SUMMARY));
     }
     let risk = match body.risk.as_deref() {
@@ -143,6 +145,31 @@ fn check(body: &OpenRequest, header_key: Option<&str>, now: DateTime<Utc>) -> Re
     })
 }
 
+/// The request already opened under the key: a replay when everything the caller asked for is
+/// the same (the same person, task, content, expiry, assignee and policy), else `409`.
+async fn replay(
+    tx: &sea_orm::DatabaseTransaction,
+    existing: decision_request::Model,
+    asked: &decision_request::Model,
+    action_digest: &str,
+) -> Result<(app::api::approvals::ApprovalDetail, bool), ApprovalError> {
+    let same = existing.requester_user_id == asked.requester_user_id
+        && existing.task_id == asked.task_id
+        && existing.title == asked.title
+        && existing.summary == asked.summary
+        && existing.risk == asked.risk
+        && existing.policy_json == asked.policy_json
+        && existing.assigned_membership_id == asked.assigned_membership_id
+        && existing.expires_at.timestamp_millis() == asked.expires_at.timestamp_millis()
+        && store::revision(tx, &existing.id, 1)
+            .await?
+            .is_some_and(|r| r.digest == action_digest);
+    if !same {
+        return Err(ApprovalError::Conflict(KEY_CONFLICT.into()));
+    }
+    Ok((detail_of(tx, existing).await?, true))
+}
+
 /// Opens the request; `Ok((detail, true))` for a replay of the same key and content.
 pub async fn open(
     db: &Db,
@@ -155,23 +182,46 @@ pub async fn open(
     let checked = check(&body, header_key, now)?;
     let task = tasks::find(&db.read, &caller.access, &body.task_id)
         .await
-        .map_err(|_| ApprovalError::NotFound)?;
+        .map_err(|e| match e {
+            crate::store::StoreError::NotFound => ApprovalError::Command(CommandError::TaskNotFound),
+            other => ApprovalError::Store(other),
+        })?;
     if !caller.access.operates(&task.agent_id, task.skill_id.as_deref()) {
         return Err(ApprovalError::Forbidden(NOT_PERMITTED.into()));
     }
     let request_key = format!("user:{}", checked.key);
     let action_digest = approval::action_digest(&checked.action);
     let tx = db.write.begin().await?;
+    // The task's row first, as ingestion takes it: one live request per task holds against a
+    // concurrent open or an agent's request, and a task that finishes meanwhile is seen here.
+    let task = task_rows::lock(&tx, &task.id)
+        .await?
+        .ok_or(ApprovalError::Command(CommandError::TaskNotFound))?;
+    let id = new_id();
+    let opened = decision_request::Model {
+        id: id.clone(),
+        organization_id: task.organization_id.clone(),
+        task_id: task.id.clone(),
+        agent_id: task.agent_id.clone(),
+        tenant: task.tenant.clone(),
+        skill_id: task.skill_id.clone(),
+        request_key: request_key.clone(),
+        source_message_id: None,
+        kind: checked.action.kind(),
+        status: RequestStatus::Pending,
+        title: checked.title,
+        summary: checked.summary,
+        risk: checked.risk.as_str().to_owned(),
+        policy_json: checked.policy,
+        requester_user_id: Some(caller.user_id.clone()),
+        assigned_membership_id: body.assigned_membership_id.clone(),
+        current_revision: 1,
+        expires_at: checked.expires_at,
+        created_at: now,
+        updated_at: now,
+    };
     if let Some(existing) = store::by_request_key(&tx, &task.organization_id, &request_key).await? {
-        let same = existing.task_id == task.id
-            && existing.title == checked.title
-            && store::revision(&tx, &existing.id, 1)
-                .await?
-                .is_some_and(|r| r.digest == action_digest);
-        if !same {
-            return Err(ApprovalError::Conflict(KEY_CONFLICT.into()));
-        }
-        return Ok((detail_of(&tx, existing).await?, true));
+        return replay(&tx, existing, &opened, &action_digest).await;
     }
     if task.kind != TaskKind::Task {
         return Err(ApprovalError::Conflict(NOT_A2A_TASK.into()));
@@ -191,31 +241,24 @@ pub async fn open(
     {
         return Err(ApprovalError::Unprocessable(ASSIGNEE_CANNOT_OPERATE.into()));
     }
-    let id = new_id();
-    let opened = decision_request::Model {
-        id: id.clone(),
-        organization_id: task.organization_id.clone(),
-        task_id: task.id.clone(),
-        agent_id: task.agent_id.clone(),
-        tenant: task.tenant.clone(),
-        skill_id: task.skill_id.clone(),
-        request_key,
-        source_message_id: None,
-        kind: checked.action.kind(),
-        status: RequestStatus::Pending,
-        title: checked.title,
-        summary: checked.summary,
-        risk: checked.risk.as_str().to_owned(),
-        policy_json: checked.policy,
-        requester_user_id: Some(caller.user_id.clone()),
-        assigned_membership_id: body.assigned_membership_id.clone(),
-        current_revision: 1,
-        expires_at: checked.expires_at,
-        created_at: now,
-        updated_at: now,
-    };
-    store::insert_request(&tx, opened).await?;
-    record_revision(&tx, &id, 1, &checked.action, RevisionAuthor::User, now).await?;
+    if !store::insert_request(&tx, opened.clone()).await? {
+        // Another open under the same key (for another task) committed first.
+        let existing = store::by_request_key(&tx, &task.organization_id, &request_key)
+            .await?
+            .ok_or(ApprovalError::Conflict(KEY_CONFLICT.into()))?;
+        return replay(&tx, existing, &opened, &action_digest).await;
+    }
+    let action = &checked.action;
+    record_revision(
+        &tx,
+        &id,
+        1,
+        action,
+        RevisionAuthor::User,
+        Some(&caller.user_id),
+        now,
+    )
+    .await?;
     store::supersede_others(&tx, &task.id, &id, now).await?;
     let row = store::by_id(&tx, &id).await?.ok_or(ApprovalError::NotFound)?;
     let detail = detail_of(&tx, row).await?;
