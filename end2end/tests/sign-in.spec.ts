@@ -339,6 +339,23 @@ test("a reviewer delegates an approval to a colleague, who decides it", async ({
     await carl.page.getByRole("button", { name: "Reject" }).click();
     await expect(carl.page.getByTestId("approval-status")).toHaveText("Rejected");
     await expect(carl.page.getByTestId("decisions")).toContainText("by Carl");
+
+    // Bea asks Carl, from the task page, to approve a message of her own; she cannot decide it.
+    const { requests } = await bea.page.evaluate(async () => (await fetch("/api/decisions")).json());
+    await bea.page.goto(`${team.origin}/tasks/${requests[0].taskId}`);
+    await bea.page.getByRole("button", { name: "Ask for approval…" }).click();
+    const ask = bea.page.getByRole("form", { name: "Ask for approval" });
+    await ask.getByLabel("Title").fill("Scale staging down tonight");
+    await ask.getByLabel("Message to send once approved").fill("Scale staging to one replica.");
+    await ask.getByLabel("Expires in").selectOption({ label: "8 hours" });
+    await ask.getByLabel("Assign to").selectOption({ label: "Carl" });
+    await ask.getByRole("button", { name: "Ask for approval" }).click();
+    await bea.page.getByTestId("approval-asked").getByRole("link", { name: "Open the request" }).click();
+    await expect(bea.page.getByRole("heading", { name: "Scale staging down tonight", level: 1 })).toBeVisible();
+    await expect(bea.page.getByTestId("approval-assignee")).toHaveText("assigned to Carl");
+    await expect(bea.page.getByTestId("read-only")).toHaveText(
+      "This request is assigned to Carl: only they or an admin can decide it.",
+    );
     for (const who of [admin, bea, carl]) await who.context.close();
   } finally {
     await stopTeamConsole(team);

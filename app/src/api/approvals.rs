@@ -146,6 +146,33 @@ pub trait ApprovalsBackend: Send + Sync {
     /// The members who may decide requests on the task: enabled operators and admins with
     /// `operate` on its agent or skill.
     fn reviewers(&self, task_id: String) -> crate::api::BoxFuture<'_, Result<Vec<Reviewer>, AppError>>;
+    /// Opens a request as `POST /api/decisions` does; answers its id.
+    fn open(&self, input: ApprovalAsk) -> crate::api::BoxFuture<'_, Result<String, AppError>>;
+}
+
+/// The task page's "Ask for approval": a `send_message` action a person asks a colleague to
+/// approve before it goes to the agent.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApprovalAsk {
+    pub task_id: String,
+    pub title: String,
+    pub summary: String,
+    /// `low`, `medium` or `high`.
+    pub risk: String,
+    /// The message to send once approved.
+    pub text: String,
+    /// 1, 8, 24 or 168 (the choices the page offers; the server accepts up to 30 days).
+    pub expires_in_hours: u32,
+    pub assigned_membership_id: Option<String>,
+    /// The draft's idempotency key: a repeated click opens one request.
+    pub key: String,
+}
+
+/// Opens an approval request on a task (operate); answers its id.
+#[server(prefix = "/api/fn", endpoint = "open_approval", input = leptos::server_fn::codec::Json)]
+pub async fn open_approval(input: ApprovalAsk) -> Result<String, AppError> {
+    crate::api::respond(async { crate::api::backend()?.approvals.open(input).await }.await)
 }
 
 /// A member a request may be delegated to.

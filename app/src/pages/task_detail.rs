@@ -4,6 +4,8 @@
 use leptos::prelude::*;
 use leptos_meta::Title;
 
+mod ask_approval;
+
 use crate::a2a::Role;
 use crate::api::tasks::{SubscribeTask, get_task};
 use crate::components::a2ui_surface::TaskInterface;
@@ -129,6 +131,8 @@ fn DetailHeader(task: Signal<TaskView>, refresh: Callback<()>) -> impl IntoView 
     };
     let active = move || task.with(|t| !t.state.is_terminal() && t.kind == crate::projection::TaskKind::Task);
     let subscribe_id = local_id.clone();
+    let ask_id = StoredValue::new(local_id.clone());
+    let viewer = crate::api::identity::known_viewer();
     view! {
         <Title text=title/>
         <header class="page-header task-header">
@@ -153,6 +157,9 @@ fn DetailHeader(task: Signal<TaskView>, refresh: Callback<()>) -> impl IntoView 
                     "Subscribe"
                 </button>
                 <CancelTaskControl task_id=local_id.clone()/>
+                <Show when=move || !viewer.get()>
+                    <ask_approval::AskApproval task_id=ask_id.get_value()/>
+                </Show>
             </Show>
         </div>
         {move || subscribed().map(|result| match result {

@@ -1,7 +1,9 @@
 //! The Approvals screens' backend, over [`services::approvals`](crate::services::approvals).
 
 use app::api::BoxFuture;
-use app::api::approvals::{ApprovalDetail, ApprovalSummary, ApprovalsBackend, DecisionInput, Reviewer};
+use app::api::approvals::{
+    ApprovalAsk, ApprovalDetail, ApprovalSummary, ApprovalsBackend, DecisionInput, Reviewer,
+};
 use app::error::AppError;
 
 use super::store_error;
@@ -67,6 +69,28 @@ impl ApprovalsBackend for Approvals {
             let caller = crate::http::api::decisions::caller(&super::caller().await?);
             approvals::reviewers(&self.0.db, &caller, &task_id)
                 .await
+                .map_err(approval_error)
+        })
+    }
+
+    fn open(&self, input: ApprovalAsk) -> BoxFuture<'_, Result<String, AppError>> {
+        Box::pin(async move {
+            let caller = crate::http::api::decisions::caller(&super::caller().await?);
+            let expires_at = chrono::Utc::now() + chrono::Duration::hours(i64::from(input.expires_in_hours));
+            let body = approvals::OpenRequest {
+                task_id: input.task_id,
+                request_key: Some(input.key),
+                title: input.title,
+                summary: Some(input.summary).filter(|s| !s.trim().is_empty()),
+                risk: Some(input.risk),
+                action: serde_json::json!({"kind": "send_message", "text": input.text}),
+                expires_at: expires_at.to_rfc3339(),
+                assigned_membership_id: input.assigned_membership_id.filter(|a| !a.is_empty()),
+                policy: None,
+            };
+            approvals::open(&self.0.db, &self.0.bus, &caller, body, None)
+                .await
+                .map(|(detail, _)| detail.request.id)
                 .map_err(approval_error)
         })
     }

@@ -77,6 +77,7 @@ pub const SERVER_FNS: &[ServerFnRule] = {
         CountPendingApprovals => Read,
         DecideApproval => Operate,
         ListReviewers => Operate,
+        OpenApproval => Operate,
     ]
 };
 
