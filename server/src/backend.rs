@@ -50,7 +50,7 @@ impl app::api::access::AccessBackend for AccessAdmin {
     fn overview(&self) -> BoxFuture<'_, Result<app::api::access::AccessOverview, AppError>> {
         Box::pin(async move {
             let caller = caller().await?;
-            crate::store::access_admin::overview(&self.0.db, &caller.organization_id)
+            crate::store::access_admin::overview(&self.0.db, caller.organization_id())
                 .await
                 .map_err(store_error)
         })
@@ -61,8 +61,8 @@ impl app::api::access::AccessBackend for AccessAdmin {
             let caller = caller().await?;
             crate::store::access_admin::apply(
                 &self.0.db,
-                &caller.organization_id,
-                &crate::store::audit::Actor::User(caller.user_id),
+                caller.organization_id(),
+                &crate::store::audit::Actor::User(caller.user_id.clone()),
                 change,
             )
             .await

@@ -117,7 +117,7 @@ pub async fn task_stream(
     if !principal.access.is_everything() {
         task_services::find(&state.db, &principal.access, &id).await?;
     }
-    let organization_id = principal.organization_id.clone();
+    let organization_id = principal.organization_id().to_owned();
     let scope = EventScope::Task(id.clone());
     let subscription = state.feeds.subscribe(&state, &organization_id, &scope);
     // The feed looks the task up once for every connection opening meanwhile; when it is slow
@@ -155,7 +155,7 @@ pub async fn conversation_stream(
         Ok(permit) => permit,
         Err(busy) => return Ok(busy),
     };
-    let organization_id = principal.organization_id.clone();
+    let organization_id = principal.organization_id().to_owned();
     // A conversation's stream carries every task in it: a member needs a grant on its whole
     // agent (a member granted single skills follows their tasks one by one).
     if !principal.access.is_everything() {

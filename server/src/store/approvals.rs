@@ -296,16 +296,22 @@ pub async fn set_status<C: ConnectionTrait>(
     revision: i32,
     now: DateTime<Utc>,
 ) -> Result<bool, DbErr> {
-    let result = decision_request::Entity::update_many()
+    let result = unchanged_since(seen)
         .col_expr(decision_request::Column::Status, Expr::value(to.as_str()))
         .col_expr(decision_request::Column::CurrentRevision, Expr::value(revision))
         .col_expr(decision_request::Column::UpdatedAt, Expr::value(now))
-        .filter(decision_request::Column::Id.eq(&seen.id))
-        .filter(decision_request::Column::Status.eq(seen.status))
-        .filter(decision_request::Column::CurrentRevision.eq(seen.current_revision))
         .exec(db)
         .await?;
     Ok(result.rows_affected == 1)
+}
+
+/// An update of the request `seen` that applies only while its status and revision are still
+/// the ones read: the fence every change of a request goes through.
+fn unchanged_since(seen: &decision_request::Model) -> sea_orm::UpdateMany<decision_request::Entity> {
+    decision_request::Entity::update_many()
+        .filter(decision_request::Column::Id.eq(&seen.id))
+        .filter(decision_request::Column::Status.eq(seen.status))
+        .filter(decision_request::Column::CurrentRevision.eq(seen.current_revision))
 }
 
 /// Assigns the request to `membership_id` (a delegation), only if it is still as `seen`; `false`
@@ -316,15 +322,12 @@ pub async fn assign<C: ConnectionTrait>(
     membership_id: &str,
     now: DateTime<Utc>,
 ) -> Result<bool, DbErr> {
-    let result = decision_request::Entity::update_many()
+    let result = unchanged_since(seen)
         .col_expr(
             decision_request::Column::AssignedMembershipId,
             Expr::value(membership_id),
         )
         .col_expr(decision_request::Column::UpdatedAt, Expr::value(now))
-        .filter(decision_request::Column::Id.eq(&seen.id))
-        .filter(decision_request::Column::Status.eq(seen.status))
-        .filter(decision_request::Column::CurrentRevision.eq(seen.current_revision))
         .exec(db)
         .await?;
     Ok(result.rows_affected == 1)

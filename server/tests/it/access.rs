@@ -58,6 +58,19 @@ async fn post_keyed(state: &AppState, cookie: &str, path: &str, body: &Value, ke
     answer(support::send(state, request).await).await
 }
 
+/// A decision on request `id` as the member with `cookie`: status and body.
+async fn decide_as(state: &AppState, id: &str, cookie: &str, body: Value, key: &str) -> (StatusCode, Value) {
+    let answer = post_keyed(
+        state,
+        cookie,
+        &format!("/api/decisions/{id}/decisions"),
+        &body,
+        key,
+    )
+    .await;
+    (answer.status, answer.body)
+}
+
 async fn answer(response: axum::response::Response) -> Answer {
     let status = response.status();
     let location = response
@@ -900,23 +913,6 @@ async fn a_delegated_request_is_decided_by_its_assignee_security_4_1() {
         ]
     );
 
-    let decide = |cookie: &str, body: Value, key: &str| {
-        let state = state.clone();
-        let cookie = cookie.to_owned();
-        let key = key.to_owned();
-        let id = id.clone();
-        async move {
-            let answer = post_keyed(
-                &state,
-                &cookie,
-                &format!("/api/decisions/{id}/decisions"),
-                &body,
-                &key,
-            )
-            .await;
-            (answer.status, answer.body)
-        }
-    };
     let message = |answer: &(StatusCode, Value)| {
         answer.1["error"]["message"]
             .as_str()
@@ -927,7 +923,7 @@ async fn a_delegated_request_is_decided_by_its_assignee_security_4_1() {
         json!({"outcome": "delegate", "expectedRevision": 1, "rationale": "Cy owns staging",
                                      "delegateMembershipId": to})
     };
-    let to_self = decide(&bob_cookie, delegate(&bob.membership_id), "d1").await;
+    let to_self = decide_as(&state, &id, &bob_cookie, delegate(&bob.membership_id), "d1").await;
     assert_eq!(
         (to_self.0, message(&to_self)),
         (
@@ -935,7 +931,7 @@ async fn a_delegated_request_is_decided_by_its_assignee_security_4_1() {
             "You cannot delegate a request to yourself.".into()
         )
     );
-    let to_viewer = decide(&bob_cookie, delegate(&dee.membership_id), "d2").await;
+    let to_viewer = decide_as(&state, &id, &bob_cookie, delegate(&dee.membership_id), "d2").await;
     assert_eq!(
         (to_viewer.0, message(&to_viewer)),
         (
@@ -943,7 +939,9 @@ async fn a_delegated_request_is_decided_by_its_assignee_security_4_1() {
             "The delegate cannot operate this agent.".into()
         )
     );
-    let no_target = decide(
+    let no_target = decide_as(
+        &state,
+        &id,
         &bob_cookie,
         json!({"outcome": "delegate", "expectedRevision": 1, "rationale": "x"}),
         "d3",
@@ -957,7 +955,7 @@ async fn a_delegated_request_is_decided_by_its_assignee_security_4_1() {
         )
     );
 
-    let delegated = decide(&bob_cookie, delegate(&cy.membership_id), "d4").await;
+    let delegated = decide_as(&state, &id, &bob_cookie, delegate(&cy.membership_id), "d4").await;
     assert_eq!(delegated.0, StatusCode::CREATED, "{}", delegated.1);
     assert_eq!(
         delegated.1["request"]["status"], "pending",
@@ -970,7 +968,9 @@ async fn a_delegated_request_is_decided_by_its_assignee_security_4_1() {
     assert_eq!(delegated.1["decision"]["decidedBy"], "bob");
     assert_eq!(delegated.1["decision"]["delegatedTo"], "cy");
 
-    let elsewhere = decide(
+    let elsewhere = decide_as(
+        &state,
+        &id,
         &bob_cookie,
         json!({"outcome": "reject", "expectedRevision": 1, "rationale": "no"}),
         "r1",
@@ -988,7 +988,9 @@ async fn a_delegated_request_is_decided_by_its_assignee_security_4_1() {
     let (_, not_mine) = call(&state, &bob_cookie, "GET", "/api/decisions?assigned=me", None).await;
     assert_eq!(not_mine["requests"], json!([]));
 
-    let rejected = decide(
+    let rejected = decide_as(
+        &state,
+        &id,
         &cy_cookie,
         json!({"outcome": "reject", "expectedRevision": 1, "rationale": "Not today"}),
         "r2",
@@ -1061,24 +1063,9 @@ async fn a_delegated_request_is_decided_by_its_assignee_security_4_1() {
     let mut other = asking.clone();
     other["title"] = json!("Something else");
     assert_eq!(open(&bob_cookie, other, "ask-1").await.0, StatusCode::CONFLICT);
-    let decide_mine = |cookie: &str, body: Value, key: &str| {
-        let state = state.clone();
-        let cookie = cookie.to_owned();
-        let key = key.to_owned();
-        let mine = mine.clone();
-        async move {
-            let answer = post_keyed(
-                &state,
-                &cookie,
-                &format!("/api/decisions/{mine}/decisions"),
-                &body,
-                &key,
-            )
-            .await;
-            (answer.status, answer.body)
-        }
-    };
-    let own = decide_mine(
+    let own = decide_as(
+        &state,
+        &mine,
         &bob_cookie,
         json!({"outcome": "approve", "expectedRevision": 1}),
         "own",
@@ -1091,7 +1078,9 @@ async fn a_delegated_request_is_decided_by_its_assignee_security_4_1() {
             "The requester cannot decide their own request.".into()
         )
     );
-    let by_cy = decide_mine(
+    let by_cy = decide_as(
+        &state,
+        &mine,
         &cy_cookie,
         json!({"outcome": "reject", "expectedRevision": 1, "rationale": "Keep it"}),
         "cy",

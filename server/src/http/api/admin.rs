@@ -25,7 +25,7 @@ use crate::store::audit::Actor;
 /// `GET /api/admin/security`.
 pub async fn overview(State(state): State<AppState>, principal: Principal) -> Result<Json<Value>, ApiError> {
     principal.require(Permission::Administer)?;
-    let overview = access_admin::overview(&state.db, &principal.organization_id).await?;
+    let overview = access_admin::overview(&state.db, principal.organization_id()).await?;
     Ok(Json(
         serde_json::to_value(overview).map_err(|_| ApiError::unavailable())?,
     ))
@@ -43,7 +43,7 @@ pub async fn change(
         .map_err(|error| ApiError::bad_request(error.to_string()))?;
     let id = access_admin::apply(
         &state.db,
-        &principal.organization_id,
+        principal.organization_id(),
         &Actor::User(principal.user_id.clone()),
         change,
     )

@@ -121,7 +121,7 @@ pub async fn register(
     let url = body.url()?;
     let agent = agent_store::register(
         &state.db,
-        &principal.organization_id,
+        principal.organization_id(),
         url.as_str(),
         AgentSource::Managed,
     )
@@ -178,7 +178,7 @@ pub async fn remove(
     Path(agent_id): Path<String>,
 ) -> Result<Json<Value>, ApiError> {
     principal.require(Permission::Administer)?;
-    agent_store::remove(&state.db, &principal.organization_id, &agent_id)
+    agent_store::remove(&state.db, principal.organization_id(), &agent_id)
         .await
         .map_err(|e| ApiError::from_store(e, UNKNOWN_AGENT))?;
     Ok(Json(json!({ "removed": true })))

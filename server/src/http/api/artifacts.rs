@@ -84,7 +84,7 @@ pub async fn download(
     if principal.require(Permission::Read).is_err() {
         return not_found();
     }
-    let Some(path) = state.ingestor.store.path(&principal.organization_id, &digest) else {
+    let Some(path) = state.ingestor.store.path(principal.organization_id(), &digest) else {
         return not_found();
     };
     // Which task references the object, and what it called it.

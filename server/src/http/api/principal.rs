@@ -39,8 +39,6 @@ pub struct Principal {
     pub user_id: String,
     pub display_name: String,
     pub role: Role,
-    /// The organization every query is scoped to.
-    pub organization_id: String,
     /// What the member may read and operate there (everything for an admin), read afresh on
     /// every request: a grant revoked applies to the next one.
     pub access: Access,
@@ -58,6 +56,11 @@ impl Permission {
 }
 
 impl Principal {
+    /// The organization every query is scoped to (its access's).
+    pub fn organization_id(&self) -> &str {
+        &self.access.organization_id
+    }
+
     /// The caller `member` is, if it may act at all: `401 Sign in to continue.` for a disabled
     /// membership or user.
     pub async fn from_member(db: &Db, member: Member) -> Result<Principal, ApiError> {
@@ -81,7 +84,6 @@ impl Principal {
             user_id: member.user_id,
             display_name: member.display_name,
             role: member.role,
-            organization_id: member.organization_id,
         })
     }
 
@@ -123,7 +125,6 @@ mod tests {
             user_id: "u".into(),
             display_name: "Local operator".into(),
             role,
-            organization_id: "org".into(),
             access: Access::everything("org"),
         }
     }

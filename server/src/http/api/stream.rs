@@ -117,10 +117,15 @@ pub async fn stream(
             timestamp: t.state_timestamp,
         })
         .filter(|s| s.state.is_paused());
-    let events = committed(&state, &principal.organization_id, command.task_id.clone(), after)
-        .with_command(Some(command.id.clone()));
+    let events = committed(
+        &state,
+        principal.organization_id(),
+        command.task_id.clone(),
+        after,
+    )
+    .with_command(Some(command.id.clone()));
     let follow = Follow {
-        organization_id: principal.organization_id,
+        organization_id: principal.organization_id().to_owned(),
         command_id: Some(command.id.clone()),
         session: command.id.clone(),
         task: command.task_id.clone(),
@@ -155,12 +160,12 @@ async fn resubscribe(
         })?;
     let events = committed(
         &state,
-        &principal.organization_id,
+        principal.organization_id(),
         Some(found.id.clone()),
         found.last_sequence,
     );
     let follow = Follow {
-        organization_id: principal.organization_id,
+        organization_id: principal.organization_id().to_owned(),
         command_id: None,
         session: new_id(),
         task: Some(found.id),
