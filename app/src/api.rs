@@ -5,6 +5,7 @@
 pub mod access;
 pub mod agents;
 pub mod approvals;
+pub mod credentials;
 pub mod extensions;
 pub mod idempotency;
 pub mod identity;
@@ -79,6 +80,7 @@ pub struct Backend {
     pub access: std::sync::Arc<dyn access::AccessBackend>,
     pub agents: std::sync::Arc<dyn agents::AgentsBackend>,
     pub approvals: std::sync::Arc<dyn approvals::ApprovalsBackend>,
+    pub credentials: std::sync::Arc<dyn credentials::CredentialsBackend>,
     pub identity: std::sync::Arc<dyn identity::IdentityBackend>,
     pub tasks: std::sync::Arc<dyn tasks::TasksBackend>,
 }

@@ -161,6 +161,33 @@ crate::stored_words! {
 }
 
 crate::stored_words! {
+    /// The kind of an agent's stored credential (`agent_credentials.kind`;
+    /// `shared/spec/security-and-durability.md` §2.1).
+    pub enum CredentialKind {
+        /// A header `name: value`.
+        ApiKey = "apiKey",
+        /// `Authorization: Bearer`.
+        Bearer = "bearer",
+        /// An OAuth client-credentials grant.
+        OauthClient = "oauthClient",
+        /// A TLS client certificate.
+        Mtls = "mtls",
+    }
+}
+
+impl CredentialKind {
+    /// The kind as people read it.
+    pub fn label(self) -> &'static str {
+        match self {
+            CredentialKind::ApiKey => "API key header",
+            CredentialKind::Bearer => "Bearer token",
+            CredentialKind::OauthClient => "OAuth client credentials",
+            CredentialKind::Mtls => "Client certificate (mTLS)",
+        }
+    }
+}
+
+crate::stored_words! {
     /// A member's role in an organization (`memberships.role`; `shared/spec/security-and-durability.md`
     /// §1.3): a ceiling on what grants allow.
     pub enum Role {

@@ -15,6 +15,7 @@ use crate::store::access::Access;
 use crate::store::agents::{self as agent_store, AgentSource};
 
 mod approvals;
+pub(crate) mod credentials;
 mod tasks;
 
 /// The backend handed to the app for one state.
@@ -23,6 +24,7 @@ pub fn backend(state: &AppState) -> Backend {
         access: Arc::new(AccessAdmin(state.clone())),
         agents: Arc::new(Agents(state.clone())),
         approvals: Arc::new(approvals::Approvals(state.clone())),
+        credentials: Arc::new(credentials::Credentials(state.clone())),
         identity: Arc::new(Identity(state.clone())),
         tasks: Arc::new(tasks::Tasks(state.clone())),
     }
@@ -109,7 +111,7 @@ impl AgentsBackend for Agents {
     fn list_agents(&self) -> BoxFuture<'_, Result<Vec<AgentSummary>, AppError>> {
         Box::pin(async move {
             let access = access().await?;
-            agent_services::list_summaries(&self.0.db, &self.0.gateway, &access)
+            agent_services::list_summaries(&self.0.db, &self.0.gateway, &self.0.vault, &access)
                 .await
                 .map_err(store_error)
         })
@@ -138,7 +140,9 @@ impl AgentsBackend for Agents {
             .await
             .map_err(store_error)?;
             // The card is fetched now so the list shows it; a failure is recorded on the agent.
-            if let Err(error) = agent_services::discover(&self.0.db, &self.0.gateway, &agent).await {
+            if let Err(error) =
+                agent_services::discover(&self.0.db, &self.0.gateway, &self.0.vault, &agent).await
+            {
                 tracing::info!(agent = %agent.id, %error, "registered agent is not reachable yet");
             }
             Ok(agent.id)
@@ -151,7 +155,7 @@ impl AgentsBackend for Agents {
             let agent = agent_store::find(&self.0.db, &access, &agent_id)
                 .await
                 .map_err(store_error)?;
-            agent_services::detail(&self.0.db, &self.0.gateway, agent, &access)
+            agent_services::detail(&self.0.db, &self.0.gateway, &self.0.vault, agent, &access)
                 .await
                 .map_err(store_error)
         })
@@ -274,7 +278,7 @@ fn preview_view(card_url: &str, preview: CardPreview) -> AgentPreview {
 }
 
 /// Maps store failures for the browser: a database fault is logged and shown generically.
-fn store_error(error: StoreError) -> AppError {
+pub(crate) fn store_error(error: StoreError) -> AppError {
     match error {
         StoreError::NotFound => AppError::NotFound,
         StoreError::Conflict(message) => AppError::Conflict(message.to_owned()),

@@ -12,6 +12,7 @@ use crate::serve;
 use crate::state::AppState;
 
 pub mod auth;
+pub mod credentials;
 
 /// Default port of the console.
 pub const DEFAULT_PORT: u16 = 3002;
@@ -58,6 +59,12 @@ pub enum Command {
     Auth {
         #[command(subcommand)]
         command: auth::AuthCommand,
+    },
+    /// Manage agent credentials: `credentials store|revoke --organization --agent` (the binding on
+    /// stdin for `store`), `credentials reencrypt --organization --agent` or `--all`.
+    Credentials {
+        #[command(subcommand)]
+        command: credentials::CredentialsCommand,
     },
     /// Serve the demo A2A agent on 127.0.0.1 and print one card URL per variant.
     DemoAgent {
@@ -118,6 +125,7 @@ pub async fn run(cli: Cli, config: Config) -> anyhow::Result<()> {
         Command::RebuildProjections { task } => rebuild_command(config, task).await,
         Command::GcArtifacts { min_age_secs } => gc_command(config, min_age_secs).await,
         Command::Auth { command } => auth::run(command, config).await,
+        Command::Credentials { command } => credentials::run(command, config).await,
         Command::DemoAgent { port } => demo_agent_command(port).await,
     }
 }

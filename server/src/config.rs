@@ -115,6 +115,9 @@ pub struct Config {
     pub log_format: LogFormat,
     /// Open live (SSE) connections allowed at once in this process (`A2A_MAX_LIVE_CONNECTIONS`).
     pub max_live_connections: usize,
+    /// `A2A_VAULT_KEYS` and `A2A_VAULT_ACTIVE_KEY`: the credential vault's keys; `None`
+    /// without them (agents that need credentials then fail closed).
+    pub vault_keys: Option<crate::vault::KeyRing>,
 }
 
 /// `A2A_MAX_AGENT_STREAMS` default: the reference's 8 streams per process (§3.5).
@@ -211,7 +214,13 @@ impl Config {
             .map_or(DEFAULT_DECISION_SWEEP, std::time::Duration::from_millis);
         let max_agent_streams = parse_max_agent_streams(get("A2A_MAX_AGENT_STREAMS"))?;
         let max_live_connections = parse_max_live_connections(get("A2A_MAX_LIVE_CONNECTIONS"))?;
+        let vault_keys = crate::vault::KeyRing::from_vars(
+            get("A2A_VAULT_KEYS").as_deref(),
+            get("A2A_VAULT_ACTIVE_KEY").as_deref(),
+        )
+        .map_err(|message| ConfigError::new("A2A_VAULT_KEYS", message))?;
         Ok(Config {
+            vault_keys,
             max_live_connections,
             decision_sweep,
             max_agent_streams,

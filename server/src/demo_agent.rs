@@ -23,6 +23,7 @@ mod task_json;
 mod wire;
 
 pub mod card;
+pub mod locked;
 pub mod routes;
 pub mod variant;
 

@@ -12,16 +12,20 @@
 //! - [`jsonrpc`], [`rest`]: the two bindings' request and response shapes.
 //! - [`sse`]: the incremental event-stream parser and event decoder.
 //! - [`discovery`]: Agent Card candidate URLs and fetching.
+//! - `credential`: an agent's credential on every request ([`Gateway::with_binding`]); [`redact`]:
+//!   its secrets removed from every answer.
 //! - [`error`]: the one error type, [`GatewayError`].
 
 pub mod calls;
 pub mod client;
+mod credential;
 pub mod discovery;
 pub mod endpoint;
 pub mod error;
 pub mod interface_rule;
 mod jsonrpc;
 pub mod methods;
+pub mod redact;
 mod rest;
 mod rest_retry;
 pub mod sse;
@@ -31,5 +35,5 @@ pub use calls::EventStream;
 pub use client::{DEFAULT_TIMEOUT, Gateway, MAX_RESPONSE_BYTES};
 pub use discovery::{DiscoveredCard, MAX_CARD_BYTES, card_candidates};
 pub use endpoint::Endpoint;
-pub use error::GatewayError;
+pub use error::{CredentialFailure, GatewayError};
 pub use ssrf::Rule;

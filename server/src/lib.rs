@@ -29,6 +29,7 @@ pub mod services;
 pub mod state;
 pub mod store;
 pub mod telemetry;
+pub mod vault;
 pub mod workers;
 
 pub use http::router::build_router;

@@ -7,5 +7,6 @@ pub mod agents;
 pub mod approvals;
 pub mod approvals_hook;
 pub mod commands;
+pub mod credentials;
 pub mod sign_in;
 pub mod tasks;

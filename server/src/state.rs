@@ -25,6 +25,8 @@ pub struct AppState {
     pub metrics: Arc<Metrics>,
     /// The one client toward agents, built from the outbound rules of the configuration.
     pub gateway: Gateway,
+    /// The credential vault (`A2A_VAULT_KEYS`).
+    pub vault: crate::vault::Vault,
     /// When this process started serving, for uptime in `/metrics`.
     pub started: Instant,
     /// The in-process bus of committed changes.
@@ -74,6 +76,7 @@ impl AppState {
         Ok(AppState {
             origins: Arc::new(origins),
             gateway: Gateway::new(&config.outbound)?,
+            vault: crate::vault::Vault::new(config.vault_keys.clone()),
             bus,
             ingestor,
             shutdown: tokio_util::sync::CancellationToken::new(),
@@ -102,6 +105,7 @@ impl AppState {
         WorkerDeps {
             db: self.db.clone(),
             gateway: self.gateway.clone(),
+            vault: self.vault.clone(),
             ingestor: self.ingestor.clone(),
             bus: self.bus.clone(),
             understood_sideband: std::sync::Arc::new(self.understood_sideband()),

@@ -13,6 +13,7 @@
 //! - [`budgets`]: request budgets in fixed windows.
 //! - [`card_snapshots`]: fetched agent cards.
 //! - [`commands`]: sends and cancels, and their fenced status changes.
+//! - [`credentials`]: agents' encrypted credential bindings (the vault keeps the keys).
 //! - [`dispatch`]: the dispatch outbox.
 //! - [`identity`]: users, their `(issuer, subject)` identities and memberships.
 //! - [`leases`]: the one lease protocol of outbox rows and subscriptions.
@@ -34,6 +35,7 @@ pub mod audit;
 pub mod budgets;
 pub mod card_snapshots;
 pub mod commands;
+pub mod credentials;
 pub mod dispatch;
 pub mod identity;
 pub mod leases;

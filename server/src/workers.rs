@@ -26,6 +26,8 @@ use crate::store::leases::Held;
 pub struct WorkerDeps {
     pub db: Db,
     pub gateway: Gateway,
+    /// The credential vault: each operation resolves the agent's credential again.
+    pub vault: crate::vault::Vault,
     pub ingestor: Ingestor,
     pub bus: Bus,
     /// The sideband URIs this deployment understands (built-in plus configured, reference §2.1).

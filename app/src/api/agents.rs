@@ -26,6 +26,9 @@ pub struct AgentSummary {
     pub auth: Option<String>,
     /// Why discovery failed, when it did.
     pub error: Option<String>,
+    /// Whether the console can call it as far as credentials go.
+    #[serde(default)]
+    pub credential: crate::api::credentials::CredentialState,
 }
 
 impl AgentSummary {
@@ -75,6 +78,9 @@ pub struct AgentDetail {
     pub resolved_url: Option<String>,
     /// The interface the operator pinned the agent to; `None` uses the first one the console speaks.
     pub pin: Option<InterfacePin>,
+    /// Whether the console can call it as far as credentials go.
+    #[serde(default)]
+    pub credential: crate::api::credentials::CredentialState,
 }
 
 /// What the chat needs of an agent's card: its name and the modes it declares, not the whole
@@ -86,6 +92,9 @@ pub struct ChatAgent {
     pub name: Option<String>,
     pub default_input_modes: Vec<String>,
     pub default_output_modes: Vec<String>,
+    /// Whether the console can call it as far as credentials go (the chat says why not).
+    #[serde(default)]
+    pub credential: crate::api::credentials::CredentialState,
 }
 
 impl ChatAgent {
@@ -97,6 +106,7 @@ impl ChatAgent {
             name: card.map(|c| c.name.clone()),
             default_input_modes: card.map(|c| c.default_input_modes.clone()).unwrap_or_default(),
             default_output_modes: card.map(|c| c.default_output_modes.clone()).unwrap_or_default(),
+            credential: detail.credential,
         }
     }
 }
@@ -201,6 +211,7 @@ mod tests {
             skills: vec!["Rollback".into()],
             auth: None,
             error: None,
+            credential: Default::default(),
         }
     }
 

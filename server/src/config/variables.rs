@@ -65,6 +65,14 @@ pub const VARIABLES: &[(&str, &str)] = &[
         "PEM file of CA certificates trusted beside the public roots when talking to the identity provider",
     ),
     (
+        "A2A_VAULT_KEYS",
+        "JSON object of credential vault key ids to 64 hex characters (32-byte keys); back it up apart from the database",
+    ),
+    (
+        "A2A_VAULT_ACTIVE_KEY",
+        "The key id of A2A_VAULT_KEYS that new agent credentials are encrypted with",
+    ),
+    (
         "A2A_REGISTERED_AGENTS",
         "Comma-separated agent card URLs seeded into the local organization",
     ),

@@ -4,6 +4,7 @@
 pub mod access_grant;
 pub mod agent;
 pub mod agent_card_snapshot;
+pub mod agent_credential;
 pub mod artifact_access;
 pub mod decision;
 pub mod decision_execution;

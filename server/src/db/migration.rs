@@ -21,6 +21,7 @@ pub mod m20261204_000007_long_task_pages;
 mod m20261205_000008_identity;
 mod m20261205_000009_access;
 mod m20261205_000010_decision_people;
+mod m20261205_000011_agent_credentials;
 
 /// An index named `name` on `columns` of `table`.
 fn index(name: &str, table: impl IntoIden, columns: Vec<DynIden>, unique: bool) -> IndexCreateStatement {
@@ -55,6 +56,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261205_000008_identity::Migration),
             Box::new(m20261205_000009_access::Migration),
             Box::new(m20261205_000010_decision_people::Migration),
+            Box::new(m20261205_000011_agent_credentials::Migration),
         ]
     }
 

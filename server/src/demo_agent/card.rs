@@ -11,7 +11,7 @@ pub fn card(variant: Variant, origin: &str) -> Value {
         return legacy_card(variant, origin);
     }
     let base = format!("{origin}/{}", variant.name());
-    json!({
+    let mut card = json!({
         "name": variant.title(),
         "description": variant.description(),
         "version": "1.0.0",
@@ -28,7 +28,13 @@ pub fn card(variant: Variant, origin: &str) -> Value {
         "defaultInputModes": ["text/plain", "application/json"],
         "defaultOutputModes": ["text/plain"],
         "skills": variant.skills(),
-    })
+    });
+    if let Some(lock) = variant.lock() {
+        let (schemes, requirements) = lock.card_fields(origin);
+        card["securitySchemes"] = schemes;
+        card["securityRequirements"] = requirements;
+    }
+    card
 }
 
 /// The 0.3 card: top-level `url`, `preferredTransport`, `protocolVersion: "0.3.0"`; JSON-RPC

@@ -32,6 +32,12 @@ pub fn router() -> Router {
 }
 
 fn router_for(agent: Agent) -> Router {
+    let tokens = super::locked::Tokens::default();
+    let oauth = Router::new()
+        .route("/oauth/token", post(super::locked::token))
+        .route("/oauth/revoke", post(super::locked::revoke_all))
+        .route("/oauth/stats", get(super::locked::stats))
+        .with_state(tokens.clone());
     Router::new()
         .route("/", get(index))
         .route("/{variant}/card.json", get(agent_card))
@@ -51,6 +57,8 @@ fn router_for(agent: Agent) -> Router {
             get(rest_task).post(rest_task),
         )
         .with_state(agent)
+        .merge(oauth)
+        .layer(axum::middleware::from_fn_with_state(tokens, super::locked::guard))
 }
 
 /// Serves the demo agent on `listener` until `shutdown` resolves, then ends open streams and

@@ -7,6 +7,7 @@ pub(crate) mod files;
 pub(crate) mod fixtures;
 pub(crate) mod flood;
 pub(crate) mod forms;
+pub(crate) mod locked;
 pub(crate) mod skills;
 pub(crate) mod slow;
 pub(crate) mod trace;
@@ -23,6 +24,12 @@ pub(crate) fn plan(variant: Variant, incoming: &Incoming) -> Vec<Step> {
         Variant::Slow => slow::plan(incoming),
         Variant::Files => files::plan(incoming),
         Variant::Flood => flood::plan(incoming),
+        Variant::ApiKey | Variant::Bearer | Variant::OAuth => {
+            // `lock` is Some for exactly these variants.
+            variant
+                .lock()
+                .map_or_else(Vec::new, |lock| locked::plan(lock, incoming))
+        }
         Variant::Showcase
         | Variant::Form
         | Variant::Approver

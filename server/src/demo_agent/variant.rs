@@ -12,7 +12,7 @@ use super::scenario::forms;
 /// Every variant name, in the order the CLI prints their card URLs.
 pub const VARIANTS: &[&str] = &[
     "showcase", "form", "approver", "a2ui", "plain", "invalid", "rogue", "unknown", "trace", "skills",
-    "slow", "files", "legacy", "flood",
+    "slow", "files", "legacy", "flood", "apikey", "bearer", "oauth",
 ];
 
 /// One demo agent, served under `/<variant>/`.
@@ -46,11 +46,17 @@ pub enum Variant {
     Legacy,
     /// Emits N events per second on request, for benchmarks.
     Flood,
+    /// Requires the header `X-API-Key` (issue #30).
+    ApiKey,
+    /// Requires a Bearer token.
+    Bearer,
+    /// Requires an OAuth access token from its client-credentials token endpoint.
+    OAuth,
 }
 
 impl Variant {
     /// Every variant, in [`VARIANTS`] order.
-    pub const ALL: [Variant; 14] = [
+    pub const ALL: [Variant; 17] = [
         Variant::Showcase,
         Variant::Form,
         Variant::Approver,
@@ -65,6 +71,9 @@ impl Variant {
         Variant::Files,
         Variant::Legacy,
         Variant::Flood,
+        Variant::ApiKey,
+        Variant::Bearer,
+        Variant::OAuth,
     ];
 
     /// The path segment and display name of the variant.
@@ -84,12 +93,26 @@ impl Variant {
             Variant::Files => "files",
             Variant::Legacy => "legacy",
             Variant::Flood => "flood",
+            Variant::ApiKey => "apikey",
+            Variant::Bearer => "bearer",
+            Variant::OAuth => "oauth",
         }
     }
 
     /// The variant named `name`, if any.
     pub fn parse(name: &str) -> Option<Variant> {
         Variant::ALL.into_iter().find(|v| v.name() == name)
+    }
+
+    /// The credential the variant requires, if any.
+    pub fn lock(self) -> Option<super::locked::Lock> {
+        use super::locked::Lock;
+        match self {
+            Variant::ApiKey => Some(Lock::ApiKey),
+            Variant::Bearer => Some(Lock::Bearer),
+            Variant::OAuth => Some(Lock::OAuth),
+            _ => None,
+        }
     }
 
     /// Whether the variant speaks A2A 0.3 instead of 1.0.
@@ -105,7 +128,10 @@ impl Variant {
             | Variant::Slow
             | Variant::Files
             | Variant::Legacy
-            | Variant::Flood => {
+            | Variant::Flood
+            | Variant::ApiKey
+            | Variant::Bearer
+            | Variant::OAuth => {
                 format!("Demo agent ({})", self.name())
             }
             _ => format!("Form fixture ({})", self.name()),
@@ -145,6 +171,15 @@ impl Variant {
             Variant::Flood => {
                 "Emits N status events per second, e.g. \"rate=200 count=1000\", for benchmarks."
             }
+            Variant::ApiKey => {
+                "Protected by an API key header (X-API-Key: demo-api-key-4f7c1a). Say \"leak\" to see redaction."
+            }
+            Variant::Bearer => {
+                "Protected by a Bearer token (demo-bearer-9d2e6b). Say \"leak\" to see redaction."
+            }
+            Variant::OAuth => {
+                "Protected by OAuth client credentials (taskbay-demo / demo-client-secret-3a8f at /oauth/token)."
+            }
         }
     }
 
@@ -178,7 +213,14 @@ impl Variant {
             Variant::Skills => vec![json!({
                 "uri": SKILL_ROUTING_URI, "description": "Bounded skill routing", "required": false
             })],
-            Variant::Plain | Variant::Rogue | Variant::Slow | Variant::Files | Variant::Flood => Vec::new(),
+            Variant::Plain
+            | Variant::Rogue
+            | Variant::Slow
+            | Variant::Files
+            | Variant::Flood
+            | Variant::ApiKey
+            | Variant::Bearer
+            | Variant::OAuth => Vec::new(),
         }
     }
 

@@ -49,7 +49,7 @@ impl Gateway {
         let result = self
             .call_once(endpoint, operation, params, extensions, Attempt::First)
             .await;
-        match result {
+        let result = match result {
             // The 0.3 push-config create: @a2a-js/sdk refuses a2a-sdk's body as invalid
             // params (nothing was created); try its own body once.
             Err(error) if Attempt::AltBody.applies(endpoint, operation) && is_invalid_params(&error) => {
@@ -57,6 +57,36 @@ impl Gateway {
                     .await
             }
             other => other,
+        };
+        self.redacted(result)
+    }
+
+    /// `result` with the attached credential's secrets redacted from the answer or the agent's
+    /// error (`shared/spec/security-and-durability.md` §2.3 step 9).
+    fn redacted(&self, result: Result<Value, GatewayError>) -> Result<Value, GatewayError> {
+        if !self.has_credential() {
+            return result;
+        }
+        let redactor = self.redactor();
+        match result {
+            Ok(mut value) => {
+                redactor.value(&mut value);
+                Ok(value)
+            }
+            Err(GatewayError::JsonRpc(mut error)) => {
+                error.message = redactor.text(&error.message);
+                if let Some(data) = error.data.as_mut() {
+                    redactor.value(data);
+                }
+                Err(GatewayError::JsonRpc(error))
+            }
+            Err(GatewayError::Http { status, mut body }) => {
+                if let Some(body) = body.as_mut() {
+                    redactor.value(body);
+                }
+                Err(GatewayError::Http { status, body })
+            }
+            Err(other) => Err(other),
         }
     }
 
@@ -115,10 +145,16 @@ impl Gateway {
                 Some(id) => jsonrpc::decode_response(status, &body, &id),
                 None => rest::decode_response(status, &body)
                     .map(|value| rest::answer_in(endpoint.version, operation, value)),
-            }?;
+            };
+            let result = self.redacted(result)?;
             return Ok(futures::stream::iter([Ok(result)]).boxed());
         }
-        Ok(self.events(response, rpc_id, endpoint.version))
+        let events = self.events(response, rpc_id, endpoint.version);
+        if !self.has_credential() {
+            return Ok(events);
+        }
+        let gateway = self.clone();
+        Ok(events.map(move |event| gateway.redacted(event)).boxed())
     }
 
     async fn open_stream(&self, request: RequestBuilder) -> Result<Response, GatewayError> {

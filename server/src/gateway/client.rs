@@ -12,6 +12,7 @@ use futures::{Stream, StreamExt};
 use reqwest::{RequestBuilder, Response};
 use url::Url;
 
+use super::credential::{Attached, CredentialCache};
 use super::error::{GatewayError, from_reqwest};
 use super::ssrf::{GuardedResolver, admit};
 use crate::config::OutboundConfig;
@@ -31,34 +32,33 @@ pub const MAX_RESPONSE_BYTES: usize = 25 * 1024 * 1024;
 /// [`OutboundConfig`] at start and share it; every A2A operation is a method on it.
 #[derive(Clone, Debug)]
 pub struct Gateway {
-    http: reqwest::Client,
+    pub(super) http: reqwest::Client,
     allow_private_networks: bool,
-    allowed_origins: Arc<[String]>,
-    timeout: Duration,
+    pub(super) allowed_origins: Arc<[String]>,
+    pub(super) timeout: Duration,
+    /// The agent credential attached by [`Gateway::with_binding`], for one operation.
+    pub(super) credential: Option<Arc<Attached>>,
+    pub(super) credential_cache: Arc<CredentialCache>,
 }
 
 impl Gateway {
     /// Builds the client: no redirects, no proxy (ambient `HTTP(S)_PROXY` ignored), the guarded
     /// resolver, rustls/ring with webpki roots, [`DEFAULT_TIMEOUT`].
     pub fn new(config: &OutboundConfig) -> Result<Gateway, GatewayError> {
-        let http = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .no_proxy()
-            .referer(false)
-            .dns_resolver(GuardedResolver {
-                allow_private_networks: config.allow_private_networks,
-            })
-            .connect_timeout(DEFAULT_TIMEOUT)
-            .tls_backend_preconfigured(tls_config())
-            .user_agent(concat!("agent-taskbay/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(GatewayError::Build)?;
+        let http = http_client(config.allow_private_networks, tls_config())?;
         Ok(Gateway {
             http,
             allow_private_networks: config.allow_private_networks,
             allowed_origins: config.allowed_origins.clone().into(),
             timeout: DEFAULT_TIMEOUT,
+            credential: None,
+            credential_cache: Arc::default(),
         })
+    }
+
+    /// A client with this gateway's policy and `tls` (a client certificate's configuration).
+    pub(super) fn build_client(&self, tls: rustls::ClientConfig) -> Result<reqwest::Client, GatewayError> {
+        http_client(self.allow_private_networks, tls)
     }
 
     /// The same gateway with another timeout, clamped to [`MIN_TIMEOUT`]..=[`MAX_TIMEOUT`].
@@ -97,29 +97,65 @@ impl Gateway {
         query: Option<&str>,
     ) -> Result<RequestBuilder, GatewayError> {
         admit(&url, self.allow_private_networks, &self.allowed_origins)?;
+        self.check_destination(&url)?;
         url.set_query(query);
+        Ok(self.http_client().request(method, url))
+    }
+
+    /// A request without the attached credential (the OAuth token endpoint), after the same
+    /// admission check.
+    pub(super) fn request_unauthenticated(
+        &self,
+        method: reqwest::Method,
+        url: Url,
+    ) -> Result<RequestBuilder, GatewayError> {
+        admit(&url, self.allow_private_networks, &self.allowed_origins)?;
         Ok(self.http.request(method, url))
     }
 
     /// Sends a unary request under the timeout (which also covers reading the body).
     pub(crate) async fn send(&self, request: RequestBuilder) -> Result<Response, GatewayError> {
-        let response = request
-            .timeout(self.timeout)
-            .send()
+        let response = self.execute(request.timeout(self.timeout)).await?;
+        refuse_redirect(response)
+    }
+
+    /// Sends `request` with the attached credential. An OAuth token the agent answers 401 to is
+    /// fetched again and the request sent once more.
+    async fn execute(&self, request: RequestBuilder) -> Result<Response, GatewayError> {
+        let mut request = request
+            .build()
+            .map_err(|e| from_reqwest(e, self.timeout_seconds()))?;
+        let retry = self
+            .refreshes_on_unauthorized()
+            .then(|| request.try_clone())
+            .flatten();
+        self.authorize(&mut request, false).await?;
+        let client = self.http_client();
+        let response = client
+            .execute(request)
             .await
             .map_err(|e| from_reqwest(e, self.timeout_seconds()))?;
-        refuse_redirect(response)
+        match retry {
+            Some(mut again) if response.status() == reqwest::StatusCode::UNAUTHORIZED => {
+                tracing::debug!("agent refused the OAuth token; fetching a new one");
+                self.authorize(&mut again, true).await?;
+                client
+                    .execute(again)
+                    .await
+                    .map_err(|e| from_reqwest(e, self.timeout_seconds()))
+            }
+            _ => Ok(response),
+        }
     }
 
     /// Sends a streaming request: the timeout bounds the wait for the response head only, so a
     /// long stream is not cut; silence between chunks is bounded by the reader.
     pub(crate) async fn send_streaming(&self, request: RequestBuilder) -> Result<Response, GatewayError> {
-        let response = tokio::time::timeout(self.timeout, request.send())
+        let response = tokio::time::timeout(self.timeout, self.execute(request))
             .await
             .map_err(|_| GatewayError::Timeout {
                 seconds: self.timeout_seconds(),
-            })?
-            .map_err(|e| from_reqwest(e, self.timeout_seconds()))?;
+            })??;
         refuse_redirect(response)
     }
 
@@ -190,20 +226,73 @@ fn refuse_redirect(response: Response) -> Result<Response, GatewayError> {
     Ok(response)
 }
 
+/// The one way agent clients are built: no redirects, no proxy, no referer, the guarded resolver.
+fn http_client(
+    allow_private_networks: bool,
+    tls: rustls::ClientConfig,
+) -> Result<reqwest::Client, GatewayError> {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .no_proxy()
+        .referer(false)
+        .dns_resolver(GuardedResolver {
+            allow_private_networks,
+        })
+        .connect_timeout(DEFAULT_TIMEOUT)
+        .tls_backend_preconfigured(tls)
+        .user_agent(concat!("agent-taskbay/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .map_err(GatewayError::Build)
+}
+
 /// TLS with the ring provider chosen here, so no process-wide provider has to be installed.
 fn tls_config() -> rustls::ClientConfig {
+    // Without a client certificate or extra roots this cannot fail.
+    client_tls(None, None).unwrap_or_else(|| unreachable!("the default TLS configuration builds"))
+}
+
+/// TLS toward agents: the webpki roots plus the PEM certificates of `extra_roots`, and the
+/// client certificate chain and key of `identity` (PEM). Server certificates are always
+/// verified. `None` when a PEM input is unusable.
+pub(super) fn client_tls(
+    identity: Option<(&str, &str)>,
+    extra_roots: Option<&str>,
+) -> Option<rustls::ClientConfig> {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
     let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let roots = rustls::RootCertStore {
+    let mut roots = rustls::RootCertStore {
         roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
     };
-    let mut config = rustls::ClientConfig::builder_with_provider(provider)
+    if let Some(pem) = extra_roots {
+        let mut added = 0;
+        for cert in CertificateDer::pem_slice_iter(pem.as_bytes()) {
+            roots.add(cert.ok()?).ok()?;
+            added += 1;
+        }
+        if added == 0 {
+            return None;
+        }
+    }
+    let builder = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
-        // The ring provider supports the safe default versions; this cannot fail.
-        .unwrap_or_else(|_| unreachable!("ring supports TLS 1.2 and 1.3"))
-        .with_root_certificates(roots)
-        .with_no_client_auth();
+        .ok()?
+        .with_root_certificates(roots);
+    let mut config = match identity {
+        None => builder.with_no_client_auth(),
+        Some((cert, key)) => {
+            let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(cert.as_bytes())
+                .collect::<Result<_, _>>()
+                .ok()?;
+            if chain.is_empty() {
+                return None;
+            }
+            let key = PrivateKeyDer::from_pem_slice(key.as_bytes()).ok()?;
+            builder.with_client_auth_cert(chain, key).ok()?
+        }
+    };
     config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
-    config
+    Some(config)
 }
 
 #[cfg(test)]

@@ -84,7 +84,8 @@ impl Gateway {
                     e @ (GatewayError::Refused { .. }
                     | GatewayError::Redirect { .. }
                     | GatewayError::TooLarge { .. }
-                    | GatewayError::InvalidUrl(_)),
+                    | GatewayError::InvalidUrl(_)
+                    | GatewayError::Credential(_)),
                 ) => return Err(e),
                 Err(e @ GatewayError::Timeout { .. }) => {
                     tracing::debug!(candidate = %shown, error = %e, "card candidate timed out");
@@ -115,8 +116,10 @@ impl Gateway {
             });
         }
         let raw = self.read_capped(response, MAX_CARD_BYTES).await?;
-        let card: Value = serde_json::from_slice(&raw)
+        let mut card: Value = serde_json::from_slice(&raw)
             .map_err(|e| GatewayError::Decode(format!("Agent Card is not JSON ({e})")))?;
+        // Fetched with a credential: a card that echoes it is stored without it (§2.3 step 9).
+        self.redactor().value(&mut card);
         if !card.is_object() {
             return Err(GatewayError::Decode("Agent Card is not a JSON object".into()));
         }

@@ -69,6 +69,46 @@ pub enum GatewayError {
     /// The HTTP client could not be built (TLS configuration).
     #[error("Agent client could not be built.")]
     Build(#[source] reqwest::Error),
+    /// The agent's credential cannot be used for this call; nothing was sent anonymously
+    /// (`shared/spec/security-and-durability.md` §2.2, §2.3).
+    #[error(transparent)]
+    Credential(#[from] CredentialFailure),
+}
+
+/// Why a credentialed call was not made (or its credential not obtained). Each message is fixed:
+/// none carries a value, a key id or the underlying cause.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CredentialFailure {
+    /// The vault cannot open the binding (no key ring, unknown key id, copied ciphertext…).
+    #[error("Credential vault unavailable.")]
+    VaultUnavailable,
+    /// The binding was revoked.
+    #[error("Agent credentials are disabled.")]
+    Disabled,
+    /// A request would go to an origin the binding does not list (§2.3 step 3).
+    #[error("Agent credential destination is not permitted.")]
+    Destination,
+    /// The card requires a security scheme and the agent has no credential (issue #30).
+    #[error("{}", app::api::credentials::NEEDS_CREDENTIALS)]
+    Needed,
+    /// The OAuth token endpoint's origin is not allowed (§2.1).
+    #[error("The OAuth token endpoint is not in the configured origin allowlist.")]
+    TokenEndpointRefused,
+    /// The token endpoint refused, failed, or answered something other than a Bearer token.
+    #[error("Agent credential exchange failed.")]
+    TokenExchange,
+    /// The client certificate, its key or the CA could not be used.
+    #[error("Agent client certificate is unusable.")]
+    ClientCertificate,
+}
+
+impl From<crate::vault::VaultError> for CredentialFailure {
+    fn from(error: crate::vault::VaultError) -> CredentialFailure {
+        match error {
+            crate::vault::VaultError::Unavailable => CredentialFailure::VaultUnavailable,
+            crate::vault::VaultError::Disabled => CredentialFailure::Disabled,
+        }
+    }
 }
 
 impl GatewayError {

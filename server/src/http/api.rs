@@ -17,6 +17,7 @@
 //! | `GET /api/artifacts/{digest}` | [`artifacts`] |
 //! | `GET /api/decisions`, `GET /api/decisions/{id}`, `POST /api/decisions/{id}/decisions` | [`decisions`] |
 //! | `GET, POST /api/admin/security` | [`admin`] |
+//! | `GET, PUT, DELETE /api/agents/{id}/credential` | [`credentials`] |
 
 pub mod admin;
 pub mod agents;
@@ -24,6 +25,7 @@ pub mod artifacts;
 pub mod auth;
 pub mod body;
 pub mod commands;
+pub mod credentials;
 pub mod decisions;
 pub mod error;
 pub mod principal;

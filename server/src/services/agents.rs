@@ -14,6 +14,9 @@ use crate::store::StoreError;
 use crate::store::access::Access;
 use crate::store::agents::{self as agent_store, DiscoveryOutcome};
 use crate::store::card_snapshots::{self, NewSnapshot};
+use crate::vault::Vault;
+
+use super::credentials;
 
 /// Signature status of every card until card signatures are verified (later issue).
 const UNSIGNED: &str = "unsigned";
@@ -54,6 +57,8 @@ pub struct CardPreview {
 }
 
 /// Fetches and checks the card at `card_url` without storing anything (the "Add agent" preview).
+/// With a credential attached to `gateway`, the card is fetched with it and the binding must
+/// cover the card's origin and every interface origin it advertises (§2.1).
 pub async fn preview_card(gateway: &Gateway, card_url: &str) -> Result<CardPreview, AgentServiceError> {
     let found = gateway.discover_card(card_url).await?;
     // Discovery only returns JSON objects, and the card decoder accepts any object.
@@ -76,6 +81,13 @@ pub async fn preview_card(gateway: &Gateway, card_url: &str) -> Result<CardPrevi
             report.refuse_interface(interface_path(&found.card, &interface.url), &refusal.to_string());
         }
     }
+    if gateway.has_credential()
+        && credentials::needed_origins(found.url.as_str(), &decoded.card)
+            .iter()
+            .any(|origin| !gateway.permits_origin(origin))
+    {
+        return Err(GatewayError::from(crate::gateway::CredentialFailure::Destination).into());
+    }
     Ok(CardPreview {
         report,
         card: decoded.card,
@@ -87,12 +99,22 @@ pub async fn preview_card(gateway: &Gateway, card_url: &str) -> Result<CardPrevi
 
 /// Discovers a registered agent's card, stores it as a snapshot when it changed and updates the agent row
 /// (name, description, protocol version, reachability). A failure is recorded on the row too.
+/// The card is fetched with the agent's credential when one is stored and opens; a revoked or
+/// unopenable one leaves the (public) card fetch anonymous, and every operation refused.
 pub async fn discover(
     db: &Db,
     gateway: &Gateway,
+    vault: &Vault,
     agent: &agent::Model,
 ) -> Result<CardPreview, AgentServiceError> {
-    let preview = match preview_card(gateway, &agent.card_url).await {
+    let fetched = match credentials::binding(db, vault, agent).await {
+        Ok(Some(binding)) => match gateway.clone().with_binding(binding) {
+            Ok(bound) => preview_card(&bound, &agent.card_url).await,
+            Err(error) => Err(error.into()),
+        },
+        Ok(None) | Err(_) => preview_card(gateway, &agent.card_url).await,
+    };
+    let preview = match fetched {
         Ok(preview) => preview,
         Err(error) => {
             agent_store::record_discovery(
@@ -130,6 +152,26 @@ pub async fn discover(
 /// speaks, or the one its pin selects, if the interface-origin rule allows it.
 pub async fn endpoint(db: &Db, agent: &agent::Model) -> Result<Endpoint, AgentServiceError> {
     endpoint_with(db, agent, classify_origin).await
+}
+
+/// The endpoint to call for `agent` and the gateway to call it with: the agent's credential
+/// attached, resolved now (so a rotation or revocation applies to this operation), or the
+/// plain gateway when it has none and its latest card requires none.
+pub async fn connect(
+    db: &Db,
+    gateway: &Gateway,
+    vault: &Vault,
+    agent: &agent::Model,
+) -> Result<(Endpoint, Gateway), AgentServiceError> {
+    let endpoint = endpoint(db, agent).await?;
+    let snapshot = card_snapshots::latest(db, &agent.id)
+        .await?
+        .ok_or(AgentServiceError::NoCard)?;
+    let card =
+        AgentCard::decode(&snapshot.raw_card_json).map_err(|e| AgentServiceError::Corrupt(e.to_string()))?;
+    let gateway =
+        credentials::gateway_for(db, vault, gateway, agent, &snapshot.resolved_card_url, &card).await?;
+    Ok((endpoint, gateway))
 }
 
 /// [`endpoint`] with the function that says where an origin lies, so the interface-origin rule
@@ -207,14 +249,21 @@ fn interface_path(raw: &Value, url: &str) -> String {
 pub async fn list_summaries(
     db: &Db,
     gateway: &Gateway,
+    vault: &Vault,
     access: &Access,
 ) -> Result<Vec<AgentSummary>, StoreError> {
     let agents = agent_store::list(db, access).await?;
-    let discoveries = agents.iter().map(|agent| discover(db, gateway, agent));
+    let discoveries = agents.iter().map(|agent| discover(db, gateway, vault, agent));
     let outcomes = futures::future::join_all(discoveries).await;
+    let stored = credentials::rows_by_agent(db, &access.organization_id).await?;
     let mut rows = Vec::with_capacity(agents.len());
     for (agent, outcome) in agents.into_iter().zip(outcomes) {
-        rows.push(summary(access, agent, outcome)?);
+        let credential = stored.get(&agent.id);
+        let card = outcome.as_ref().ok().map(|preview| &preview.card);
+        let state = credentials::state(vault, credential, card);
+        let mut row = summary(access, agent, outcome)?;
+        row.credential = state;
+        rows.push(row);
     }
     Ok(rows)
 }
@@ -225,6 +274,7 @@ pub async fn list_summaries(
 pub async fn detail(
     db: &Db,
     gateway: &Gateway,
+    vault: &Vault,
     agent: agent::Model,
     access: &Access,
 ) -> Result<AgentDetail, StoreError> {
@@ -241,8 +291,9 @@ pub async fn detail(
             .interface_pin_json
             .clone()
             .and_then(|pin| serde_json::from_value(pin).ok()),
+        credential: Default::default(),
     };
-    match discover(db, gateway, &agent).await {
+    match discover(db, gateway, vault, &agent).await {
         Ok(preview) => {
             detail.card = Some(preview.card);
             detail.report = Some(preview.report);
@@ -258,6 +309,8 @@ pub async fn detail(
             }
         }
     }
+    let stored = crate::store::credentials::find(&db.read, &agent.organization_id, &agent.id).await?;
+    detail.credential = credentials::state(vault, stored.as_ref(), detail.card.as_ref());
     if let Some(card) = detail.card.as_mut() {
         card.skills
             .retain(|skill| access.shows_skill(&agent.id, &skill.id));
@@ -285,6 +338,7 @@ fn summary(
         skills: Vec::new(),
         auth: None,
         error: None,
+        credential: Default::default(),
     };
     match outcome {
         Ok(preview) => {

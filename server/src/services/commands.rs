@@ -116,6 +116,7 @@ pub async fn accept_in(
     if let Some(existing) = command_store::by_key(tx, &organization_id, &key).await? {
         return replay(&new.access, existing, &payload_digest);
     }
+    credential_ready(tx, &new.agent).await?;
     // The task this continues (reference §1.3 rule 2), and the conversation it belongs to.
     let known_task = match &body.task_id {
         Some(remote) => Some(
@@ -280,6 +281,26 @@ async fn effective_skill(
         return Err(CommandError::Forbidden(SkillError::Unsupported.to_string()));
     }
     Ok(Some(skill))
+}
+
+/// Refuses a send the agent could only receive without its credential (issue #30): a revoked
+/// credential, or none stored while the latest card requires a security scheme. The dispatch
+/// checks again (and the vault opens the binding) when it sends.
+async fn credential_ready(tx: &DatabaseTransaction, agent: &agent::Model) -> Result<(), CommandError> {
+    match crate::store::credentials::find(tx, &agent.organization_id, &agent.id).await? {
+        Some(row) if !row.enabled => Err(CommandError::Conflict(crate::vault::DISABLED)),
+        Some(_) => Ok(()),
+        None => {
+            let card = card_snapshots::latest_on(tx, &agent.id).await?;
+            let requires = card
+                .and_then(|c| app::a2a::AgentCard::decode(&c.raw_card_json).ok())
+                .is_some_and(|card| super::credentials::required(&card));
+            if requires {
+                return Err(CommandError::Conflict(app::api::credentials::NEEDS_CREDENTIALS));
+            }
+            Ok(())
+        }
+    }
 }
 
 /// A command of the organization by id (`404` for anything else, including non-UUIDs).

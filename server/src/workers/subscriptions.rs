@@ -276,6 +276,8 @@ async fn observe_open(
 struct Target {
     task: task::Model,
     endpoint: Endpoint,
+    /// The gateway with the agent's credential, resolved for this follow.
+    gateway: crate::gateway::Gateway,
     streaming: bool,
     remote_task_id: String,
     /// Sideband URIs negotiated from the stored card: sent as the extension header and
@@ -299,7 +301,7 @@ async fn target(deps: &WorkerDeps, sub: &task_subscription::Model) -> Result<Opt
         .map_err(|e| e.to_string())?
         .filter(|a| a.enabled && a.removed_at.is_none());
     let Some(agent) = agent else { return Ok(None) };
-    let endpoint = agent_services::endpoint(&deps.db, &agent)
+    let (endpoint, gateway) = agent_services::connect(&deps.db, &deps.gateway, &deps.vault, &agent)
         .await
         .map_err(|e| e.to_string())?;
     let snapshot = card_snapshots::latest(&deps.db, &agent.id)
@@ -315,6 +317,7 @@ async fn target(deps: &WorkerDeps, sub: &task_subscription::Model) -> Result<Opt
     Ok(Some(Target {
         task,
         endpoint,
+        gateway,
         streaming,
         remote_task_id,
         negotiated,

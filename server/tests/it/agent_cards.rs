@@ -13,6 +13,7 @@ use server::gateway::interface_rule::{self, NetClass};
 use server::services::agents;
 use server::store::agents::{self as agent_store, AgentSource};
 use server::store::{card_snapshots, organizations};
+use server::vault::Vault;
 
 use crate::support;
 
@@ -67,6 +68,7 @@ async fn an_unchanged_card_is_stored_once_and_a_changed_one_again() {
             let detail = agents::detail(
                 &db,
                 &gateway(),
+                &Vault::default(),
                 agent.clone(),
                 &Access::everything(agent.organization_id.as_str()),
             )
@@ -80,9 +82,14 @@ async fn an_unchanged_card_is_stored_once_and_a_changed_one_again() {
             "{}",
             test_db.name
         );
-        let summaries = agents::list_summaries(&db, &gateway(), &Access::everything(org.as_str()))
-            .await
-            .unwrap();
+        let summaries = agents::list_summaries(
+            &db,
+            &gateway(),
+            &Vault::default(),
+            &Access::everything(org.as_str()),
+        )
+        .await
+        .unwrap();
         assert_eq!(summaries.len(), 1);
         assert_eq!(
             card_snapshots::count(&db, &agent.id).await.unwrap(),
@@ -95,6 +102,7 @@ async fn an_unchanged_card_is_stored_once_and_a_changed_one_again() {
         agents::detail(
             &db,
             &gateway(),
+            &Vault::default(),
             agent.clone(),
             &Access::everything(agent.organization_id.as_str()),
         )
@@ -103,6 +111,7 @@ async fn an_unchanged_card_is_stored_once_and_a_changed_one_again() {
         agents::detail(
             &db,
             &gateway(),
+            &Vault::default(),
             agent.clone(),
             &Access::everything(agent.organization_id.as_str()),
         )
@@ -143,7 +152,9 @@ async fn an_interface_on_another_internal_origin_needs_an_internal_card() {
     let agent = agent_store::register(&db, &org, &format!("{origin}/card.json"), AgentSource::Managed)
         .await
         .unwrap();
-    let preview = agents::discover(&db, &gateway(), &agent).await.unwrap();
+    let preview = agents::discover(&db, &gateway(), &Vault::default(), &agent)
+        .await
+        .unwrap();
     assert_eq!(
         preview.report.refused_interfaces().count(),
         0,
@@ -208,6 +219,7 @@ async fn the_agent_page_and_the_report_show_a_refused_interface() {
     let detail = agents::detail(
         &state.db,
         &state.gateway,
+        &state.vault,
         agent.clone(),
         &Access::everything(agent.organization_id.as_str()),
     )

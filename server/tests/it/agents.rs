@@ -9,6 +9,7 @@ use server::services::agents::{self, AgentServiceError};
 use server::store::access::Access;
 use server::store::agents::{self as agent_store, AgentSource};
 use server::store::{card_snapshots, organizations};
+use server::vault::Vault;
 
 use crate::support::{self, get, send, text};
 
@@ -83,7 +84,9 @@ async fn discovery_records_a_snapshot_and_reachability_on_every_backend() {
             test_db.name
         );
 
-        agents::discover(&db, &gateway(true), &agent).await.unwrap();
+        agents::discover(&db, &gateway(true), &Vault::default(), &agent)
+            .await
+            .unwrap();
         let agent = agent_store::find_by_url(&db, &org, &url).await.unwrap();
         assert_eq!(
             agent.display_name.as_deref(),
@@ -151,7 +154,9 @@ async fn a_legacy_agent_is_called_over_0_3() {
     let agent = agent_store::register(&db, &org, &format!("{origin}/legacy"), AgentSource::Managed)
         .await
         .unwrap();
-    agents::discover(&db, &gateway(true), &agent).await.unwrap();
+    agents::discover(&db, &gateway(true), &Vault::default(), &agent)
+        .await
+        .unwrap();
     let endpoint = agents::endpoint(&db, &agent).await.unwrap();
     assert_eq!(endpoint.version, ProtocolVersion::V0_3);
     db.close().await;
@@ -172,7 +177,9 @@ async fn a_failed_discovery_is_recorded_on_the_agent() {
     let agent = agent_store::register(&db, &org, &url, AgentSource::Managed)
         .await
         .unwrap();
-    agents::discover(&db, &gateway(true), &agent).await.unwrap_err();
+    agents::discover(&db, &gateway(true), &Vault::default(), &agent)
+        .await
+        .unwrap_err();
     let agent = agent_store::find_by_url(&db, &org, &url).await.unwrap();
     assert!(agent.last_discovery_at.is_some());
     assert!(agent.last_healthy_at.is_none());

@@ -14,6 +14,7 @@ mod cli;
 mod client;
 mod commit_queue;
 mod committed;
+mod credentials;
 mod demo_agent;
 mod extensions;
 mod fn_idempotency;

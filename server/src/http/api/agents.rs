@@ -93,7 +93,7 @@ pub async fn list(State(state): State<AppState>, principal: Principal) -> Result
     let agents = agent_store::list(&state.db, &principal.access).await?;
     let discoveries = agents
         .iter()
-        .map(|agent| agent_services::discover(&state.db, &state.gateway, agent));
+        .map(|agent| agent_services::discover(&state.db, &state.gateway, &state.vault, agent));
     let outcomes = futures::future::join_all(discoveries).await;
     let mut rows = Vec::with_capacity(agents.len());
     for (agent, outcome) in agents.iter().zip(outcomes) {
@@ -126,6 +126,11 @@ pub async fn register(
         AgentSource::Managed,
     )
     .await?;
+    // The card is fetched now, as the Add agent screen does, so what the agent requires
+    // (credentials, extensions) is known before the first send; a failure is recorded on it.
+    if let Err(error) = agent_services::discover(&state.db, &state.gateway, &state.vault, &agent).await {
+        tracing::info!(agent = %agent.id, %error, "registered agent is not reachable yet");
+    }
     let body = json!({"agent": {"id": agent.id, "cardUrl": agent.card_url, "source": agent.source}});
     Ok((StatusCode::CREATED, Json(body)).into_response())
 }
@@ -156,7 +161,7 @@ pub async fn detail(
 ) -> Result<Json<Value>, ApiError> {
     principal.require(Permission::Read)?;
     let agent = find(&state, &principal, &agent_id).await?;
-    let preview = agent_services::discover(&state.db, &state.gateway, &agent)
+    let preview = agent_services::discover(&state.db, &state.gateway, &state.vault, &agent)
         .await
         .map_err(service_error)?;
     let mut report = preview.report;

@@ -4,10 +4,10 @@
 //! any handler runs. Server functions have their own table (`crate::http::guard::server_fns`).
 
 use axum::Router;
-use axum::routing::{delete, get, post};
+use axum::routing::{delete, get, post, put};
 
 use super::principal::Permission;
-use super::{admin, agents, artifacts, auth, commands, decisions, stream, tasks};
+use super::{admin, agents, artifacts, auth, commands, credentials, decisions, stream, tasks};
 use crate::http::live;
 use crate::state::AppState;
 
@@ -57,6 +57,9 @@ api_routes! {
     post "/api/agents/preview" => agents::preview, Needs(Administer);
     get "/api/agents/{agent_id}" => agents::detail, Needs(Read);
     delete "/api/agents/{agent_id}" => agents::remove, Needs(Administer);
+    get "/api/agents/{agent_id}/credential" => credentials::get, Needs(Administer);
+    put "/api/agents/{agent_id}/credential" => credentials::put, Needs(Administer);
+    delete "/api/agents/{agent_id}/credential" => credentials::revoke, Needs(Administer);
     post "/api/agents/{agent_id}/commands" => commands::create, Needs(Operate);
     post "/api/agents/{agent_id}/messages" => commands::message, Needs(Operate);
     post "/api/agents/{agent_id}/tasks/{task_id}/cancel" => commands::cancel, Needs(Operate);

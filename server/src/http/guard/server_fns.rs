@@ -47,6 +47,7 @@ pub const SERVER_FNS: &[ServerFnRule] = {
     use app::api::access::*;
     use app::api::agents::*;
     use app::api::approvals::*;
+    use app::api::credentials::*;
     use app::api::extensions::*;
     use app::api::identity::*;
     use app::api::tasks::*;
@@ -63,6 +64,9 @@ pub const SERVER_FNS: &[ServerFnRule] = {
         RegisterAgent => Administer,
         RemoveAgent => Administer,
         SetInterfacePin => Administer,
+        GetAgentCredential => Administer,
+        StoreAgentCredential => Administer,
+        RevokeAgentCredential => Administer,
         ListTasks => Read,
         GetTask => Read,
         ListConversations => Read,

@@ -34,6 +34,8 @@ struct Target {
     card: Value,
     negotiated: Vec<String>,
     endpoint: Endpoint,
+    /// The gateway with the agent's credential, resolved for this dispatch.
+    gateway: crate::gateway::Gateway,
 }
 
 /// One dispatch of a claimed outbox row, from the checks to the follow of its send stream.
@@ -71,7 +73,7 @@ pub(super) async fn handle(
     }
     publish_command(deps, &command);
 
-    let (result, user_message) = send(deps, &command, &body, &target, context_id, slot).await;
+    let (result, user_message) = send(&command, &body, &target, context_id, slot).await;
     let (answer, rest) = match result {
         Ok(answered) => answered,
         Err(error) => {
@@ -139,7 +141,7 @@ async fn discover_target(
     };
     // The card fetched now decides which sideband URIs are negotiated (reference §2.1).
     let discovered = tokio::select! {
-        discovered = agent_services::discover(&deps.db, &deps.gateway, &agent) => discovered,
+        discovered = agent_services::discover(&deps.db, &deps.gateway, &deps.vault, &agent) => discovered,
         () = heartbeat.lost.cancelled() => {
             tracing::info!(command = %command.id, "{LEASE_LOST}");
             return Ok(None);
@@ -147,6 +149,11 @@ async fn discover_target(
     };
     let card = match discovered {
         Ok(preview) => preview.raw,
+        // A credential that does not fit the card will not fit on a retry either.
+        Err(agent_services::AgentServiceError::Gateway(GatewayError::Credential(failure))) => {
+            settle(deps, command, from, lease, Settled::Failed(failure.to_string())).await?;
+            return Ok(None);
+        }
         Err(error) => {
             let attempts = command.attempts;
             let settled = if attempts >= MAX_ATTEMPTS {
@@ -162,11 +169,12 @@ async fn discover_target(
         }
     };
     let negotiated = negotiation::negotiated_sideband(&card, &deps.understood_sideband);
-    match agent_services::endpoint(&deps.db, &agent).await {
-        Ok(endpoint) => Ok(Some(Target {
+    match agent_services::connect(&deps.db, &deps.gateway, &deps.vault, &agent).await {
+        Ok((endpoint, gateway)) => Ok(Some(Target {
             card,
             negotiated,
             endpoint,
+            gateway,
         })),
         Err(error) => {
             settle(deps, command, from, lease, Settled::Failed(error.to_string())).await?;
@@ -179,7 +187,6 @@ async fn discover_target(
 /// slot) or a `SendMessage`. The header carries the negotiated sideband URIs only (reference
 /// §2.2). Returns the answer with the open rest of a send stream, and the message sent.
 async fn send(
-    deps: &WorkerDeps,
     command: &task_command::Model,
     body: &CommandBody,
     target: &Target,
@@ -194,14 +201,14 @@ async fn send(
                 &command.tenant,
                 endpoint.version,
             );
-            let answer = deps.gateway.cancel_task(endpoint, params, extensions).await;
+            let answer = target.gateway.cancel_task(endpoint, params, extensions).await;
             (answer.map(|answer| (answer, None)), None)
         }
         CommandAction::Send => {
             let message = user_message(command, body, context_id, extensions);
             let params = send_params(&message, body, endpoint, command.skill_id.as_deref());
             let answer = if let Some(slot) = slot {
-                let opened = deps
+                let opened = target
                     .gateway
                     .send_streaming_message(endpoint, params, extensions)
                     .await;
@@ -209,7 +216,7 @@ async fn send(
                     .await
                     .map(|(answer, rest)| (answer, Some((rest, slot))))
             } else {
-                let answer = deps.gateway.send_message(endpoint, params, extensions).await;
+                let answer = target.gateway.send_message(endpoint, params, extensions).await;
                 answer.map(|answer| (answer, None))
             };
             (answer, Some(message))

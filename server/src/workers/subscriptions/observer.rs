@@ -62,7 +62,7 @@ impl Observer<'_> {
             self.target.endpoint.version,
         );
         let events = match self
-            .deps
+            .target
             .gateway
             .subscribe_to_task(&self.target.endpoint, params, &self.target.negotiated)
             .await
@@ -201,7 +201,7 @@ impl Observer<'_> {
             self.target.endpoint.version,
         );
         let answer = self
-            .deps
+            .target
             .gateway
             .get_task(&self.target.endpoint, params, &self.target.negotiated)
             .await

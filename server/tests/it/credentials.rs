@@ -1,0 +1,486 @@
+//! Agent credentials (`shared/spec/security-and-durability.md` §2, issue #30) against the real
+//! demo agent's protected variants over HTTP: each refuses a call without its credential and
+//! accepts it with one; rotation and revocation apply to the next call; copied ciphertexts,
+//! missing keys and bindings that do not cover the card fail closed; OAuth tokens come from the
+//! agent's real token endpoint and are fetched again after a 401; echoed secrets are redacted
+//! before they are stored. The store part runs on SQLite and PostgreSQL.
+
+use axum::http::StatusCode;
+use sea_orm::{ActiveModelTrait, ActiveValue::Set, EntityTrait};
+use serde_json::{Value, json};
+use server::db::entity::agent_credential;
+use server::demo_agent::locked::{API_KEY, BEARER_TOKEN, OAUTH_CLIENT_SECRET};
+use server::state::AppState;
+use server::store::{agents as agent_store, audit, credentials as credential_store, organizations};
+use server::vault::{Binding, KeyRing, Vault};
+
+use crate::client::{Reply, call, get, post};
+use crate::support::{self, TestDb};
+
+const K1: &str = "1111111111111111111111111111111111111111111111111111111111111111";
+const K2: &str = "2222222222222222222222222222222222222222222222222222222222222222";
+
+fn keys(pairs: &[(&str, &str)]) -> String {
+    serde_json::to_string(
+        &pairs
+            .iter()
+            .map(|(k, v)| (*k, *v))
+            .collect::<std::collections::BTreeMap<_, _>>(),
+    )
+    .unwrap()
+}
+
+/// A development-mode console that may reach loopback agents, with the vault keys `k1`.
+async fn app() -> (AppState, TestDb) {
+    let ring = keys(&[("k1", K1)]);
+    support::app_with(&[
+        ("A2A_ALLOW_PRIVATE_NETWORKS", "true"),
+        ("A2A_VAULT_KEYS", &ring),
+        ("A2A_VAULT_ACTIVE_KEY", "k1"),
+    ])
+    .await
+}
+
+async fn register(state: &AppState, origin: &str, variant: &str) -> String {
+    let reply = post(
+        state,
+        "/api/agents",
+        json!({"cardUrl": format!("{origin}/{variant}/card.json")}),
+        &[],
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.body);
+    reply.json()["agent"]["id"].as_str().unwrap().to_owned()
+}
+
+async fn put_binding(state: &AppState, agent: &str, binding: &Value) -> Reply {
+    call(
+        state,
+        "PUT",
+        &format!("/api/agents/{agent}/credential"),
+        binding.to_string(),
+        &[("content-type", "application/json")],
+    )
+    .await
+}
+
+/// Sends `text` and waits for the outcome (`returnImmediately: false`).
+async fn send(state: &AppState, agent: &str, text: &str) -> Reply {
+    post(
+        state,
+        &format!("/api/agents/{agent}/messages"),
+        json!({"text": text, "messageId": uuid::Uuid::new_v4().to_string(), "config": {"returnImmediately": false}}),
+        &[],
+    )
+    .await
+}
+
+fn completed_text(reply: &Reply) -> String {
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
+    let task = &reply.json()["result"]["task"];
+    assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "{task}");
+    task["status"]["message"]["parts"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// A plain HTTP client for talking to the demo agent directly (rustls with ring, as the server).
+fn http() -> reqwest::Client {
+    let tls = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_root_certificates(rustls::RootCertStore::empty())
+    .with_no_client_auth();
+    reqwest::Client::builder()
+        .tls_backend_preconfigured(tls)
+        .build()
+        .unwrap()
+}
+
+fn bearer(origin: &str, token: &str) -> Value {
+    json!({"origins": [origin], "credential": {"type": "bearer", "token": token}})
+}
+
+#[tokio::test]
+async fn each_kind_is_refused_without_its_credential_and_accepted_with_it_section_2_1() {
+    let origin = support::demo().await;
+    let (state, _db) = app().await;
+    let (_tracker, stop) = support::start_workers(&state);
+    let oauth = json!({"type": "oauthClient", "issuer": origin, "tokenEndpoint": format!("{origin}/oauth/token"),
+                       "clientId": "taskbay-demo", "clientSecret": OAUTH_CLIENT_SECRET, "scope": "a2a"});
+    let cases = [
+        (
+            "apikey",
+            json!({"type": "apiKey", "name": "X-API-Key", "value": API_KEY}),
+            API_KEY,
+        ),
+        (
+            "bearer",
+            json!({"type": "bearer", "token": BEARER_TOKEN}),
+            BEARER_TOKEN,
+        ),
+        ("oauth", oauth, OAUTH_CLIENT_SECRET),
+    ];
+    let http = http();
+    for (variant, credential, secret) in cases {
+        // The agent itself refuses an anonymous call.
+        let anonymous = http
+            .post(format!("{origin}/{variant}/a2a"))
+            .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "x"}}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(anonymous.status(), StatusCode::UNAUTHORIZED, "{variant}");
+        let agent = register(&state, &origin, variant).await;
+        let before = get(&state, &format!("/api/agents/{agent}/credential"))
+            .await
+            .json();
+        assert_eq!(
+            (before["state"].as_str(), before["required"].as_bool()),
+            (Some("needed"), Some(true)),
+            "{before}"
+        );
+        assert_eq!(before["neededOrigins"], json!([origin]));
+        // Fail closed: the send is refused before anything goes out.
+        send(&state, &agent, "hello").await.assert_error(
+            StatusCode::CONFLICT,
+            "This agent requires credentials. An admin can add them on the agent's page.",
+        );
+        let stored = put_binding(
+            &state,
+            &agent,
+            &json!({"origins": [origin], "credential": credential}),
+        )
+        .await;
+        assert_eq!(stored.status, StatusCode::OK, "{}", stored.body);
+        assert_eq!(stored.json()["state"], "stored");
+        assert_eq!(stored.json()["stored"]["keyId"], "k1");
+        assert!(!stored.body.contains(secret), "a stored value is never sent back");
+        let answer = completed_text(&send(&state, &agent, "hello").await);
+        assert!(answer.starts_with("Credential accepted"), "{variant}: {answer}");
+    }
+    stop.cancel();
+}
+
+#[tokio::test]
+async fn rotation_applies_to_the_next_call_and_revocation_stops_it_section_2_2() {
+    let origin = support::demo().await;
+    let (state, _db) = app().await;
+    let (_tracker, stop) = support::start_workers(&state);
+    let agent = register(&state, &origin, "bearer").await;
+    assert_eq!(
+        put_binding(&state, &agent, &bearer(&origin, "wrong-token-1"))
+            .await
+            .status,
+        StatusCode::OK
+    );
+    let refused = send(&state, &agent, "hello").await;
+    assert_eq!(refused.status, StatusCode::CONFLICT, "{}", refused.body);
+    assert!(!refused.body.contains("wrong-token-1"), "{}", refused.body);
+    let rotated = put_binding(&state, &agent, &bearer(&origin, BEARER_TOKEN)).await;
+    assert_eq!(rotated.json()["stored"]["revision"], 2);
+    completed_text(&send(&state, &agent, "hello").await);
+    let revoked = call(
+        &state,
+        "DELETE",
+        &format!("/api/agents/{agent}/credential"),
+        "",
+        &[],
+    )
+    .await;
+    assert_eq!(revoked.status, StatusCode::OK, "{}", revoked.body);
+    assert_eq!(revoked.json()["state"], "revoked");
+    send(&state, &agent, "hello")
+        .await
+        .assert_error(StatusCode::CONFLICT, "Agent credentials are disabled.");
+    let org = organizations::local(&state.db).await.unwrap();
+    let facts: Vec<String> = audit::of_organization(&state.db.read, &org.id)
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|f| f.action.starts_with("credential."))
+        .map(|f| f.action)
+        .collect();
+    assert_eq!(
+        facts,
+        ["credential.rotated", "credential.rotated", "credential.revoked"]
+    );
+    stop.cancel();
+}
+
+#[tokio::test]
+async fn copied_ciphertexts_and_missing_keys_fail_closed_section_2_2() {
+    let origin = support::demo().await;
+    let (state, test_db) = app().await;
+    let (tracker, stop) = support::start_workers(&state);
+    let a = register(&state, &origin, "bearer").await;
+    let b = register(&state, &origin, "apikey").await;
+    put_binding(&state, &a, &bearer(&origin, BEARER_TOKEN)).await;
+    let api =
+        json!({"origins": [origin], "credential": {"type": "apiKey", "name": "X-API-Key", "value": API_KEY}});
+    put_binding(&state, &b, &api).await;
+    let org = organizations::local(&state.db).await.unwrap();
+    let row_a = credential_store::find(&state.db.read, &org.id, &a)
+        .await
+        .unwrap()
+        .unwrap();
+    let row_b = credential_store::find(&state.db.read, &org.id, &b)
+        .await
+        .unwrap()
+        .unwrap();
+    // B's row now holds A's ciphertext: the payload names A, so it does not open for B.
+    let mut copied: agent_credential::ActiveModel = row_b.into();
+    copied.ciphertext = Set(row_a.ciphertext.clone());
+    copied.update(&state.db.write).await.unwrap();
+    let view = get(&state, &format!("/api/agents/{b}/credential")).await.json();
+    assert_eq!(view["state"], "unavailable");
+    send(&state, &b, "hello")
+        .await
+        .assert_error(StatusCode::CONFLICT, "Credential vault unavailable.");
+    stop.cancel();
+    tracker.close();
+    tracker.wait().await;
+    // The same database under a ring without k1: nothing opens, nothing goes out anonymously.
+    let ring = keys(&[("k2", K2)]);
+    let mut config = test_db.config.clone();
+    config.vault_keys = KeyRing::from_vars(Some(&ring), Some("k2")).unwrap();
+    let other = AppState::new(support::leptos_options(), config, state.db.clone()).unwrap();
+    let (_tracker, stop) = support::start_workers(&other);
+    assert_eq!(
+        get(&other, &format!("/api/agents/{a}/credential")).await.json()["state"],
+        "unavailable"
+    );
+    send(&other, &a, "hello")
+        .await
+        .assert_error(StatusCode::CONFLICT, "Credential vault unavailable.");
+    stop.cancel();
+}
+
+#[tokio::test]
+async fn a_binding_must_cover_the_card_and_every_interface_origin_section_2_1() {
+    let origin = support::demo().await;
+    let (state, _db) = app().await;
+    let (_tracker, stop) = support::start_workers(&state);
+    let agent = register(&state, &origin, "bearer").await;
+    put_binding(&state, &agent, &bearer("https://elsewhere.example", BEARER_TOKEN)).await;
+    send(&state, &agent, "hello").await.assert_error(
+        StatusCode::CONFLICT,
+        "Agent credential destination is not permitted.",
+    );
+    let detail = get(&state, &format!("/api/agents/{agent}")).await;
+    assert!(
+        detail
+            .body
+            .contains("Agent credential destination is not permitted."),
+        "{}",
+        detail.body
+    );
+    stop.cancel();
+}
+
+#[tokio::test]
+async fn oauth_tokens_come_from_the_allowed_endpoint_and_are_fetched_again_after_a_401() {
+    let origin = support::demo().await;
+    let elsewhere = support::demo().await;
+    let (state, _db) = app().await;
+    let (_tracker, stop) = support::start_workers(&state);
+    let agent = register(&state, &origin, "oauth").await;
+    let oauth = |endpoint: &str| {
+        json!({"origins": [origin, elsewhere], "credential": {"type": "oauthClient", "issuer": origin,
+               "tokenEndpoint": format!("{endpoint}/oauth/token"), "clientId": "taskbay-demo",
+               "clientSecret": OAUTH_CLIENT_SECRET}})
+    };
+    let stats = || async {
+        http()
+            .get(format!("{origin}/oauth/stats"))
+            .send()
+            .await
+            .unwrap()
+            .json::<Value>()
+            .await
+            .unwrap()["issued"]
+            .as_u64()
+            .unwrap()
+    };
+    put_binding(&state, &agent, &oauth(&origin)).await;
+    completed_text(&send(&state, &agent, "one").await);
+    completed_text(&send(&state, &agent, "two").await);
+    assert_eq!(
+        stats().await,
+        1,
+        "the token is cached until shortly before it expires"
+    );
+    // The agent forgets its tokens: the cached one is refused, a new one is fetched once.
+    http()
+        .post(format!("{origin}/oauth/revoke"))
+        .send()
+        .await
+        .unwrap();
+    completed_text(&send(&state, &agent, "three").await);
+    assert_eq!(stats().await, 2);
+    stop.cancel();
+    // With an allowlist, the token endpoint's origin must be in it (here: only the agent's).
+    let ring = keys(&[("k1", K1)]);
+    let (strict, _db2) = support::app_with(&[
+        ("A2A_ALLOW_PRIVATE_NETWORKS", "true"),
+        ("A2A_ALLOWED_AGENT_ORIGINS", &origin),
+        ("A2A_VAULT_KEYS", &ring),
+        ("A2A_VAULT_ACTIVE_KEY", "k1"),
+    ])
+    .await;
+    let (_tracker, stop) = support::start_workers(&strict);
+    let agent = register(&strict, &origin, "oauth").await;
+    put_binding(&strict, &agent, &oauth(&elsewhere)).await;
+    send(&strict, &agent, "hello").await.assert_error(
+        StatusCode::CONFLICT,
+        "The OAuth token endpoint is not in the configured origin allowlist.",
+    );
+    stop.cancel();
+}
+
+#[tokio::test]
+async fn echoed_secrets_are_redacted_before_they_are_stored_section_2_3_step_9() {
+    use base64::Engine as _;
+    let origin = support::demo().await;
+    let (state, _db) = app().await;
+    let (_tracker, stop) = support::start_workers(&state);
+    let agent = register(&state, &origin, "apikey").await;
+    let api =
+        json!({"origins": [origin], "credential": {"type": "apiKey", "name": "X-API-Key", "value": API_KEY}});
+    put_binding(&state, &agent, &api).await;
+    let answer = send(&state, &agent, "leak it").await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+    let local = answer.json()["localId"].as_str().unwrap().to_owned();
+    let task = get(&state, &format!("/api/tasks/{local}")).await;
+    let b64 = base64::engine::general_purpose::STANDARD.encode(API_KEY);
+    for shown in [&answer.body, &task.body] {
+        assert!(!shown.contains(API_KEY) && !shown.contains(&b64), "{shown}");
+        assert!(shown.contains("[redacted]"), "{shown}");
+    }
+    // The file's bytes were patched before they were archived.
+    let task = task.json();
+    let digest = task.to_string();
+    let start = digest.find("/api/artifacts/").expect("the file is archived");
+    let path: String = digest[start..]
+        .chars()
+        .take_while(|c| *c != '"' && *c != '?')
+        .collect();
+    let file = get(&state, &path).await;
+    assert_eq!(file.status, StatusCode::OK);
+    assert_eq!(file.body, "credential dump\nsecret=[redacted]\n");
+    stop.cancel();
+}
+
+#[tokio::test]
+async fn bindings_are_strict_and_admins_only_see_what_is_stored() {
+    let origin = support::demo().await;
+    let (state, _db) = app().await;
+    let agent = register(&state, &origin, "bearer").await;
+    for (binding, message) in [
+        (
+            json!({"origins": [origin], "credential": {"type": "bearer", "token": "short"}}),
+            "credential.token: 8 to 100000 characters.",
+        ),
+        (
+            json!({"origins": [origin], "credential": {"type": "bearer", "token": "long-enough"}, "extra": 1}),
+            "The binding is not valid JSON of the expected shape (an unknown field).",
+        ),
+        (
+            json!({"origins": ["http://agent.example"], "credential": {"type": "bearer", "token": "long-enough"}}),
+            "origins: each entry must be an exact https origin (http only for localhost), lower-case, with no path, query, fragment or credentials.",
+        ),
+    ] {
+        put_binding(&state, &agent, &binding)
+            .await
+            .assert_error(StatusCode::BAD_REQUEST, message);
+    }
+    let missing = call(
+        &state,
+        "DELETE",
+        &format!("/api/agents/{agent}/credential"),
+        "",
+        &[],
+    )
+    .await;
+    missing.assert_error(StatusCode::NOT_FOUND, "No credential is stored for this agent.");
+    // Without vault keys nothing can be stored.
+    let (plain, _db2) = support::app_with(&[("A2A_ALLOW_PRIVATE_NETWORKS", "true")]).await;
+    let agent = register(&plain, &origin, "bearer").await;
+    put_binding(&plain, &agent, &bearer(&origin, BEARER_TOKEN))
+        .await
+        .assert_error(StatusCode::CONFLICT, "Credential vault unavailable.");
+    assert_eq!(
+        get(&plain, &format!("/api/agents/{agent}/credential"))
+            .await
+            .json()["vaultConfigured"],
+        false
+    );
+}
+
+#[tokio::test]
+async fn the_credential_store_keeps_one_audited_row_per_agent_on_both_backends() {
+    for backend in support::backends().await {
+        let db = backend.migrated().await;
+        let (org_id, agent_id) = support::local_agent(&db).await;
+        let agent = agent_store::by_id(&db.read, &agent_id).await.unwrap().unwrap();
+        let ring = keys(&[("k1", K1), ("k2", K2)]);
+        let old = Vault::new(KeyRing::from_vars(Some(&ring), Some("k1")).unwrap());
+        let new = Vault::new(KeyRing::from_vars(Some(&ring), Some("k2")).unwrap());
+        let binding = Binding::parse(
+            bearer("https://agent.example", "token-123456")
+                .to_string()
+                .as_bytes(),
+        )
+        .unwrap();
+        let actor = audit::Actor::System;
+        let sealed = old.seal(&org_id, &agent.id, &binding).unwrap();
+        let row = credential_store::store(&db, &org_id, &agent.id, binding.credential.kind(), sealed, &actor)
+            .await
+            .unwrap();
+        assert_eq!((row.revision, row.key_id.as_str(), row.enabled), (1, "k1", true));
+        assert!(!row.ciphertext.contains("token-123456"), "{}", backend.name);
+        let moved = credential_store::reencrypt(&db, &org_id, &agent.id, &actor, |row| {
+            let binding = new.open(&org_id, &agent.id, &row.key_id, &row.ciphertext).ok()?;
+            new.seal(&org_id, &agent.id, &binding).ok()
+        })
+        .await
+        .unwrap();
+        assert_eq!((moved.revision, moved.key_id.as_str()), (2, "k2"));
+        let revoked = credential_store::revoke(&db, &org_id, &agent.id, &actor)
+            .await
+            .unwrap();
+        assert!(!revoked.enabled);
+        let again = credential_store::reencrypt(&db, &org_id, &agent.id, &actor, |_| None).await;
+        assert!(again.is_err(), "a revoked binding is not re-encrypted");
+        assert_eq!(
+            agent_credential::Entity::find()
+                .all(&db.read)
+                .await
+                .unwrap()
+                .len(),
+            1
+        );
+        let facts: Vec<String> = audit::of_organization(&db.read, &org_id)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|f| f.action)
+            .filter(|a| a.starts_with("credential."))
+            .collect();
+        assert_eq!(
+            facts,
+            [
+                "credential.rotated",
+                "credential.reencrypted",
+                "credential.revoked"
+            ],
+            "{}",
+            backend.name
+        );
+        db.close().await;
+        backend.cleanup().await;
+    }
+}
