@@ -161,6 +161,37 @@ crate::stored_words! {
 }
 
 crate::stored_words! {
+    /// What the signatures of an Agent Card prove (`agent_card_snapshots.signature_status`;
+    /// `shared/spec/security-and-durability.md` §2.4).
+    pub enum CardTrust {
+        /// No signatures: allowed unless `A2A_REQUIRE_SIGNED_CARDS=true`.
+        Unsigned = "unsigned",
+        /// A signature verifies with a key pinned for the card's origin.
+        Verified = "verified",
+        /// Signed, but no pinned key matches: shown, never called.
+        Untrusted = "untrusted",
+        /// Signed, a pinned key matches, and the signature does not verify: shown, never called.
+        Invalid = "invalid",
+    }
+}
+
+impl CardTrust {
+    /// What the state means, for the agent page and the compliance report.
+    pub fn describe(self) -> &'static str {
+        match self {
+            CardTrust::Unsigned => "Unsigned card.",
+            CardTrust::Verified => "Signature verified with a pinned key.",
+            CardTrust::Untrusted => {
+                "Signed, but no trusted key is pinned for its origin: the console will not call it."
+            }
+            CardTrust::Invalid => {
+                "The signature does not verify with the pinned key: the console will not call it."
+            }
+        }
+    }
+}
+
+crate::stored_words! {
     /// The kind of an agent's stored credential (`agent_credentials.kind`;
     /// `shared/spec/security-and-durability.md` §2.1).
     pub enum CredentialKind {

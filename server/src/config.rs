@@ -88,6 +88,10 @@ pub struct OutboundConfig {
     pub allow_private_networks: bool,
     /// Exact origins (`scheme://host[:port]`); empty means no allowlist.
     pub allowed_origins: Vec<String>,
+    /// `A2A_TRUSTED_CARD_KEYS`: the keys Agent Card signatures are verified with.
+    pub trusted_card_keys: Vec<crate::gateway::card_trust::Pin>,
+    /// `A2A_REQUIRE_SIGNED_CARDS`: refuse agents whose card is unsigned.
+    pub require_signed_cards: bool,
 }
 
 /// The whole product configuration.
@@ -175,6 +179,12 @@ impl Config {
                 get("A2A_ALLOW_PRIVATE_NETWORKS"),
             )?,
             allowed_origins: parse_origins(get("A2A_ALLOWED_AGENT_ORIGINS"))?,
+            trusted_card_keys: get("A2A_TRUSTED_CARD_KEYS")
+                .map(|json| crate::gateway::card_trust::parse_pins(&json))
+                .transpose()
+                .map_err(|message| ConfigError::new("A2A_TRUSTED_CARD_KEYS", message))?
+                .unwrap_or_default(),
+            require_signed_cards: parse_bool("A2A_REQUIRE_SIGNED_CARDS", get("A2A_REQUIRE_SIGNED_CARDS"))?,
         };
         let auth_origin = get("A2A_AUTH_ORIGIN")
             .map(|value| {

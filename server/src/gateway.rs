@@ -17,6 +17,7 @@
 //! - [`error`]: the one error type, [`GatewayError`].
 
 pub mod calls;
+pub mod card_trust;
 pub mod client;
 mod credential;
 pub mod discovery;

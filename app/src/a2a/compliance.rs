@@ -71,6 +71,29 @@ impl ComplianceReport {
         self.score = self.score.saturating_sub(ERROR_PENALTY);
     }
 
+    /// Records what the card's signatures prove (`shared/spec/security-and-durability.md` §2.4):
+    /// an error when the console will not call the agent because of it, a note otherwise.
+    pub fn record_trust(&mut self, trust: crate::words::CardTrust, signatures_required: bool) {
+        use crate::words::CardTrust;
+        let (severity, message) = match trust {
+            CardTrust::Verified => (Severity::Info, trust.describe().to_owned()),
+            CardTrust::Unsigned if signatures_required => (
+                Severity::Error,
+                "Unsigned card: this deployment requires signed cards (A2A_REQUIRE_SIGNED_CARDS), so the console will not call it.".to_owned(),
+            ),
+            CardTrust::Unsigned => return,
+            CardTrust::Untrusted | CardTrust::Invalid => (Severity::Error, trust.describe().to_owned()),
+        };
+        if severity == Severity::Error {
+            self.score = self.score.saturating_sub(ERROR_PENALTY);
+        }
+        self.issues.push(ComplianceIssue {
+            severity,
+            path: "signatures".into(),
+            message,
+        });
+    }
+
     /// The findings of the interface-origin rule, in order.
     pub fn refused_interfaces(&self) -> impl Iterator<Item = &ComplianceIssue> {
         self.issues

@@ -81,6 +81,13 @@ pub struct AgentDetail {
     /// Whether the console can call it as far as credentials go.
     #[serde(default)]
     pub credential: crate::api::credentials::CredentialState,
+    /// What the card's signatures prove (`unsigned` when no card was fetched).
+    #[serde(default = "unsigned")]
+    pub trust: crate::words::CardTrust,
+}
+
+fn unsigned() -> crate::words::CardTrust {
+    crate::words::CardTrust::Unsigned
 }
 
 /// What the chat needs of an agent's card: its name and the modes it declares, not the whole

@@ -5,10 +5,12 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 
 mod connection;
+mod credential;
 
 use crate::a2a::{AgentCard, SecurityScheme};
 use crate::api::agents::{AgentDetail, get_agent};
 use connection::ConnectionSetup;
+use credential::CredentialPanel;
 
 /// Reads the agent id from the route and shows its card.
 #[component]
@@ -75,6 +77,7 @@ fn AgentView(detail: AgentDetail) -> impl IntoView {
                         </ul>
                     })}
                     <ConnectionSetup agent_id=detail.id.clone() interfaces pin=detail.pin.clone()/>
+                    <CredentialPanel agent_id=detail.id.clone() state=detail.credential/>
                     <CardSections card/>
                 }
                 .into_any()

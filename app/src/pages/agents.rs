@@ -149,6 +149,13 @@ fn AgentList(
 #[component]
 fn AgentRow(agent: AgentSummary, changes: Changes) -> impl IntoView {
     let reachable = agent.reachable();
+    // An agent that needs a credential it does not have is reachable but not usable.
+    let blocked = agent.credential.blocked_reason();
+    let status = match (reachable, agent.credential.badge()) {
+        (false, _) => "Discovery failed",
+        (true, Some(badge)) if blocked.is_some() => badge,
+        _ => "Reachable",
+    };
     let meta = match &agent.error {
         None => {
             let mut parts = vec![format!("v{}", agent.card_version.as_deref().unwrap_or("?"))];
@@ -173,8 +180,8 @@ fn AgentRow(agent: AgentSummary, changes: Changes) -> impl IntoView {
         }
     });
     view! {
-        <li class="agent-row" data-reachable=reachable.to_string()>
-            <span class="status-dot" class:ok=reachable aria-hidden="true"></span>
+        <li class="agent-row" data-reachable=reachable.to_string() data-credential=format!("{:?}", agent.credential)>
+            <span class="status-dot" class:ok=reachable && blocked.is_none() class:warning=blocked.is_some() aria-hidden="true"></span>
             <div class="agent-main">
                 <p class="agent-name">
                     <a href=format!("/agents/{}", agent.id)>
@@ -184,7 +191,7 @@ fn AgentRow(agent: AgentSummary, changes: Changes) -> impl IntoView {
                 <p class="agent-meta" class:error=!reachable>{meta}</p>
                 <p class="agent-url">{agent.card_url.clone()}</p>
             </div>
-            <span class="status-label">{if reachable { "Reachable" } else { "Discovery failed" }}</span>
+            <span class="status-label" title=blocked>{status}</span>
             {remove}
         </li>
     }

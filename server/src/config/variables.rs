@@ -65,6 +65,14 @@ pub const VARIABLES: &[(&str, &str)] = &[
         "PEM file of CA certificates trusted beside the public roots when talking to the identity provider",
     ),
     (
+        "A2A_TRUSTED_CARD_KEYS",
+        "JSON array of {origin, kid, jwk, expiresAt}: public keys Agent Card signatures are verified with",
+    ),
+    (
+        "A2A_REQUIRE_SIGNED_CARDS",
+        "true: agents whose card is unsigned are shown but never called (default false)",
+    ),
+    (
         "A2A_VAULT_KEYS",
         "JSON object of credential vault key ids to 64 hex characters (32-byte keys); back it up apart from the database",
     ),

@@ -4,6 +4,7 @@
 use serde_json::{Value, json};
 
 use super::variant::Variant;
+use crate::gateway::card_trust::{ed25519_public_jwk, sign_ed25519};
 
 /// The card of `variant` as served from `origin` (`http://host:port`, no trailing slash).
 pub fn card(variant: Variant, origin: &str) -> Value {
@@ -34,7 +35,26 @@ pub fn card(variant: Variant, origin: &str) -> Value {
         card["securitySchemes"] = schemes;
         card["securityRequirements"] = requirements;
     }
+    match variant {
+        Variant::Signed => sign_ed25519(&mut card, &CARD_KEY_SEED, CARD_KEY_ID),
+        Variant::Forged => {
+            sign_ed25519(&mut card, &CARD_KEY_SEED, CARD_KEY_ID);
+            card["description"] = "Changed after signing.".into();
+        }
+        _ => {}
+    }
     card
+}
+
+/// The seed of the demo agent's card signing key (Ed25519). It is public on purpose: the demo
+/// agent shows how signed cards are verified, not how keys are kept.
+pub const CARD_KEY_SEED: [u8; 32] = *b"agent-taskbay demo card key 0001";
+/// The key id its signatures name.
+pub const CARD_KEY_ID: &str = "demo-card-key";
+
+/// The trust pin for the demo agent served at `origin`: paste it into `A2A_TRUSTED_CARD_KEYS`.
+pub fn card_key_pins(origin: &str) -> Value {
+    json!([{"origin": origin, "kid": CARD_KEY_ID, "jwk": ed25519_public_jwk(&CARD_KEY_SEED)}])
 }
 
 /// The 0.3 card: top-level `url`, `preferredTransport`, `protocolVersion: "0.3.0"`; JSON-RPC

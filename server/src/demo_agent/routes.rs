@@ -40,6 +40,7 @@ fn router_for(agent: Agent) -> Router {
         .with_state(tokens.clone());
     Router::new()
         .route("/", get(index))
+        .route("/card-keys.json", get(card_keys))
         .route("/{variant}/card.json", get(agent_card))
         .route("/{variant}/.well-known/agent-card.json", get(agent_card))
         .route("/{variant}/a2a", post(json_rpc))
@@ -135,6 +136,11 @@ async fn index(headers: HeaderMap) -> Response {
         .map(|(v, card)| json!({"name": v.name(), "card": card, "description": v.description()}))
         .collect();
     Json(json!({"name": "Agent Taskbay demo agent", "variants": variants})).into_response()
+}
+
+/// `GET /card-keys.json`: the `A2A_TRUSTED_CARD_KEYS` value that pins the signed variant's key.
+async fn card_keys(headers: HeaderMap) -> Response {
+    Json(card::card_key_pins(&origin(&headers))).into_response()
 }
 
 async fn agent_card(Path(name): Path<String>, headers: HeaderMap) -> Response {

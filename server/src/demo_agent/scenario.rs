@@ -39,5 +39,9 @@ pub(crate) fn plan(variant: Variant, incoming: &Incoming) -> Vec<Step> {
         | Variant::Rogue
         | Variant::Unknown
         | Variant::Legacy => fixtures::plan(variant, incoming),
+        Variant::Signed | Variant::Forged => vec![Step::Do(super::wire::Update::say(
+            app::a2a::TaskState::Completed,
+            format!("A signed agent received: \"{}\".", incoming.text.trim()),
+        ))],
     }
 }

@@ -12,7 +12,7 @@ use super::scenario::forms;
 /// Every variant name, in the order the CLI prints their card URLs.
 pub const VARIANTS: &[&str] = &[
     "showcase", "form", "approver", "a2ui", "plain", "invalid", "rogue", "unknown", "trace", "skills",
-    "slow", "files", "legacy", "flood", "apikey", "bearer", "oauth",
+    "slow", "files", "legacy", "flood", "apikey", "bearer", "oauth", "signed", "forged",
 ];
 
 /// One demo agent, served under `/<variant>/`.
@@ -52,11 +52,15 @@ pub enum Variant {
     Bearer,
     /// Requires an OAuth access token from its client-credentials token endpoint.
     OAuth,
+    /// Its card is signed with the demo card key (`GET /card-keys.json` has the pin).
+    Signed,
+    /// Its card carries a signature of the demo card key over other contents.
+    Forged,
 }
 
 impl Variant {
     /// Every variant, in [`VARIANTS`] order.
-    pub const ALL: [Variant; 17] = [
+    pub const ALL: [Variant; 19] = [
         Variant::Showcase,
         Variant::Form,
         Variant::Approver,
@@ -74,6 +78,8 @@ impl Variant {
         Variant::ApiKey,
         Variant::Bearer,
         Variant::OAuth,
+        Variant::Signed,
+        Variant::Forged,
     ];
 
     /// The path segment and display name of the variant.
@@ -96,6 +102,8 @@ impl Variant {
             Variant::ApiKey => "apikey",
             Variant::Bearer => "bearer",
             Variant::OAuth => "oauth",
+            Variant::Signed => "signed",
+            Variant::Forged => "forged",
         }
     }
 
@@ -131,7 +139,9 @@ impl Variant {
             | Variant::Flood
             | Variant::ApiKey
             | Variant::Bearer
-            | Variant::OAuth => {
+            | Variant::OAuth
+            | Variant::Signed
+            | Variant::Forged => {
                 format!("Demo agent ({})", self.name())
             }
             _ => format!("Form fixture ({})", self.name()),
@@ -180,6 +190,12 @@ impl Variant {
             Variant::OAuth => {
                 "Protected by OAuth client credentials (taskbay-demo / demo-client-secret-3a8f at /oauth/token)."
             }
+            Variant::Signed => {
+                "Its Agent Card is signed (EdDSA); pin the key from /card-keys.json in A2A_TRUSTED_CARD_KEYS."
+            }
+            Variant::Forged => {
+                "Its Agent Card's signature does not match its contents: never called once pinned."
+            }
         }
     }
 
@@ -220,7 +236,9 @@ impl Variant {
             | Variant::Flood
             | Variant::ApiKey
             | Variant::Bearer
-            | Variant::OAuth => Vec::new(),
+            | Variant::OAuth
+            | Variant::Signed
+            | Variant::Forged => Vec::new(),
         }
     }
 

@@ -39,6 +39,15 @@ pub struct Gateway {
     /// The agent credential attached by [`Gateway::with_binding`], for one operation.
     pub(super) credential: Option<Arc<Attached>>,
     pub(super) credential_cache: Arc<CredentialCache>,
+    /// Card trust pins and whether unsigned cards are refused (§2.4).
+    pub(super) trust: Arc<TrustPolicy>,
+}
+
+/// `A2A_TRUSTED_CARD_KEYS` and `A2A_REQUIRE_SIGNED_CARDS`.
+#[derive(Clone, Debug, Default)]
+pub struct TrustPolicy {
+    pub pins: Vec<super::card_trust::Pin>,
+    pub require_signed: bool,
 }
 
 impl Gateway {
@@ -53,6 +62,10 @@ impl Gateway {
             timeout: DEFAULT_TIMEOUT,
             credential: None,
             credential_cache: Arc::default(),
+            trust: Arc::new(TrustPolicy {
+                pins: config.trusted_card_keys.clone(),
+                require_signed: config.require_signed_cards,
+            }),
         })
     }
 
@@ -65,6 +78,33 @@ impl Gateway {
     pub fn with_timeout(mut self, timeout: Duration) -> Gateway {
         self.timeout = timeout.clamp(MIN_TIMEOUT, MAX_TIMEOUT);
         self
+    }
+
+    /// Refuses a card whose signatures do not satisfy the trust policy (§2.4): untrusted and
+    /// invalid cards are shown but never called, unsigned ones only when signatures are required.
+    pub fn check_trust(&self, trust: app::words::CardTrust) -> Result<(), GatewayError> {
+        use app::words::CardTrust;
+        match trust {
+            CardTrust::Verified => Ok(()),
+            CardTrust::Unsigned if !self.trust.require_signed => Ok(()),
+            _ => Err(GatewayError::CardTrust),
+        }
+    }
+
+    /// What `card`'s signatures prove for a card served from `card_url`, under the pins as
+    /// configured now (a stored card is verified again, so a new or expired pin applies).
+    pub fn card_trust(&self, card: &serde_json::Value, card_url: &Url) -> app::words::CardTrust {
+        super::card_trust::verify(
+            card,
+            &card_url.origin().ascii_serialization(),
+            &self.trust.pins,
+            chrono::Utc::now(),
+        )
+    }
+
+    /// Whether unsigned cards are refused (`A2A_REQUIRE_SIGNED_CARDS=true`).
+    pub fn requires_signed_cards(&self) -> bool {
+        self.trust.require_signed
     }
 
     /// `A2A_ALLOWED_AGENT_ORIGINS` as configured (empty: no allowlist).

@@ -32,6 +32,8 @@ pub struct DiscoveredCard {
     pub sha256: String,
     /// The exact bytes received.
     pub raw: Bytes,
+    /// What the card's signatures prove under `A2A_TRUSTED_CARD_KEYS` (§2.4).
+    pub trust: app::words::CardTrust,
 }
 
 /// The URLs tried for `url`, in order: a path ending in `.json` is fetched as is; otherwise
@@ -118,6 +120,7 @@ impl Gateway {
         let raw = self.read_capped(response, MAX_CARD_BYTES).await?;
         let mut card: Value = serde_json::from_slice(&raw)
             .map_err(|e| GatewayError::Decode(format!("Agent Card is not JSON ({e})")))?;
+        let trust = self.card_trust(&card, &url);
         // Fetched with a credential: a card that echoes it is stored without it (§2.3 step 9).
         self.redactor().value(&mut card);
         if !card.is_object() {
@@ -128,6 +131,7 @@ impl Gateway {
             url,
             sha256: hex::encode(Sha256::digest(&raw)),
             raw,
+            trust,
         })
     }
 }

@@ -73,6 +73,9 @@ pub enum GatewayError {
     /// (`shared/spec/security-and-durability.md` §2.2, §2.3).
     #[error(transparent)]
     Credential(#[from] CredentialFailure),
+    /// The card is untrusted or invalid, or unsigned while signatures are required (§2.4).
+    #[error("Agent Card trust policy rejected this connection.")]
+    CardTrust,
 }
 
 /// Why a credentialed call was not made (or its credential not obtained). Each message is fixed:

@@ -18,9 +18,6 @@ use crate::vault::Vault;
 
 use super::credentials;
 
-/// Signature status of every card until card signatures are verified (later issue).
-const UNSIGNED: &str = "unsigned";
-
 /// Errors of the agent services; each variant is something the caller shows or acts on.
 #[derive(Debug, thiserror::Error)]
 pub enum AgentServiceError {
@@ -54,6 +51,8 @@ pub struct CardPreview {
     pub report: ComplianceReport,
     /// Hex SHA-256 of the served bytes.
     pub digest: String,
+    /// What its signatures prove (§2.4).
+    pub trust: app::words::CardTrust,
 }
 
 /// Fetches and checks the card at `card_url` without storing anything (the "Add agent" preview).
@@ -64,6 +63,7 @@ pub async fn preview_card(gateway: &Gateway, card_url: &str) -> Result<CardPrevi
     // Discovery only returns JSON objects, and the card decoder accepts any object.
     let decoded = a2a::decode_card(&found.card).map_err(|e| AgentServiceError::Corrupt(e.to_string()))?;
     let mut report = a2a::check_card(&found.card);
+    report.record_trust(found.trust, gateway.requires_signed_cards());
     let mut seen: Vec<&str> = Vec::new();
     for interface in &decoded.card.interfaces {
         if seen.contains(&interface.url.as_str()) {
@@ -94,6 +94,7 @@ pub async fn preview_card(gateway: &Gateway, card_url: &str) -> Result<CardPrevi
         raw: decoded.raw,
         resolved_url: found.url.to_string(),
         digest: found.sha256,
+        trust: found.trust,
     })
 }
 
@@ -132,7 +133,7 @@ pub async fn discover(
         raw_card: preview.raw.clone(),
         normalized_card: to_json(&preview.card)?,
         compliance: to_json(&preview.report)?,
-        signature_status: UNSIGNED.to_owned(),
+        signature_status: preview.trust.as_str().to_owned(),
         digest: preview.digest.clone(),
         resolved_card_url: preview.resolved_url.clone(),
         fetched_at: Utc::now(),
@@ -169,6 +170,11 @@ pub async fn connect(
         .ok_or(AgentServiceError::NoCard)?;
     let card =
         AgentCard::decode(&snapshot.raw_card_json).map_err(|e| AgentServiceError::Corrupt(e.to_string()))?;
+    // An untrusted or invalid card (or an unsigned one, when signatures are required) is shown
+    // but never called (§2.4).
+    let card_url =
+        Url::parse(&snapshot.resolved_card_url).map_err(|e| AgentServiceError::Corrupt(e.to_string()))?;
+    gateway.check_trust(gateway.card_trust(&snapshot.raw_card_json, &card_url))?;
     let gateway =
         credentials::gateway_for(db, vault, gateway, agent, &snapshot.resolved_card_url, &card).await?;
     Ok((endpoint, gateway))
@@ -292,9 +298,11 @@ pub async fn detail(
             .clone()
             .and_then(|pin| serde_json::from_value(pin).ok()),
         credential: Default::default(),
+        trust: app::words::CardTrust::Unsigned,
     };
     match discover(db, gateway, vault, &agent).await {
         Ok(preview) => {
+            detail.trust = preview.trust;
             detail.card = Some(preview.card);
             detail.report = Some(preview.report);
             detail.resolved_url = Some(preview.resolved_url);
@@ -305,6 +313,10 @@ pub async fn detail(
             if let Some(snapshot) = card_snapshots::latest(db, &agent.id).await? {
                 detail.card = AgentCard::decode(&snapshot.raw_card_json).ok();
                 detail.report = serde_json::from_value(snapshot.compliance_json).ok();
+                detail.trust = Url::parse(&snapshot.resolved_card_url)
+                    .map_or(app::words::CardTrust::Invalid, |url| {
+                        gateway.card_trust(&snapshot.raw_card_json, &url)
+                    });
                 detail.resolved_url = Some(snapshot.resolved_card_url);
             }
         }

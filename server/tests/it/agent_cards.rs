@@ -48,6 +48,7 @@ fn gateway() -> Gateway {
     Gateway::new(&OutboundConfig {
         allow_private_networks: true,
         allowed_origins: vec![],
+        ..OutboundConfig::default()
     })
     .unwrap()
 }

@@ -25,6 +25,7 @@ fn gateway(allow_private_networks: bool) -> Gateway {
     Gateway::new(&OutboundConfig {
         allow_private_networks,
         allowed_origins: vec![],
+        ..OutboundConfig::default()
     })
     .unwrap()
 }

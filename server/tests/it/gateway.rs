@@ -99,6 +99,7 @@ fn gateway(allow_private_networks: bool, allowed_origins: &[String]) -> Gateway 
     Gateway::new(&OutboundConfig {
         allow_private_networks,
         allowed_origins: allowed_origins.to_vec(),
+        ..OutboundConfig::default()
     })
     .unwrap()
 }

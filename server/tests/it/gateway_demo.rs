@@ -32,6 +32,7 @@ async fn start() -> Demo {
     let gateway = Gateway::new(&OutboundConfig {
         allow_private_networks: true,
         allowed_origins: vec![],
+        ..OutboundConfig::default()
     })
     .unwrap();
     Demo { origin, gateway }

@@ -89,6 +89,7 @@ async fn closed_silent_and_erroring_ports_give_the_same_discovery_message() {
     let gateway = Gateway::new(&OutboundConfig {
         allow_private_networks: true,
         allowed_origins: Vec::new(),
+        ..OutboundConfig::default()
     })
     .unwrap()
     .with_timeout(Duration::from_secs(1));

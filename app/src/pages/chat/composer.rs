@@ -183,8 +183,25 @@ pub fn Composer(state: ChatState) -> impl IntoView {
         });
         state.send(input, key, move || draft.clear());
     };
+    // An agent that needs a credential it does not have: say so before anyone types (the
+    // server refuses the send too, with the same words).
+    let blocked = move || {
+        agent.with(|a| {
+            a.as_ref().and_then(|a| {
+                a.credential
+                    .blocked_reason()
+                    .map(|reason| (a.id.clone(), a.credential.badge(), reason))
+            })
+        })
+    };
     view! {
         <section class="composer" aria-label="Composer">
+            {move || blocked().map(|(id, badge, reason)| view! {
+                <p class="credential-warning" role="status" data-testid="credential-blocked">
+                    <span class="badge warning">{badge}</span>" "{reason}" "
+                    <a href=format!("/agents/{id}")>"Open the agent's page"</a>
+                </p>
+            })}
             <super::start_form::StartForm state/>
             <SendToChips state draft/>
             <SkillPicker state new_task=Signal::derive(move || {

@@ -11,7 +11,8 @@
 //!   `404 Unknown agent.`; an upstream failure is `502` with its message.
 //! - `DELETE /api/agents/{agentId}` (administer): `200 {"removed":true}`; env agents `409`.
 //!
-//! `trust` is `unsigned` until card signatures are verified.
+//! `trust` is what the card's signatures prove under `A2A_TRUSTED_CARD_KEYS`: `unsigned`,
+//! `verified`, `untrusted` or `invalid` (`shared/spec/security-and-durability.md` §2.4).
 
 use axum::Json;
 use axum::extract::{Path, State};
@@ -31,7 +32,6 @@ use crate::store::access::Access;
 use crate::store::agents::{self as agent_store, AgentSource};
 
 pub const UNKNOWN_AGENT: &str = "Unknown agent.";
-const TRUST: &str = "unsigned";
 
 /// `{"cardUrl": …}` of `POST /api/agents` and `/preview` (strict).
 #[derive(Debug, Deserialize)]
@@ -83,7 +83,7 @@ fn listed(access: &Access, agent: &agent::Model, preview: &CardPreview) -> Value
         "description": preview.card.description,
         "skills": raw.get("skills").cloned().unwrap_or_else(|| json!([])),
         "card": raw,
-        "trust": TRUST,
+        "trust": preview.trust,
     })
 }
 
@@ -171,7 +171,7 @@ pub async fn detail(
         "cardUrl": agent.card_url,
         "source": agent.source,
         "card": visible_card(&principal.access, &agent.id, &preview.raw),
-        "trust": TRUST,
+        "trust": preview.trust,
         "report": report,
     })))
 }
