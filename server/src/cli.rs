@@ -71,6 +71,12 @@ pub enum Command {
         /// Port to listen on.
         #[arg(long, default_value_t = 4010)]
         port: u16,
+        /// Also serve over TLS on this port (the `mtls` variant), with a CA made at start.
+        #[arg(long, requires = "tls_dir")]
+        tls_port: Option<u16>,
+        /// Where the TLS variant's `ca.pem`, `client.pem` and `client-key.pem` are written.
+        #[arg(long)]
+        tls_dir: Option<std::path::PathBuf>,
     },
 }
 
@@ -126,7 +132,11 @@ pub async fn run(cli: Cli, config: Config) -> anyhow::Result<()> {
         Command::GcArtifacts { min_age_secs } => gc_command(config, min_age_secs).await,
         Command::Auth { command } => auth::run(command, config).await,
         Command::Credentials { command } => credentials::run(command, config).await,
-        Command::DemoAgent { port } => demo_agent_command(port).await,
+        Command::DemoAgent {
+            port,
+            tls_port,
+            tls_dir,
+        } => demo_agent_command(port, tls_port.zip(tls_dir)).await,
     }
 }
 
@@ -155,21 +165,36 @@ async fn serve_command(args: ServeArgs, config: Config) -> anyhow::Result<()> {
     serve::run(listener, state, serve::shutdown_signal()).await
 }
 
-async fn demo_agent_command(port: u16) -> anyhow::Result<()> {
+async fn demo_agent_command(port: u16, tls: Option<(u16, std::path::PathBuf)>) -> anyhow::Result<()> {
     let addr = SocketAddr::from(([127, 0, 0, 1], port));
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .with_context(|| format!("listening on {addr}"))?;
     let bound = listener.local_addr().context("reading the bound address")?;
+    let tls = match tls {
+        Some((tls_port, dir)) => {
+            let addr = SocketAddr::from(([127, 0, 0, 1], tls_port));
+            let tls_listener = tokio::net::TcpListener::bind(addr)
+                .await
+                .with_context(|| format!("listening on {addr}"))?;
+            let tls_bound = tls_listener.local_addr().context("reading the bound address")?;
+            let pki = crate::demo_agent::tls::DemoPki::generate().context("making the demo CA")?;
+            pki.write_client_files(&dir)
+                .with_context(|| format!("writing the demo certificates to {}", dir.display()))?;
+            Some((tls_listener, pki, format!("https://{tls_bound}")))
+        }
+        None => None,
+    };
+    let tls_origin = tls.as_ref().map(|(_, _, origin)| origin.clone());
     // Poll once so the Ctrl-C and SIGTERM handlers exist before the URLs announce readiness.
     let mut shutdown = Box::pin(serve::shutdown_signal());
     let _ = futures::poll!(&mut shutdown);
     // Command output, like `migrate`'s: one card URL per line on stdout for scripts to read.
-    for url in crate::demo_agent::card_urls(&format!("http://{bound}")) {
+    for url in crate::demo_agent::card_urls_with_tls(&format!("http://{bound}"), tls_origin.as_deref()) {
         println!("{url}");
     }
-    tracing::info!(url = %format!("http://{bound}"), "demo agent is serving");
-    crate::demo_agent::serve(listener, shutdown)
+    tracing::info!(url = %format!("http://{bound}"), tls = ?tls_origin, "demo agent is serving");
+    crate::demo_agent::serve_with_tls(listener, tls.map(|(l, pki, _)| (l, pki)), shutdown)
         .await
         .context("serving the demo agent")
 }

@@ -92,6 +92,9 @@ pub struct OutboundConfig {
     pub trusted_card_keys: Vec<crate::gateway::card_trust::Pin>,
     /// `A2A_REQUIRE_SIGNED_CARDS`: refuse agents whose card is unsigned.
     pub require_signed_cards: bool,
+    /// `A2A_EXTRA_CA_CERTS`: a PEM bundle trusted beside the public roots (agents on a private
+    /// CA; the identity provider reads it too).
+    pub extra_ca_certs: Option<std::path::PathBuf>,
 }
 
 /// The whole product configuration.
@@ -185,6 +188,7 @@ impl Config {
                 .map_err(|message| ConfigError::new("A2A_TRUSTED_CARD_KEYS", message))?
                 .unwrap_or_default(),
             require_signed_cards: parse_bool("A2A_REQUIRE_SIGNED_CARDS", get("A2A_REQUIRE_SIGNED_CARDS"))?,
+            extra_ca_certs: get("A2A_EXTRA_CA_CERTS").map(PathBuf::from),
         };
         let auth_origin = get("A2A_AUTH_ORIGIN")
             .map(|value| {

@@ -25,7 +25,8 @@ mod wire;
 pub mod card;
 pub mod locked;
 pub mod routes;
+pub mod tls;
 pub mod variant;
 
-pub use routes::{card_urls, router, serve};
+pub use routes::{card_urls, card_urls_with_tls, router, serve, serve_with_tls};
 pub use variant::{VARIANTS, Variant};

@@ -62,7 +62,7 @@ pub const VARIABLES: &[(&str, &str)] = &[
     ),
     (
         "A2A_EXTRA_CA_CERTS",
-        "PEM file of CA certificates trusted beside the public roots when talking to the identity provider",
+        "PEM file of CA certificates trusted beside the public roots, toward the identity provider and agents",
     ),
     (
         "A2A_TRUSTED_CARD_KEYS",

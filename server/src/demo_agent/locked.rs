@@ -7,6 +7,7 @@
 //! | `apikey` | header `X-API-Key: demo-api-key-4f7c1a` |
 //! | `bearer` | `Authorization: Bearer demo-bearer-9d2e6b` |
 //! | `oauth` | client credentials `taskbay-demo` / `demo-client-secret-3a8f` at `/oauth/token` |
+//! | `mtls` | a client certificate of the demo CA, over TLS (`demo_agent::tls`) |
 //!
 //! The token endpoint issues random access tokens that live [`TOKEN_SECONDS`]; `POST
 //! /oauth/revoke` forgets every token it issued (so a console's cached one is refused and must
@@ -18,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use axum::Json;
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
@@ -34,6 +35,8 @@ pub const BEARER_TOKEN: &str = "demo-bearer-9d2e6b";
 /// The `oauth` variant's client.
 pub const OAUTH_CLIENT_ID: &str = "taskbay-demo";
 pub const OAUTH_CLIENT_SECRET: &str = "demo-client-secret-3a8f";
+/// What the `mtls` variant echoes when asked to "leak" (its client key changes every run).
+pub const MTLS_ECHO: &str = "demo-mtls-session-51c2";
 /// Lifetime of an issued access token.
 pub const TOKEN_SECONDS: u64 = 3600;
 
@@ -43,6 +46,7 @@ pub enum Lock {
     ApiKey,
     Bearer,
     OAuth,
+    Mtls,
 }
 
 impl Lock {
@@ -52,6 +56,8 @@ impl Lock {
             Lock::ApiKey => API_KEY,
             Lock::Bearer => BEARER_TOKEN,
             Lock::OAuth => OAUTH_CLIENT_SECRET,
+            // The client key is per run; the demo echoes a fixed phrase instead.
+            Lock::Mtls => MTLS_ECHO,
         }
     }
 
@@ -67,6 +73,10 @@ impl Lock {
                 "bearer",
                 json!({"httpAuthSecurityScheme": {"scheme": "bearer",
                        "description": "Demo token: see the demo agent reference."}}),
+            ),
+            Lock::Mtls => (
+                "mtls",
+                json!({"mtlsSecurityScheme": {"description": "A client certificate of the demo CA."}}),
             ),
             Lock::OAuth => (
                 "oauth",
@@ -107,18 +117,23 @@ pub async fn guard(State(tokens): State<Tokens>, request: Request, next: Next) -
         .next()
         .is_some_and(|rest| rest == "a2a" || rest == "rest");
     match variant.and_then(Variant::lock) {
-        Some(lock) if protected && !admits(lock, request.headers(), &tokens) => unauthorized(lock),
+        Some(lock) if protected && !admits(lock, &request, &tokens) => unauthorized(lock),
         _ => next.run(request).await,
     }
 }
 
-fn admits(lock: Lock, headers: &HeaderMap, tokens: &Tokens) -> bool {
+fn admits(lock: Lock, request: &Request, tokens: &Tokens) -> bool {
+    let headers = request.headers();
     let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
     let bearer = header(header::AUTHORIZATION.as_str()).and_then(|v| v.strip_prefix("Bearer "));
     match lock {
         Lock::ApiKey => header(API_KEY_HEADER) == Some(API_KEY),
         Lock::Bearer => bearer == Some(BEARER_TOKEN),
         Lock::OAuth => bearer.is_some_and(|token| tokens.valid(token)),
+        Lock::Mtls => request
+            .extensions()
+            .get::<axum::extract::ConnectInfo<super::tls::TlsPeer>>()
+            .is_some_and(|peer| peer.0.client_certificate),
     }
 }
 
@@ -126,6 +141,7 @@ fn unauthorized(lock: Lock) -> Response {
     let challenge = match lock {
         Lock::ApiKey => "ApiKey",
         Lock::Bearer | Lock::OAuth => "Bearer",
+        Lock::Mtls => "Mutual-TLS",
     };
     (
         StatusCode::UNAUTHORIZED,

@@ -68,26 +68,85 @@ pub async fn serve(
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    serve_with_tls(listener, None, shutdown).await
+}
+
+/// [`serve`], and with `tls` also the same agent over TLS (the `mtls` variant's home), both
+/// until `shutdown`.
+pub async fn serve_with_tls(
+    listener: TcpListener,
+    tls: Option<(TcpListener, super::tls::DemoPki)>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
     let agent = Agent::new();
     let token = agent.shutdown_token();
+    let stop = tokio_util::sync::CancellationToken::new();
+    let tls_task = match tls {
+        Some((tcp, pki)) => {
+            let listener = super::tls::TlsListener::new(tcp, &pki).map_err(std::io::Error::other)?;
+            let app = tls_router(router_for(agent.clone()));
+            let stop = stop.clone();
+            Some(tokio::spawn(async move {
+                let service = app.into_make_service_with_connect_info::<super::tls::TlsPeer>();
+                axum::serve(listener, service)
+                    .with_graceful_shutdown(async move { stop.cancelled().await })
+                    .await
+            }))
+        }
+        None => None,
+    };
+    let plain_stop = stop.clone();
     axum::serve(crate::serve::without_nagle(listener), router_for(agent.clone()))
         .with_graceful_shutdown(async move {
             shutdown.await;
+            plain_stop.cancel();
             // Streams watch this token; without it graceful shutdown would wait for them.
             token.cancel();
         })
         .await?;
+    stop.cancel();
+    if let Some(task) = tls_task {
+        task.await.map_err(std::io::Error::other)??;
+    }
     agent.shut_down().await;
     Ok(())
 }
 
+/// The router as served over TLS: cards name `https://` interfaces.
+pub fn tls_router(router: Router) -> Router {
+    router.layer(axum::middleware::map_request(|mut request: axum::extract::Request| async move {
+        request
+            .headers_mut()
+            .insert(SCHEME_HEADER, header::HeaderValue::from_static("https"));
+        request
+    }))
+}
+
+/// The demo agent's router over TLS with fresh in-memory tasks; tests serve it with
+/// [`super::tls::TlsListener`].
+pub fn tls_router_fresh() -> Router {
+    tls_router(router())
+}
+
+/// Set by [`tls_router`] on every request it serves: the scheme cards are served with.
+const SCHEME_HEADER: &str = "x-taskbay-demo-scheme";
+
 /// The card URL of every variant served at `origin` (`http://127.0.0.1:4010`), in
-/// [`VARIANTS`] order.
+/// [`VARIANTS`] order; the `mtls` variant at `tls_origin` (`https://127.0.0.1:4011`), or not at
+/// all without one.
 pub fn card_urls(origin: &str) -> Vec<String> {
-    let origin = origin.trim_end_matches('/');
+    card_urls_with_tls(origin, None)
+}
+
+/// [`card_urls`] with the TLS origin of the `mtls` variant.
+pub fn card_urls_with_tls(origin: &str, tls_origin: Option<&str>) -> Vec<String> {
     VARIANTS
         .iter()
-        .map(|name| format!("{origin}/{name}/card.json"))
+        .filter_map(|name| match (*name, tls_origin) {
+            ("mtls", None) => None,
+            ("mtls", Some(tls)) => Some(format!("{}/{name}/card.json", tls.trim_end_matches('/'))),
+            _ => Some(format!("{}/{name}/card.json", origin.trim_end_matches('/'))),
+        })
         .collect()
 }
 
@@ -101,8 +160,13 @@ pub(crate) fn check_version(version: Option<&str>) -> Result<(), A2aError> {
     }
 }
 
-/// `http://<Host>` of the request, so cards point where the client actually connected.
+/// `http://<Host>` of the request (`https://` over TLS), so cards point where the client
+/// actually connected.
 fn origin(headers: &HeaderMap) -> String {
+    let scheme = match headers.get(SCHEME_HEADER).and_then(|v| v.to_str().ok()) {
+        Some("https") => "https",
+        _ => "http",
+    };
     let host = headers
         .get(header::HOST)
         .and_then(|h| h.to_str().ok())
@@ -112,7 +176,7 @@ fn origin(headers: &HeaderMap) -> String {
                     .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | ':' | '-' | '[' | ']'))
         })
         .unwrap_or("127.0.0.1");
-    format!("http://{host}")
+    format!("{scheme}://{host}")
 }
 
 fn requested_version(headers: &HeaderMap, query: &HashMap<String, String>) -> Option<String> {

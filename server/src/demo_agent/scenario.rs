@@ -24,7 +24,7 @@ pub(crate) fn plan(variant: Variant, incoming: &Incoming) -> Vec<Step> {
         Variant::Slow => slow::plan(incoming),
         Variant::Files => files::plan(incoming),
         Variant::Flood => flood::plan(incoming),
-        Variant::ApiKey | Variant::Bearer | Variant::OAuth => {
+        Variant::ApiKey | Variant::Bearer | Variant::OAuth | Variant::Mtls => {
             // `lock` is Some for exactly these variants.
             variant
                 .lock()

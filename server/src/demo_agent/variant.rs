@@ -12,7 +12,7 @@ use super::scenario::forms;
 /// Every variant name, in the order the CLI prints their card URLs.
 pub const VARIANTS: &[&str] = &[
     "showcase", "form", "approver", "a2ui", "plain", "invalid", "rogue", "unknown", "trace", "skills",
-    "slow", "files", "legacy", "flood", "apikey", "bearer", "oauth", "signed", "forged",
+    "slow", "files", "legacy", "flood", "apikey", "bearer", "oauth", "signed", "forged", "mtls",
 ];
 
 /// One demo agent, served under `/<variant>/`.
@@ -56,11 +56,13 @@ pub enum Variant {
     Signed,
     /// Its card carries a signature of the demo card key over other contents.
     Forged,
+    /// Requires a client certificate of the demo CA; served over TLS only (`--tls-port`).
+    Mtls,
 }
 
 impl Variant {
     /// Every variant, in [`VARIANTS`] order.
-    pub const ALL: [Variant; 19] = [
+    pub const ALL: [Variant; 20] = [
         Variant::Showcase,
         Variant::Form,
         Variant::Approver,
@@ -80,6 +82,7 @@ impl Variant {
         Variant::OAuth,
         Variant::Signed,
         Variant::Forged,
+        Variant::Mtls,
     ];
 
     /// The path segment and display name of the variant.
@@ -104,6 +107,7 @@ impl Variant {
             Variant::OAuth => "oauth",
             Variant::Signed => "signed",
             Variant::Forged => "forged",
+            Variant::Mtls => "mtls",
         }
     }
 
@@ -119,6 +123,7 @@ impl Variant {
             Variant::ApiKey => Some(Lock::ApiKey),
             Variant::Bearer => Some(Lock::Bearer),
             Variant::OAuth => Some(Lock::OAuth),
+            Variant::Mtls => Some(Lock::Mtls),
             _ => None,
         }
     }
@@ -141,7 +146,8 @@ impl Variant {
             | Variant::Bearer
             | Variant::OAuth
             | Variant::Signed
-            | Variant::Forged => {
+            | Variant::Forged
+            | Variant::Mtls => {
                 format!("Demo agent ({})", self.name())
             }
             _ => format!("Form fixture ({})", self.name()),
@@ -196,6 +202,9 @@ impl Variant {
             Variant::Forged => {
                 "Its Agent Card's signature does not match its contents: never called once pinned."
             }
+            Variant::Mtls => {
+                "Protected by a client certificate (mutual TLS): the demo CA's client.pem and client-key.pem in --tls-dir. Say \"leak\" to see redaction."
+            }
         }
     }
 
@@ -238,7 +247,8 @@ impl Variant {
             | Variant::Bearer
             | Variant::OAuth
             | Variant::Signed
-            | Variant::Forged => Vec::new(),
+            | Variant::Forged
+            | Variant::Mtls => Vec::new(),
         }
     }
 

@@ -41,6 +41,8 @@ pub struct Gateway {
     pub(super) credential_cache: Arc<CredentialCache>,
     /// Card trust pins and whether unsigned cards are refused (§2.4).
     pub(super) trust: Arc<TrustPolicy>,
+    /// The PEM certificates of `A2A_EXTRA_CA_CERTS`, trusted beside the public roots.
+    pub(super) extra_roots: Option<Arc<str>>,
 }
 
 /// `A2A_TRUSTED_CARD_KEYS` and `A2A_REQUIRE_SIGNED_CARDS`.
@@ -54,7 +56,17 @@ impl Gateway {
     /// Builds the client: no redirects, no proxy (ambient `HTTP(S)_PROXY` ignored), the guarded
     /// resolver, rustls/ring with webpki roots, [`DEFAULT_TIMEOUT`].
     pub fn new(config: &OutboundConfig) -> Result<Gateway, GatewayError> {
-        let http = http_client(config.allow_private_networks, tls_config())?;
+        let extra_roots: Option<Arc<str>> = match &config.extra_ca_certs {
+            Some(path) => Some(
+                std::fs::read_to_string(path)
+                    .map_err(|e| GatewayError::ExtraCa(format!("cannot read {}: {e}", path.display())))?
+                    .into(),
+            ),
+            None => None,
+        };
+        let tls = client_tls(None, extra_roots.as_deref())
+            .ok_or_else(|| GatewayError::ExtraCa("not a bundle of usable PEM certificates".into()))?;
+        let http = http_client(config.allow_private_networks, tls)?;
         Ok(Gateway {
             http,
             allow_private_networks: config.allow_private_networks,
@@ -62,6 +74,7 @@ impl Gateway {
             timeout: DEFAULT_TIMEOUT,
             credential: None,
             credential_cache: Arc::default(),
+            extra_roots,
             trust: Arc::new(TrustPolicy {
                 pins: config.trusted_card_keys.clone(),
                 require_signed: config.require_signed_cards,
@@ -283,12 +296,6 @@ fn http_client(
         .user_agent(concat!("agent-taskbay/", env!("CARGO_PKG_VERSION")))
         .build()
         .map_err(GatewayError::Build)
-}
-
-/// TLS with the ring provider chosen here, so no process-wide provider has to be installed.
-fn tls_config() -> rustls::ClientConfig {
-    // Without a client certificate or extra roots this cannot fail.
-    client_tls(None, None).unwrap_or_else(|| unreachable!("the default TLS configuration builds"))
 }
 
 /// TLS toward agents: the webpki roots plus the PEM certificates of `extra_roots`, and the

@@ -278,8 +278,14 @@ impl Gateway {
         {
             return Ok(client);
         }
-        let tls =
-            super::client::client_tls(Some((cert, key)), ca).ok_or(CredentialFailure::ClientCertificate)?;
+        // The binding's CA beside A2A_EXTRA_CA_CERTS and the public roots.
+        let roots = match (self.extra_roots.as_deref(), ca) {
+            (Some(extra), Some(ca)) => Some(format!("{extra}\n{ca}")),
+            (Some(extra), None) => Some(extra.to_owned()),
+            (None, ca) => ca.map(str::to_owned),
+        };
+        let tls = super::client::client_tls(Some((cert, key)), roots.as_deref())
+            .ok_or(CredentialFailure::ClientCertificate)?;
         let client = self.build_client(tls)?;
         if let Ok(mut clients) = self.credential_cache.mtls_clients.lock() {
             if clients.len() >= MAX_CACHED {

@@ -69,6 +69,9 @@ pub enum GatewayError {
     /// The HTTP client could not be built (TLS configuration).
     #[error("Agent client could not be built.")]
     Build(#[source] reqwest::Error),
+    /// `A2A_EXTRA_CA_CERTS` cannot be read or holds no usable certificate.
+    #[error("A2A_EXTRA_CA_CERTS: {0}")]
+    ExtraCa(String),
     /// The agent's credential cannot be used for this call; nothing was sent anonymously
     /// (`shared/spec/security-and-durability.md` §2.2, §2.3).
     #[error(transparent)]

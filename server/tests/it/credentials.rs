@@ -484,3 +484,47 @@ async fn the_credential_store_keeps_one_audited_row_per_agent_on_both_backends()
         backend.cleanup().await;
     }
 }
+
+/// The demo agent over TLS (its `mtls` variant's home) on an ephemeral port; its origin.
+async fn tls_demo(pki: &server::demo_agent::tls::DemoPki) -> String {
+    let tcp = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let origin = format!("https://{}", tcp.local_addr().unwrap());
+    let listener = server::demo_agent::tls::TlsListener::new(tcp, pki).unwrap();
+    let app = server::demo_agent::routes::tls_router_fresh()
+        .into_make_service_with_connect_info::<server::demo_agent::tls::TlsPeer>();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    origin
+}
+
+#[tokio::test]
+async fn a_client_certificate_opens_the_mtls_agent_and_another_ca_s_does_not_section_2_1() {
+    use server::demo_agent::tls::DemoPki;
+    let pki = DemoPki::generate().unwrap();
+    let origin = tls_demo(&pki).await;
+    let dir = tempfile::tempdir().unwrap();
+    let ca = dir.path().join("ca.pem");
+    std::fs::write(&ca, &pki.ca_cert).unwrap();
+    let ring = keys(&[("k1", K1)]);
+    let (state, _db) = support::app_with(&[
+        ("A2A_ALLOW_PRIVATE_NETWORKS", "true"),
+        ("A2A_EXTRA_CA_CERTS", ca.to_str().unwrap()),
+        ("A2A_VAULT_KEYS", &ring),
+        ("A2A_VAULT_ACTIVE_KEY", "k1"),
+    ])
+    .await;
+    let (_tracker, stop) = support::start_workers(&state);
+    let agent = register(&state, &origin, "mtls").await;
+    assert_eq!(get(&state, &format!("/api/agents/{agent}/credential")).await.json()["state"], "needed");
+    let binding = |cert: &str, key: &str| json!({"origins": [origin], "credential": {"type": "mtls", "cert": cert, "key": key}});
+    // A certificate of another CA: the handshake is refused, nothing is answered.
+    let stranger = DemoPki::generate().unwrap();
+    put_binding(&state, &agent, &binding(&stranger.client_cert, &stranger.client_key)).await;
+    let refused = send(&state, &agent, "hello").await;
+    assert_eq!(refused.status, StatusCode::CONFLICT, "{}", refused.body);
+    // The demo CA's client certificate opens it (server certificates are still verified).
+    let stored = put_binding(&state, &agent, &binding(&pki.client_cert, &pki.client_key)).await;
+    assert_eq!(stored.json()["stored"]["kind"], "mtls");
+    assert!(!stored.body.contains("PRIVATE KEY"), "{}", stored.body);
+    completed_text(&send(&state, &agent, "hello").await);
+    stop.cancel();
+}
