@@ -71,6 +71,13 @@ fn AgentView(detail: AgentDetail) -> impl IntoView {
                     <p class="agent-meta">
                         {format!("Agent Card v{}", card.version)} {report.map(|r| format!(" · {r}"))}
                     </p>
+                    <p class="card-trust" data-trust=detail.trust.as_str()>
+                        <span class="badge" class:ok=detail.trust == crate::words::CardTrust::Verified
+                            class:warning=matches!(detail.trust, crate::words::CardTrust::Untrusted | crate::words::CardTrust::Invalid)>
+                            {format!("Card {}", detail.trust.as_str())}
+                        </span>
+                        " "{detail.trust.describe()}
+                    </p>
                     {(!refused.is_empty()).then(|| view! {
                         <ul class="issues" role="alert" aria-label="Refused interfaces">
                             {refused.into_iter().map(|message| view! { <li class="error">{message}</li> }).collect_view()}

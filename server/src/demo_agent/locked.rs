@@ -9,7 +9,8 @@
 //! | `oauth` | client credentials `taskbay-demo` / `demo-client-secret-3a8f` at `/oauth/token` |
 //! | `mtls` | a client certificate of the demo CA, over TLS (`demo_agent::tls`) |
 //!
-//! The token endpoint issues random access tokens that live [`TOKEN_SECONDS`]; `POST
+//! The token endpoint issues random access tokens that live [`TOKEN_SECONDS`] (or `N` seconds
+//! when the requested scope holds `ttl=N`, so tests can have tokens expire); `POST
 //! /oauth/revoke` forgets every token it issued (so a console's cached one is refused and must
 //! be fetched again), and `GET /oauth/stats` says how many it issued.
 
@@ -158,7 +159,6 @@ pub struct TokenRequest {
     client_id: String,
     client_secret: String,
     #[serde(default)]
-    #[allow(dead_code)]
     scope: Option<String>,
 }
 
@@ -174,12 +174,23 @@ pub async fn token(State(tokens): State<Tokens>, axum::Form(form): axum::Form<To
     if form.client_id != OAUTH_CLIENT_ID || form.client_secret != OAUTH_CLIENT_SECRET {
         return (StatusCode::UNAUTHORIZED, Json(json!({"error": "invalid_client"}))).into_response();
     }
+    let lifetime = form
+        .scope
+        .as_deref()
+        .unwrap_or_default()
+        .split(' ')
+        .find_map(|s| s.strip_prefix("ttl=")?.parse::<u64>().ok())
+        .unwrap_or(TOKEN_SECONDS);
     let token = format!("demo-access-{}", uuid::Uuid::new_v4().simple());
     if let Ok(mut issued) = tokens.issued.lock() {
-        issued.insert(token.clone(), Instant::now() + Duration::from_secs(TOKEN_SECONDS));
+        // A token of lifetime 0 is still good for the call it was fetched for.
+        issued.insert(
+            token.clone(),
+            Instant::now() + Duration::from_secs(lifetime.max(5)),
+        );
     }
     tokens.count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    Json(json!({"access_token": token, "token_type": "Bearer", "expires_in": TOKEN_SECONDS})).into_response()
+    Json(json!({"access_token": token, "token_type": "Bearer", "expires_in": lifetime})).into_response()
 }
 
 /// `POST /oauth/revoke`: every issued token is forgotten.

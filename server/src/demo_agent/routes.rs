@@ -114,12 +114,14 @@ pub async fn serve_with_tls(
 
 /// The router as served over TLS: cards name `https://` interfaces.
 pub fn tls_router(router: Router) -> Router {
-    router.layer(axum::middleware::map_request(|mut request: axum::extract::Request| async move {
-        request
-            .headers_mut()
-            .insert(SCHEME_HEADER, header::HeaderValue::from_static("https"));
-        request
-    }))
+    router.layer(axum::middleware::map_request(
+        |mut request: axum::extract::Request| async move {
+            request
+                .headers_mut()
+                .insert(SCHEME_HEADER, header::HeaderValue::from_static("https"));
+            request
+        },
+    ))
 }
 
 /// The demo agent's router over TLS with fresh in-memory tasks; tests serve it with
@@ -357,7 +359,8 @@ mod tests {
         );
         assert_eq!(check_version(Some("0.3")).unwrap_err().code(), -32009);
         let urls = card_urls("http://127.0.0.1:4010/");
-        assert_eq!(urls.len(), VARIANTS.len());
+        // `mtls` is served over TLS only, so listed only with a TLS origin.
+        assert_eq!(urls.len(), VARIANTS.len() - 1);
         assert_eq!(urls[0], "http://127.0.0.1:4010/showcase/card.json");
     }
 }

@@ -41,10 +41,14 @@ impl DemoPki {
     pub fn generate() -> Result<DemoPki, rcgen::Error> {
         let mut ca = CertificateParams::new(Vec::<String>::new())?;
         ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        ca.distinguished_name.push(DnType::CommonName, "Agent Taskbay demo CA");
+        ca.distinguished_name
+            .push(DnType::CommonName, "Agent Taskbay demo CA");
         ca.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::DigitalSignature];
         let ca = CertifiedIssuer::self_signed(ca, KeyPair::generate()?)?;
-        let leaf = |names: Vec<String>, name: &str, usage: ExtendedKeyUsagePurpose| -> Result<(String, String), rcgen::Error> {
+        let leaf = |names: Vec<String>,
+                    name: &str,
+                    usage: ExtendedKeyUsagePurpose|
+         -> Result<(String, String), rcgen::Error> {
             let mut params = CertificateParams::new(names)?;
             params.distinguished_name.push(DnType::CommonName, name);
             params.extended_key_usages = vec![usage];
@@ -57,8 +61,11 @@ impl DemoPki {
             "Agent Taskbay demo agent",
             ExtendedKeyUsagePurpose::ServerAuth,
         )?;
-        let (client_cert, client_key) =
-            leaf(Vec::new(), "taskbay-demo-client", ExtendedKeyUsagePurpose::ClientAuth)?;
+        let (client_cert, client_key) = leaf(
+            Vec::new(),
+            "taskbay-demo-client",
+            ExtendedKeyUsagePurpose::ClientAuth,
+        )?;
         Ok(DemoPki {
             ca_cert: ca.pem(),
             server_cert,
@@ -96,12 +103,15 @@ impl DemoPki {
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let mut roots = rustls::RootCertStore::empty();
         for cert in CertificateDer::pem_slice_iter(self.ca_cert.as_bytes()) {
-            roots.add(cert.map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
+            roots
+                .add(cert.map_err(|e| e.to_string())?)
+                .map_err(|e| e.to_string())?;
         }
-        let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider.clone())
-            .allow_unauthenticated()
-            .build()
-            .map_err(|e| e.to_string())?;
+        let verifier =
+            rustls::server::WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider.clone())
+                .allow_unauthenticated()
+                .build()
+                .map_err(|e| e.to_string())?;
         let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_slice_iter(self.server_cert.as_bytes())
             .collect::<Result<_, _>>()
             .map_err(|e| e.to_string())?;
@@ -158,8 +168,18 @@ impl Listener for TlsListener {
             };
             match self.acceptor.accept(tcp).await {
                 Ok(stream) => {
-                    let client_certificate = stream.get_ref().1.peer_certificates().is_some_and(|c| !c.is_empty());
-                    return (stream, TlsPeer { addr, client_certificate });
+                    let client_certificate = stream
+                        .get_ref()
+                        .1
+                        .peer_certificates()
+                        .is_some_and(|c| !c.is_empty());
+                    return (
+                        stream,
+                        TlsPeer {
+                            addr,
+                            client_certificate,
+                        },
+                    );
                 }
                 Err(error) => tracing::debug!(%addr, %error, "demo agent TLS handshake failed"),
             }

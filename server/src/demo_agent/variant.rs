@@ -188,13 +188,13 @@ impl Variant {
                 "Emits N status events per second, e.g. \"rate=200 count=1000\", for benchmarks."
             }
             Variant::ApiKey => {
-                "Protected by an API key header (X-API-Key: demo-api-key-4f7c1a). Say \"leak\" to see redaction."
+                "Protected by an API key header (X-API-Key; the demo agent reference has the key). Say \"leak\" to see redaction."
             }
             Variant::Bearer => {
-                "Protected by a Bearer token (demo-bearer-9d2e6b). Say \"leak\" to see redaction."
+                "Protected by a Bearer token (the demo agent reference has it). Say \"leak\" to see redaction."
             }
             Variant::OAuth => {
-                "Protected by OAuth client credentials (taskbay-demo / demo-client-secret-3a8f at /oauth/token)."
+                "Protected by OAuth client credentials at /oauth/token (the demo agent reference has the client)."
             }
             Variant::Signed => {
                 "Its Agent Card is signed (EdDSA); pin the key from /card-keys.json in A2A_TRUSTED_CARD_KEYS."

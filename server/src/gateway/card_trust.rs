@@ -8,8 +8,6 @@
 //! the card without `signatures` (also tried with empty values left out, as the A2A SDKs
 //! canonicalize). Key URLs in a card or header (`jku`, `x5u`) are never fetched.
 
-mod jcs;
-
 use app::words::CardTrust;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
@@ -18,7 +16,11 @@ use ring::signature::{self, UnparsedPublicKey};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-pub use jcs::canonical;
+/// The RFC 8785 form of `value`: the workspace's one canonical-JSON writer (UTF-16 key order,
+/// ECMAScript numbers, `JSON.stringify` escaping), which is exactly JCS.
+pub fn canonical(value: &Value) -> Vec<u8> {
+    app::ext::canonical::canonical_json(value).into_bytes()
+}
 
 /// One trust pin, as configured.
 #[derive(Clone, PartialEq, Eq)]
@@ -372,6 +374,18 @@ mod tests {
         assert_eq!(
             verify(&signed, ORIGIN, &pins(ed_pin("k1", None)), Utc::now()),
             CardTrust::Verified
+        );
+    }
+
+    #[test]
+    fn the_signing_input_is_the_rfc_8785_form() {
+        let value: Value = serde_json::from_str(
+            r#"{"b":[1,{"z":null,"a":true}],"a":"x\n\u0001","\u00e9":1,"\ud83d\ude00":2,"\ufb33":3,"n":[4.5,1e21,0.000001,1e-7,-0.0]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            String::from_utf8(canonical(&value)).unwrap(),
+            "{\"a\":\"x\\n\\u0001\",\"b\":[1,{\"a\":true,\"z\":null}],\"n\":[4.5,1e+21,0.000001,1e-7,0],\"\u{e9}\":1,\"\u{1f600}\":2,\"\u{fb33}\":3}"
         );
     }
 

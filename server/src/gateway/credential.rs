@@ -192,7 +192,7 @@ impl Gateway {
         let allowed = if self.allowed_origins.is_empty() {
             attached.binding.permits(&origin)
         } else {
-            self.allowed_origins.iter().any(|o| *o == origin)
+            self.allowed_origins.contains(&origin)
         };
         if !allowed {
             return Err(CredentialFailure::TokenEndpointRefused.into());

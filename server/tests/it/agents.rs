@@ -440,7 +440,9 @@ async fn the_agent_page_shows_the_card_and_falls_back_to_the_last_snapshot() {
             .is_some_and(|m| !m.is_empty()),
         "{chat}"
     );
-    assert_eq!(chat.as_object().unwrap().len(), 4, "{chat}");
+    // The name, the modes and whether credentials allow calling it: not the whole card.
+    assert_eq!(chat.as_object().unwrap().len(), 5, "{chat}");
+    assert_eq!(chat["credential"], "notRequired");
     let (_, detail) = call(&state, "get_agent", &format!("agent_id={}", offline.id)).await;
     assert!(
         detail["error"]
@@ -454,7 +456,8 @@ async fn the_agent_page_shows_the_card_and_falls_back_to_the_last_snapshot() {
     assert_eq!(status, 200);
     assert_eq!(
         chat,
-        serde_json::json!({"id": offline.id, "name": null, "default_input_modes": [], "default_output_modes": []})
+        serde_json::json!({"id": offline.id, "name": null, "default_input_modes": [], "default_output_modes": [],
+                           "credential": "notRequired"})
     );
     let (status, body) = call(&state, "get_chat_agent", "agent_id=no-such-agent").await;
     assert_eq!((status, body), (404, serde_json::json!("NotFound")));

@@ -321,6 +321,15 @@ async fn oauth_tokens_come_from_the_allowed_endpoint_and_are_fetched_again_after
         .unwrap();
     completed_text(&send(&state, &agent, "three").await);
     assert_eq!(stats().await, 2);
+    // A token that expires at once (`expires_in: 0`) is not used again: each call fetches one.
+    let mut expiring = oauth(&origin);
+    expiring["credential"]["scope"] = json!("a2a ttl=0");
+    put_binding(&state, &agent, &expiring).await;
+    completed_text(&send(&state, &agent, "four").await);
+    let after_four = stats().await;
+    assert!(after_four > 2, "a new credential gets a new token");
+    completed_text(&send(&state, &agent, "five").await);
+    assert!(stats().await > after_four, "an expired token is fetched again");
     stop.cancel();
     // With an allowlist, the token endpoint's origin must be in it (here: only the agent's).
     let ring = keys(&[("k1", K1)]);
@@ -514,11 +523,21 @@ async fn a_client_certificate_opens_the_mtls_agent_and_another_ca_s_does_not_sec
     .await;
     let (_tracker, stop) = support::start_workers(&state);
     let agent = register(&state, &origin, "mtls").await;
-    assert_eq!(get(&state, &format!("/api/agents/{agent}/credential")).await.json()["state"], "needed");
+    assert_eq!(
+        get(&state, &format!("/api/agents/{agent}/credential"))
+            .await
+            .json()["state"],
+        "needed"
+    );
     let binding = |cert: &str, key: &str| json!({"origins": [origin], "credential": {"type": "mtls", "cert": cert, "key": key}});
     // A certificate of another CA: the handshake is refused, nothing is answered.
     let stranger = DemoPki::generate().unwrap();
-    put_binding(&state, &agent, &binding(&stranger.client_cert, &stranger.client_key)).await;
+    put_binding(
+        &state,
+        &agent,
+        &binding(&stranger.client_cert, &stranger.client_key),
+    )
+    .await;
     let refused = send(&state, &agent, "hello").await;
     assert_eq!(refused.status, StatusCode::CONFLICT, "{}", refused.body);
     // The demo CA's client certificate opens it (server certificates are still verified).

@@ -132,8 +132,15 @@ async fn every_card_points_at_the_origin_it_was_fetched_from() {
     tokio::spawn(async move { axum::serve(listener, demo_agent::router()).await });
     let mut demo = start().await;
     demo.origin = origin;
+    // The TLS-only `mtls` variant (last) is listed only with a TLS origin.
     let urls = demo_agent::card_urls(&demo.origin);
-    assert_eq!(urls.len(), VARIANTS.len());
+    assert_eq!(urls.len(), VARIANTS.len() - 1);
+    assert_eq!(
+        demo_agent::card_urls_with_tls(&demo.origin, Some("https://127.0.0.1:1"))
+            .last()
+            .map(String::as_str),
+        Some("https://127.0.0.1:1/mtls/card.json")
+    );
     for (variant, url) in VARIANTS.iter().zip(&urls) {
         for url in [
             url.clone(),

@@ -27,7 +27,8 @@ async fn migrations_create_the_local_organization_and_are_idempotent() {
                 "m20261204_000007_long_task_pages",
                 "m20261205_000008_identity",
                 "m20261205_000009_access",
-                "m20261205_000010_decision_people"
+                "m20261205_000010_decision_people",
+                "m20261205_000011_agent_credentials"
             ],
             "{}",
             test_db.name
