@@ -33,7 +33,7 @@ async fn migrations_create_the_local_organization_and_are_idempotent() {
             "{}",
             test_db.name
         );
-        assert_eq!(migration::migrate(&db).await.unwrap(), 10, "{}", test_db.name);
+        assert_eq!(migration::migrate(&db).await.unwrap(), 11, "{}", test_db.name);
         assert_eq!(migration::migrate(&db).await.unwrap(), 0, "{}", test_db.name);
         assert!(migration::pending(&db).await.unwrap().is_empty());
         let local = organizations::local(&db).await.unwrap();
