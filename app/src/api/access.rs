@@ -29,6 +29,20 @@ pub struct AccessOverview {
     pub grants: Vec<GrantRow>,
     /// The registered agents, to grant on (id and name).
     pub agents: Vec<AgentChoice>,
+    /// The agents' stored credentials: which kind, whether enabled, when changed; never a value.
+    #[serde(default)]
+    pub credentials: Vec<CredentialRow>,
+}
+
+/// One agent's stored credential, as the security overview lists it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CredentialRow {
+    pub agent_id: String,
+    pub kind: crate::words::CredentialKind,
+    pub enabled: bool,
+    /// RFC 3339.
+    pub updated_at: String,
 }
 
 /// One membership.

@@ -95,14 +95,18 @@ async fn execute(db: &Db, vault: &Vault, command: CredentialsCommand) -> Option<
         }
         CredentialsCommand::Reencrypt(args) if args.all => {
             let rows = credential_store::all_enabled(db).await.ok()?;
-            let mut moved = 0;
+            // Every row is tried, so one that fails (its key gone, changed meanwhile) does not
+            // keep the others on the old key; any failure is still the one failure line.
+            let (mut moved, mut failed) = (0, 0);
             for row in &rows {
-                let after = credentials::reencrypt(db, vault, &row.organization_id, &row.agent_id, &actor)
-                    .await
-                    .ok()?;
-                if after.key_id != row.key_id {
-                    moved += 1;
+                match credentials::reencrypt(db, vault, &row.organization_id, &row.agent_id, &actor).await {
+                    Ok(after) if after.key_id != row.key_id => moved += 1,
+                    Ok(_) => {}
+                    Err(_) => failed += 1,
                 }
+            }
+            if failed > 0 {
+                return None;
             }
             Some(format!(
                 "Re-encrypted {moved} of {} agent credentials with the active key.",

@@ -113,7 +113,13 @@ impl Tokens {
 pub async fn guard(State(tokens): State<Tokens>, request: Request, next: Next) -> Response {
     let path = request.uri().path();
     let mut segments = path.trim_start_matches('/').split('/');
-    let variant = segments.next().and_then(Variant::parse);
+    // The router decodes `{variant}` before handlers see it, so the guard must too:
+    // `/%61pikey/a2a` is the `apikey` variant.
+    let variant = segments
+        .next()
+        .map(percent_decoded)
+        .as_deref()
+        .and_then(Variant::parse);
     let protected = segments
         .next()
         .is_some_and(|rest| rest == "a2a" || rest == "rest");
@@ -121,6 +127,31 @@ pub async fn guard(State(tokens): State<Tokens>, request: Request, next: Next) -
         Some(lock) if protected && !admits(lock, &request, &tokens) => unauthorized(lock),
         _ => next.run(request).await,
     }
+}
+
+/// `segment` with its `%XX` escapes decoded (an invalid escape is kept as written).
+fn percent_decoded(segment: &str) -> String {
+    let bytes = segment.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        match (
+            bytes[i],
+            bytes.get(i + 1).copied().and_then(hex),
+            bytes.get(i + 2).copied().and_then(hex),
+        ) {
+            (b'%', Some(high), Some(low)) => {
+                out.push((high * 16 + low) as u8);
+                i += 3;
+            }
+            (byte, _, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 fn admits(lock: Lock, request: &Request, tokens: &Tokens) -> bool {

@@ -141,6 +141,9 @@ impl Connected<IncomingStream<'_, TlsListener>> for TlsPeer {
     }
 }
 
+/// How long a client has to finish the TLS handshake.
+const HANDSHAKE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// A TCP listener that completes the TLS handshake before handing a connection over; failed
 /// handshakes (a client certificate of another CA, plain HTTP) are dropped.
 pub struct TlsListener {
@@ -163,10 +166,18 @@ impl Listener for TlsListener {
 
     async fn accept(&mut self) -> (Self::Io, Self::Addr) {
         loop {
-            let Ok((tcp, addr)) = self.tcp.accept().await else {
-                continue;
+            let (tcp, addr) = match self.tcp.accept().await {
+                Ok(accepted) => accepted,
+                Err(error) => {
+                    // Out of file descriptors and the like: pause instead of spinning.
+                    tracing::debug!(%error, "demo agent TLS accept failed");
+                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                    continue;
+                }
             };
-            match self.acceptor.accept(tcp).await {
+            // A client that connects and says nothing must not hold up the others for long.
+            let handshake = tokio::time::timeout(HANDSHAKE_TIMEOUT, self.acceptor.accept(tcp)).await;
+            match handshake.unwrap_or_else(|_| Err(std::io::Error::other("handshake timed out"))) {
                 Ok(stream) => {
                     let client_certificate = stream
                         .get_ref()

@@ -86,6 +86,11 @@ impl Gateway {
                 }
                 Err(GatewayError::Http { status, body })
             }
+            // Decoding errors quote what the agent sent (a JSON-RPC id, a malformed event).
+            Err(GatewayError::Decode(message)) => Err(GatewayError::Decode(redactor.text(&message))),
+            Err(GatewayError::InvalidParams(message)) => {
+                Err(GatewayError::InvalidParams(redactor.text(&message)))
+            }
             Err(other) => Err(other),
         }
     }

@@ -36,6 +36,9 @@ pub(crate) struct Attached {
     digest: [u8; 32],
     /// The client with the certificate of an `mtls` binding.
     mtls_client: Option<reqwest::Client>,
+    /// Every OAuth access token this operation attached: redacted from its answers whether
+    /// or not the cache still holds them.
+    tokens_used: Mutex<Vec<String>>,
 }
 
 /// Process-wide caches of OAuth tokens and mTLS clients, shared by every clone of a gateway.
@@ -79,6 +82,7 @@ impl Gateway {
             binding,
             digest,
             mtls_client,
+            tokens_used: Mutex::default(),
         }));
         Ok(self)
     }
@@ -94,11 +98,14 @@ impl Gateway {
         let Some(attached) = &self.credential else {
             return Redactor::default();
         };
-        let token = self.cached_token(attached);
+        let mut tokens: Vec<String> = attached
+            .tokens_used
+            .lock()
+            .map(|used| used.clone())
+            .unwrap_or_default();
+        tokens.extend(self.cached_token(attached));
         let mut secrets = attached.binding.secrets();
-        if let Some(token) = token.as_deref() {
-            secrets.push(token);
-        }
+        secrets.extend(tokens.iter().map(String::as_str));
         Redactor::new(secrets)
     }
 
@@ -145,6 +152,11 @@ impl Gateway {
             Credential::Bearer { token } => (AUTHORIZATION, format!("Bearer {token}")),
             Credential::OauthClient { .. } => {
                 let token = self.oauth_token(&attached, refresh).await?;
+                if let Ok(mut used) = attached.tokens_used.lock()
+                    && !used.contains(&token)
+                {
+                    used.push(token.clone());
+                }
                 (AUTHORIZATION, format!("Bearer {token}"))
             }
             Credential::Mtls { .. } => return Ok(()),

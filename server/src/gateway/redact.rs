@@ -89,15 +89,14 @@ impl Redactor {
     /// The base64 `encoded` with secrets replaced inside its decoded bytes, re-encoded the same
     /// way; `None` when it is not base64 or holds no secret.
     fn base64_bytes(&self, encoded: &str) -> Option<String> {
-        let engine = if encoded.contains(['-', '_']) {
-            &URL_SAFE
-        } else {
-            &STANDARD
+        let url_safe = encoded.contains(['-', '_']);
+        let engine = match (url_safe, encoded.ends_with('=')) {
+            (true, true) => &URL_SAFE,
+            (true, false) => &URL_SAFE_NO_PAD,
+            (false, true) => &STANDARD,
+            (false, false) => &STANDARD_NO_PAD,
         };
-        let bytes = engine
-            .decode(encoded)
-            .or_else(|_| STANDARD_NO_PAD.decode(encoded))
-            .ok()?;
+        let bytes = engine.decode(encoded).ok()?;
         let mut patched = bytes.clone();
         for needle in &self.needles {
             patched = replace_bytes(&patched, needle.as_bytes(), REDACTED.as_bytes());

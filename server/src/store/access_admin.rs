@@ -114,12 +114,24 @@ pub async fn overview(db: &Db, organization_id: &str) -> Result<AccessOverview, 
             agent_id: a.id,
         })
         .collect();
+    // What is stored, never a value (§2.2: agent, kind, enabled, updated).
+    let credentials = super::credentials::of_organization(db, organization_id)
+        .await?
+        .into_iter()
+        .map(|c| app::api::access::CredentialRow {
+            agent_id: c.agent_id,
+            kind: c.kind,
+            enabled: c.enabled,
+            updated_at: c.updated_at.to_rfc3339(),
+        })
+        .collect();
     Ok(AccessOverview {
         organization_id: organization_id.to_owned(),
         members,
         teams,
         grants,
         agents,
+        credentials,
     })
 }
 

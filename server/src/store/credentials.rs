@@ -5,8 +5,8 @@
 
 use chrono::Utc;
 use sea_orm::{
-    ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder,
-    TransactionTrait,
+    ActiveModelTrait, ActiveValue::Set, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter,
+    QueryOrder, SqlErr, TransactionTrait,
 };
 use serde_json::json;
 
@@ -67,31 +67,30 @@ pub async fn store(
     let now = Utc::now();
     let row = match find(&tx, organization_id, agent_id).await? {
         Some(row) => {
-            let revision = row.revision + 1;
+            let read = row.revision;
             let mut active: agent_credential::ActiveModel = row.into();
             active.kind = Set(kind);
             active.ciphertext = Set(sealed.ciphertext);
             active.key_id = Set(sealed.key_id);
             active.enabled = Set(true);
-            active.revision = Set(revision);
+            active.revision = Set(read + 1);
             active.updated_at = Set(now);
-            active.update(&tx).await?
+            update_fenced(&tx, active, read).await?
         }
-        None => {
-            agent_credential::ActiveModel {
-                id: Set(new_id()),
-                organization_id: Set(organization_id.to_owned()),
-                agent_id: Set(agent_id.to_owned()),
-                kind: Set(kind),
-                ciphertext: Set(sealed.ciphertext),
-                key_id: Set(sealed.key_id),
-                enabled: Set(true),
-                revision: Set(1),
-                updated_at: Set(now),
-            }
-            .insert(&tx)
-            .await?
+        None => agent_credential::ActiveModel {
+            id: Set(new_id()),
+            organization_id: Set(organization_id.to_owned()),
+            agent_id: Set(agent_id.to_owned()),
+            kind: Set(kind),
+            ciphertext: Set(sealed.ciphertext),
+            key_id: Set(sealed.key_id),
+            enabled: Set(true),
+            revision: Set(1),
+            updated_at: Set(now),
         }
+        .insert(&tx)
+        .await
+        .map_err(changed_meanwhile)?,
     };
     audit_change(&tx, &row, "credential.rotated", actor).await?;
     tx.commit().await?;
@@ -113,12 +112,12 @@ pub async fn revoke(
     if !row.enabled {
         return Ok(row);
     }
-    let revision = row.revision + 1;
+    let read = row.revision;
     let mut active: agent_credential::ActiveModel = row.into();
     active.enabled = Set(false);
-    active.revision = Set(revision);
+    active.revision = Set(read + 1);
     active.updated_at = Set(Utc::now());
-    let row = active.update(&tx).await?;
+    let row = update_fenced(&tx, active, read).await?;
     audit_change(&tx, &row, "credential.revoked", actor).await?;
     tx.commit().await?;
     Ok(row)
@@ -137,8 +136,7 @@ pub async fn reencrypt<F>(
 where
     F: FnOnce(&agent_credential::Model) -> Option<Sealed>,
 {
-    let tx = db.write.begin().await?;
-    let row = find(&tx, organization_id, agent_id)
+    let row = find(&db.write, organization_id, agent_id)
         .await?
         .ok_or(StoreError::NotFound)?;
     if !row.enabled {
@@ -150,16 +148,58 @@ where
     if sealed.key_id == row.key_id {
         return Ok(row);
     }
-    let revision = row.revision + 1;
-    let mut active: agent_credential::ActiveModel = row.into();
+    replace_ciphertext(db, &row, sealed, actor).await
+}
+
+/// Writes `sealed` (the binding of `read`, sealed again) over the credential, only if it is
+/// still the revision that was read: a credential stored or revoked meanwhile is kept, and the
+/// answer is [`CHANGED`]. Audited as `credential.reencrypted`.
+pub async fn replace_ciphertext(
+    db: &Db,
+    read: &agent_credential::Model,
+    sealed: Sealed,
+    actor: &Actor,
+) -> Result<agent_credential::Model, StoreError> {
+    let tx = db.write.begin().await?;
+    let mut active: agent_credential::ActiveModel = read.clone().into();
     active.ciphertext = Set(sealed.ciphertext);
     active.key_id = Set(sealed.key_id);
-    active.revision = Set(revision);
+    active.revision = Set(read.revision + 1);
     active.updated_at = Set(Utc::now());
-    let row = active.update(&tx).await?;
+    let row = update_fenced(&tx, active, read.revision).await?;
     audit_change(&tx, &row, "credential.reencrypted", actor).await?;
     tx.commit().await?;
     Ok(row)
+}
+
+/// Refused when the credential changed between reading it and writing it (another store,
+/// revoke or re-encryption won): the caller tries again with what is there now.
+pub const CHANGED: &str = "The credential changed meanwhile; try again.";
+
+/// Writes `active` only over the row still at revision `read`, so a concurrent change is never
+/// overwritten (a re-encryption must not bring back a secret rotated meanwhile).
+async fn update_fenced<C: ConnectionTrait>(
+    db: &C,
+    active: agent_credential::ActiveModel,
+    read: i64,
+) -> Result<agent_credential::Model, StoreError> {
+    agent_credential::Entity::update(active)
+        .validate()?
+        .filter(agent_credential::Column::Revision.eq(read))
+        .exec(db)
+        .await
+        .map_err(changed_meanwhile)
+}
+
+/// A write lost to a concurrent one (no row at the revision read, or a row inserted meanwhile).
+fn changed_meanwhile(error: DbErr) -> StoreError {
+    match error {
+        DbErr::RecordNotUpdated => StoreError::Conflict(CHANGED),
+        error if matches!(error.sql_err(), Some(SqlErr::UniqueConstraintViolation(_))) => {
+            StoreError::Conflict(CHANGED)
+        }
+        error => error.into(),
+    }
 }
 
 /// The agent, when it is registered, enabled and not removed in `organization_id`.

@@ -126,14 +126,17 @@ async fn each_kind_is_refused_without_its_credential_and_accepted_with_it_sectio
     ];
     let http = http();
     for (variant, credential, secret) in cases {
-        // The agent itself refuses an anonymous call.
-        let anonymous = http
-            .post(format!("{origin}/{variant}/a2a"))
-            .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "x"}}))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(anonymous.status(), StatusCode::UNAUTHORIZED, "{variant}");
+        // The agent itself refuses an anonymous call, its name percent-encoded or not.
+        let encoded = format!("%{:02X}{}", variant.as_bytes()[0], &variant[1..]);
+        for name in [variant.to_owned(), encoded] {
+            let anonymous = http
+                .post(format!("{origin}/{name}/a2a"))
+                .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "x"}}))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(anonymous.status(), StatusCode::UNAUTHORIZED, "{name}");
+        }
         let agent = register(&state, &origin, variant).await;
         let before = get(&state, &format!("/api/agents/{agent}/credential"))
             .await
@@ -196,6 +199,15 @@ async fn rotation_applies_to_the_next_call_and_revocation_stops_it_section_2_2()
     send(&state, &agent, "hello")
         .await
         .assert_error(StatusCode::CONFLICT, "Agent credentials are disabled.");
+    // The security overview lists it, without a value (§2.2).
+    let overview = get(&state, "/api/admin/security").await;
+    let listed = &overview.json()["credentials"];
+    assert_eq!(listed.as_array().map(Vec::len), Some(1), "{listed}");
+    assert_eq!(
+        (&listed[0]["agentId"], &listed[0]["kind"], &listed[0]["enabled"]),
+        (&json!(agent), &json!("bearer"), &json!(false))
+    );
+    assert!(!overview.body.contains(BEARER_TOKEN));
     let org = organizations::local(&state.db).await.unwrap();
     let facts: Vec<String> = audit::of_organization(&state.db.read, &org.id)
         .await
@@ -458,6 +470,43 @@ async fn the_credential_store_keeps_one_audited_row_per_agent_on_both_backends()
         .await
         .unwrap();
         assert_eq!((moved.revision, moved.key_id.as_str()), (2, "k2"));
+        // A re-encryption that read the credential before a rotation does not bring it back.
+        let stale = credential_store::find(&db.read, &org_id, &agent.id)
+            .await
+            .unwrap()
+            .unwrap();
+        let rotated = Binding::parse(
+            bearer("https://agent.example", "token-rotated-1")
+                .to_string()
+                .as_bytes(),
+        )
+        .unwrap();
+        let sealed = new.seal(&org_id, &agent.id, &rotated).unwrap();
+        credential_store::store(&db, &org_id, &agent.id, rotated.credential.kind(), sealed, &actor)
+            .await
+            .unwrap();
+        let resealed = new
+            .seal(
+                &org_id,
+                &agent.id,
+                &new.open(&org_id, &agent.id, &stale.key_id, &stale.ciphertext)
+                    .unwrap(),
+            )
+            .unwrap();
+        let lost = credential_store::replace_ciphertext(&db, &stale, resealed, &actor).await;
+        assert!(
+            matches!(lost, Err(server::store::StoreError::Conflict(m)) if m == credential_store::CHANGED),
+            "{}",
+            backend.name
+        );
+        let kept = credential_store::find(&db.read, &org_id, &agent.id)
+            .await
+            .unwrap()
+            .unwrap();
+        let opened = new
+            .open(&org_id, &agent.id, &kept.key_id, &kept.ciphertext)
+            .unwrap();
+        assert_eq!((kept.revision, opened.secrets()), (3, vec!["token-rotated-1"]));
         let revoked = credential_store::revoke(&db, &org_id, &agent.id, &actor)
             .await
             .unwrap();
@@ -484,6 +533,7 @@ async fn the_credential_store_keeps_one_audited_row_per_agent_on_both_backends()
             [
                 "credential.rotated",
                 "credential.reencrypted",
+                "credential.rotated",
                 "credential.revoked"
             ],
             "{}",
@@ -546,4 +596,53 @@ async fn a_client_certificate_opens_the_mtls_agent_and_another_ca_s_does_not_sec
     assert!(!stored.body.contains("PRIVATE KEY"), "{}", stored.body);
     completed_text(&send(&state, &agent, "hello").await);
     stop.cancel();
+}
+
+#[tokio::test]
+async fn a_secret_echoed_as_the_json_rpc_id_is_redacted_from_the_failure_section_2_3_step_8() {
+    use axum::routing::{get as get_route, post as post_route};
+    // A hostile agent: its card requires a bearer token, and it answers every call with the
+    // token it received as the JSON-RPC id, which the console quotes when it refuses the answer.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let origin = format!("http://{}", listener.local_addr().unwrap());
+    let mut card = support::jsonrpc_card(&origin, "Echo", false);
+    card["securitySchemes"] = json!({"bearer": {"httpAuthSecurityScheme": {"scheme": "bearer"}}});
+    card["securityRequirements"] = json!([{"schemes": {"bearer": {"list": []}}}]);
+    let router = axum::Router::new()
+        .route("/card.json", get_route(move || async move { axum::Json(card) }))
+        .route(
+            "/a2a",
+            post_route(|headers: axum::http::HeaderMap| async move {
+                let token = headers["authorization"]
+                    .to_str()
+                    .unwrap()
+                    .trim_start_matches("Bearer ")
+                    .to_owned();
+                axum::Json(json!({"jsonrpc": "2.0", "id": token, "result": {}}))
+            }),
+        );
+    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+    let binding = Binding::parse(bearer(&origin, "echoed-token-77").to_string().as_bytes()).unwrap();
+    let gateway = server::gateway::Gateway::new(&server::config::OutboundConfig {
+        allow_private_networks: true,
+        ..Default::default()
+    })
+    .unwrap()
+    .with_binding(binding)
+    .unwrap();
+    let endpoint = server::gateway::Endpoint {
+        url: url::Url::parse(&format!("{origin}/a2a")).unwrap(),
+        transport: app::a2a::Transport::JsonRpc,
+        version: app::a2a::ProtocolVersion::V1_0,
+        tenant: None,
+    };
+    // A dispatch records such a failure as uncertain and the workers log its text: the text
+    // must not hold the token.
+    let error = gateway
+        .get_task(&endpoint, json!({"id": "t-1"}), &[])
+        .await
+        .unwrap_err();
+    let shown = error.to_string();
+    assert!(!shown.contains("echoed-token-77"), "{shown}");
+    assert!(shown.contains("[redacted]"), "{shown}");
 }
