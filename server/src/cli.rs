@@ -178,9 +178,8 @@ async fn demo_agent_command(port: u16, tls: Option<(u16, std::path::PathBuf)>) -
                 .await
                 .with_context(|| format!("listening on {addr}"))?;
             let tls_bound = tls_listener.local_addr().context("reading the bound address")?;
-            let pki = crate::demo_agent::tls::DemoPki::generate().context("making the demo CA")?;
-            pki.write_client_files(&dir)
-                .with_context(|| format!("writing the demo certificates to {}", dir.display()))?;
+            let pki = crate::demo_agent::tls::DemoPki::load_or_generate(&dir)
+                .with_context(|| format!("reading or writing the demo certificates in {}", dir.display()))?;
             Some((tls_listener, pki, format!("https://{tls_bound}")))
         }
         None => None,

@@ -1,6 +1,6 @@
-//! The demo agent's `mtls` variant over TLS (issue #30): a throwaway CA made at start signs a
-//! server certificate for `127.0.0.1` and `localhost` and one client certificate; the TLS
-//! listener asks every client for a certificate, and the `mtls` variant's A2A routes answer only
+//! The demo agent's `mtls` variant over TLS (issue #30): a throwaway CA (made at the first start
+//! and kept in `--tls-dir`) signs a server certificate for `127.0.0.1` and `localhost` and one
+//! client certificate; the TLS listener asks every client for a certificate, and the `mtls` variant's A2A routes answer only
 //! connections that presented one signed by that CA. Cards stay public (no certificate needed
 //! to fetch them). Nothing here is fit for anything but a demo and tests.
 
@@ -75,14 +75,43 @@ impl DemoPki {
         })
     }
 
-    /// Writes `ca.pem`, `client.pem` and `client-key.pem` (readable by this user only) into
-    /// `dir`, for an operator to paste into the credential form.
-    pub fn write_client_files(&self, dir: &Path) -> std::io::Result<()> {
+    /// The PKI kept in `dir` by an earlier start, or a new one written there (every file
+    /// readable by this user only): `ca.pem`, `client.pem` and `client-key.pem` are for
+    /// `A2A_EXTRA_CA_CERTS` and the credential form, `server*.pem` for the next start. Keeping
+    /// them means a client certificate stored in a console stays valid across restarts.
+    pub fn load_or_generate(dir: &Path) -> std::io::Result<DemoPki> {
+        let read = |name: &str| std::fs::read_to_string(dir.join(name));
+        if let (Ok(ca_cert), Ok(server_cert), Ok(server_key), Ok(client_cert), Ok(client_key)) = (
+            read("ca.pem"),
+            read("server.pem"),
+            read("server-key.pem"),
+            read("client.pem"),
+            read("client-key.pem"),
+        ) {
+            let pki = DemoPki {
+                ca_cert,
+                server_cert,
+                server_key,
+                client_cert,
+                client_key,
+            };
+            if pki.server_config().is_ok() {
+                return Ok(pki);
+            }
+        }
+        let pki = DemoPki::generate().map_err(std::io::Error::other)?;
+        pki.write_files(dir)?;
+        Ok(pki)
+    }
+
+    fn write_files(&self, dir: &Path) -> std::io::Result<()> {
         use std::io::Write as _;
         use std::os::unix::fs::OpenOptionsExt as _;
         std::fs::create_dir_all(dir)?;
         for (name, pem) in [
             ("ca.pem", &self.ca_cert),
+            ("server.pem", &self.server_cert),
+            ("server-key.pem", &self.server_key),
             ("client.pem", &self.client_cert),
             ("client-key.pem", &self.client_key),
         ] {

@@ -244,3 +244,57 @@ async fn a_secret_reaches_no_log_line_metric_or_answer_section_2_3() {
         );
     }
 }
+
+/// `demo-agent --tls-port --tls-dir`: the `mtls` card URL comes last, over https; the
+/// certificates are written once and found again by the next start, so a client certificate
+/// stored in a console stays valid.
+#[test]
+fn the_demo_agent_serves_mtls_over_tls_and_keeps_its_certificates() {
+    use std::io::BufRead as _;
+    let dir = tempfile::tempdir().unwrap();
+    let tls_dir = dir.path().join("demo-tls");
+    let start = || {
+        let (port, tls_port) = (free_port(), free_port());
+        let mut child = binary()
+            .args([
+                "demo-agent",
+                "--port",
+                &port.to_string(),
+                "--tls-port",
+                &tls_port.to_string(),
+            ])
+            .arg("--tls-dir")
+            .arg(&tls_dir)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+        let mut last = String::new();
+        for _ in server::demo_agent::VARIANTS {
+            last.clear();
+            stdout.read_line(&mut last).unwrap();
+        }
+        let _ = std::process::Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status();
+        child.wait().unwrap();
+        (last.trim_end().to_owned(), tls_port)
+    };
+    let (url, tls_port) = start();
+    assert_eq!(url, format!("https://127.0.0.1:{tls_port}/mtls/card.json"));
+    let client = std::fs::read_to_string(tls_dir.join("client.pem")).unwrap();
+    assert!(client.starts_with("-----BEGIN CERTIFICATE-----"));
+    use std::os::unix::fs::PermissionsExt as _;
+    let mode = std::fs::metadata(tls_dir.join("client-key.pem"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+    start();
+    assert_eq!(
+        std::fs::read_to_string(tls_dir.join("client.pem")).unwrap(),
+        client,
+        "kept across starts"
+    );
+}
