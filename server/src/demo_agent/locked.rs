@@ -36,7 +36,7 @@ pub const BEARER_TOKEN: &str = "demo-bearer-9d2e6b";
 /// The `oauth` variant's client.
 pub const OAUTH_CLIENT_ID: &str = "taskbay-demo";
 pub const OAUTH_CLIENT_SECRET: &str = "demo-client-secret-3a8f";
-/// What the `mtls` variant echoes when asked to "leak" (its client key is made per data directory).
+/// What the `mtls` variant echoes when asked to "leak": a phrase of its own (the client key never reaches it).
 pub const MTLS_ECHO: &str = "demo-mtls-session-51c2";
 /// Lifetime of an issued access token.
 pub const TOKEN_SECONDS: u64 = 3600;
@@ -57,7 +57,7 @@ impl Lock {
             Lock::ApiKey => API_KEY,
             Lock::Bearer => BEARER_TOKEN,
             Lock::OAuth => OAUTH_CLIENT_SECRET,
-            // The client key is made per data directory; the demo echoes a fixed phrase instead.
+            // The client key never reaches the agent; it can only echo a phrase of its own.
             Lock::Mtls => MTLS_ECHO,
         }
     }

@@ -203,7 +203,7 @@ impl Variant {
                 "Its Agent Card's signature does not match its contents: never called once pinned."
             }
             Variant::Mtls => {
-                "Protected by a client certificate (mutual TLS): the demo CA's client.pem and client-key.pem in --tls-dir. Say \"leak\" to see redaction."
+                "Protected by a client certificate (mutual TLS): the demo CA's client.pem and client-key.pem in --tls-dir."
             }
         }
     }

@@ -1,15 +1,14 @@
 //! Agent credentials (`shared/spec/security-and-durability.md` §2, issue #30) against the real
-//! demo agent's protected variants over HTTP: each refuses a call without its credential and
-//! accepts it with one; rotation and revocation apply to the next call; copied ciphertexts,
-//! missing keys and bindings that do not cover the card fail closed; OAuth tokens come from the
-//! agent's real token endpoint and are fetched again after a 401; echoed secrets are redacted
-//! before they are stored. The store part runs on SQLite and PostgreSQL.
+//! demo agent's protected variants over HTTP: rotation and revocation apply to the next call;
+//! copied ciphertexts, missing keys and bindings that do not cover the card fail closed; echoed
+//! secrets are redacted before they are stored; bindings are strict. The store part runs on
+//! SQLite and PostgreSQL. Each kind of credential is `credentials_kinds.rs`'s.
 
 use axum::http::StatusCode;
 use sea_orm::{ActiveModelTrait, ActiveValue::Set, EntityTrait};
 use serde_json::{Value, json};
 use server::db::entity::agent_credential;
-use server::demo_agent::locked::{API_KEY, BEARER_TOKEN, OAUTH_CLIENT_SECRET};
+use server::demo_agent::locked::{API_KEY, BEARER_TOKEN};
 use server::state::AppState;
 use server::store::{agents as agent_store, audit, credentials as credential_store, organizations};
 use server::vault::{Binding, KeyRing, Vault};
@@ -17,10 +16,10 @@ use server::vault::{Binding, KeyRing, Vault};
 use crate::client::{Reply, call, get, post};
 use crate::support::{self, TestDb};
 
-const K1: &str = "1111111111111111111111111111111111111111111111111111111111111111";
+pub(crate) const K1: &str = "1111111111111111111111111111111111111111111111111111111111111111";
 const K2: &str = "2222222222222222222222222222222222222222222222222222222222222222";
 
-fn keys(pairs: &[(&str, &str)]) -> String {
+pub(crate) fn keys(pairs: &[(&str, &str)]) -> String {
     serde_json::to_string(
         &pairs
             .iter()
@@ -31,7 +30,7 @@ fn keys(pairs: &[(&str, &str)]) -> String {
 }
 
 /// A development-mode console that may reach loopback agents, with the vault keys `k1`.
-async fn app() -> (AppState, TestDb) {
+pub(crate) async fn app() -> (AppState, TestDb) {
     let ring = keys(&[("k1", K1)]);
     support::app_with(&[
         ("A2A_ALLOW_PRIVATE_NETWORKS", "true"),
@@ -41,7 +40,7 @@ async fn app() -> (AppState, TestDb) {
     .await
 }
 
-async fn register(state: &AppState, origin: &str, variant: &str) -> String {
+pub(crate) async fn register(state: &AppState, origin: &str, variant: &str) -> String {
     let reply = post(
         state,
         "/api/agents",
@@ -53,7 +52,7 @@ async fn register(state: &AppState, origin: &str, variant: &str) -> String {
     reply.json()["agent"]["id"].as_str().unwrap().to_owned()
 }
 
-async fn put_binding(state: &AppState, agent: &str, binding: &Value) -> Reply {
+pub(crate) async fn put_binding(state: &AppState, agent: &str, binding: &Value) -> Reply {
     call(
         state,
         "PUT",
@@ -65,7 +64,7 @@ async fn put_binding(state: &AppState, agent: &str, binding: &Value) -> Reply {
 }
 
 /// Sends `text` and waits for the outcome (`returnImmediately: false`).
-async fn send(state: &AppState, agent: &str, text: &str) -> Reply {
+pub(crate) async fn send(state: &AppState, agent: &str, text: &str) -> Reply {
     post(
         state,
         &format!("/api/agents/{agent}/messages"),
@@ -75,7 +74,7 @@ async fn send(state: &AppState, agent: &str, text: &str) -> Reply {
     .await
 }
 
-fn completed_text(reply: &Reply) -> String {
+pub(crate) fn completed_text(reply: &Reply) -> String {
     assert_eq!(reply.status, StatusCode::OK, "{}", reply.body);
     let task = &reply.json()["result"]["task"];
     assert_eq!(task["status"]["state"], "TASK_STATE_COMPLETED", "{task}");
@@ -86,7 +85,7 @@ fn completed_text(reply: &Reply) -> String {
 }
 
 /// A plain HTTP client for talking to the demo agent directly (rustls with ring, as the server).
-fn http() -> reqwest::Client {
+pub(crate) fn http() -> reqwest::Client {
     let tls = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
         rustls::crypto::ring::default_provider(),
     ))
@@ -100,72 +99,8 @@ fn http() -> reqwest::Client {
         .unwrap()
 }
 
-fn bearer(origin: &str, token: &str) -> Value {
+pub(crate) fn bearer(origin: &str, token: &str) -> Value {
     json!({"origins": [origin], "credential": {"type": "bearer", "token": token}})
-}
-
-#[tokio::test]
-async fn each_kind_is_refused_without_its_credential_and_accepted_with_it_section_2_1() {
-    let origin = support::demo().await;
-    let (state, _db) = app().await;
-    let (_tracker, stop) = support::start_workers(&state);
-    let oauth = json!({"type": "oauthClient", "issuer": origin, "tokenEndpoint": format!("{origin}/oauth/token"),
-                       "clientId": "taskbay-demo", "clientSecret": OAUTH_CLIENT_SECRET, "scope": "a2a"});
-    let cases = [
-        (
-            "apikey",
-            json!({"type": "apiKey", "name": "X-API-Key", "value": API_KEY}),
-            API_KEY,
-        ),
-        (
-            "bearer",
-            json!({"type": "bearer", "token": BEARER_TOKEN}),
-            BEARER_TOKEN,
-        ),
-        ("oauth", oauth, OAUTH_CLIENT_SECRET),
-    ];
-    let http = http();
-    for (variant, credential, secret) in cases {
-        // The agent itself refuses an anonymous call, its name percent-encoded or not.
-        let encoded = format!("%{:02X}{}", variant.as_bytes()[0], &variant[1..]);
-        for name in [variant.to_owned(), encoded] {
-            let anonymous = http
-                .post(format!("{origin}/{name}/a2a"))
-                .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "x"}}))
-                .send()
-                .await
-                .unwrap();
-            assert_eq!(anonymous.status(), StatusCode::UNAUTHORIZED, "{name}");
-        }
-        let agent = register(&state, &origin, variant).await;
-        let before = get(&state, &format!("/api/agents/{agent}/credential"))
-            .await
-            .json();
-        assert_eq!(
-            (before["state"].as_str(), before["required"].as_bool()),
-            (Some("needed"), Some(true)),
-            "{before}"
-        );
-        assert_eq!(before["neededOrigins"], json!([origin]));
-        // Fail closed: the send is refused before anything goes out.
-        send(&state, &agent, "hello").await.assert_error(
-            StatusCode::CONFLICT,
-            "This agent requires credentials. An admin can add them on the agent's page.",
-        );
-        let stored = put_binding(
-            &state,
-            &agent,
-            &json!({"origins": [origin], "credential": credential}),
-        )
-        .await;
-        assert_eq!(stored.status, StatusCode::OK, "{}", stored.body);
-        assert_eq!(stored.json()["state"], "stored");
-        assert_eq!(stored.json()["stored"]["keyId"], "k1");
-        assert!(!stored.body.contains(secret), "a stored value is never sent back");
-        let answer = completed_text(&send(&state, &agent, "hello").await);
-        assert!(answer.starts_with("Credential accepted"), "{variant}: {answer}");
-    }
-    stop.cancel();
 }
 
 #[tokio::test]
@@ -289,75 +224,6 @@ async fn a_binding_must_cover_the_card_and_every_interface_origin_section_2_1() 
             .contains("Agent credential destination is not permitted."),
         "{}",
         detail.body
-    );
-    stop.cancel();
-}
-
-#[tokio::test]
-async fn oauth_tokens_come_from_the_allowed_endpoint_and_are_fetched_again_after_a_401() {
-    let origin = support::demo().await;
-    let elsewhere = support::demo().await;
-    let (state, _db) = app().await;
-    let (_tracker, stop) = support::start_workers(&state);
-    let agent = register(&state, &origin, "oauth").await;
-    let oauth = |endpoint: &str| {
-        json!({"origins": [origin, elsewhere], "credential": {"type": "oauthClient", "issuer": origin,
-               "tokenEndpoint": format!("{endpoint}/oauth/token"), "clientId": "taskbay-demo",
-               "clientSecret": OAUTH_CLIENT_SECRET}})
-    };
-    let stats = || async {
-        http()
-            .get(format!("{origin}/oauth/stats"))
-            .send()
-            .await
-            .unwrap()
-            .json::<Value>()
-            .await
-            .unwrap()["issued"]
-            .as_u64()
-            .unwrap()
-    };
-    put_binding(&state, &agent, &oauth(&origin)).await;
-    completed_text(&send(&state, &agent, "one").await);
-    completed_text(&send(&state, &agent, "two").await);
-    assert_eq!(
-        stats().await,
-        1,
-        "the token is cached until shortly before it expires"
-    );
-    // The agent forgets its tokens: the cached one is refused, a new one is fetched once.
-    http()
-        .post(format!("{origin}/oauth/revoke"))
-        .send()
-        .await
-        .unwrap();
-    completed_text(&send(&state, &agent, "three").await);
-    assert_eq!(stats().await, 2);
-    // A token that expires at once (`expires_in: 0`) is not used again: each call fetches one.
-    let mut expiring = oauth(&origin);
-    expiring["credential"]["scope"] = json!("a2a ttl=0");
-    put_binding(&state, &agent, &expiring).await;
-    completed_text(&send(&state, &agent, "four").await);
-    let after_four = stats().await;
-    assert!(after_four > 2, "a new credential gets a new token");
-    completed_text(&send(&state, &agent, "five").await);
-    assert!(stats().await > after_four, "an expired token is fetched again");
-    stop.cancel();
-    // With an allowlist, the token endpoint's origin must be in it (here: only the agent's).
-    let ring = keys(&[("k1", K1)]);
-    let (strict, _db2) = support::app_with(&[
-        ("A2A_ALLOW_PRIVATE_NETWORKS", "true"),
-        ("A2A_ALLOWED_AGENT_ORIGINS", &origin),
-        ("A2A_VAULT_KEYS", &ring),
-        ("A2A_VAULT_ACTIVE_KEY", "k1"),
-    ])
-    .await;
-    let (_tracker, stop) = support::start_workers(&strict);
-    let agent = register(&strict, &origin, "oauth").await;
-    put_binding(&strict, &agent, &oauth(&elsewhere)).await;
-    send(&strict, &agent, "hello").await.assert_error(
-        StatusCode::CONFLICT,
-        "The OAuth token endpoint is not in the configured origin allowlist.",
     );
     stop.cancel();
 }
@@ -542,107 +408,4 @@ async fn the_credential_store_keeps_one_audited_row_per_agent_on_both_backends()
         db.close().await;
         backend.cleanup().await;
     }
-}
-
-/// The demo agent over TLS (its `mtls` variant's home) on an ephemeral port; its origin.
-async fn tls_demo(pki: &server::demo_agent::tls::DemoPki) -> String {
-    let tcp = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let origin = format!("https://{}", tcp.local_addr().unwrap());
-    let listener = server::demo_agent::tls::TlsListener::new(tcp, pki).unwrap();
-    let app = server::demo_agent::routes::tls_router_fresh()
-        .into_make_service_with_connect_info::<server::demo_agent::tls::TlsPeer>();
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    origin
-}
-
-#[tokio::test]
-async fn a_client_certificate_opens_the_mtls_agent_and_another_ca_s_does_not_section_2_1() {
-    use server::demo_agent::tls::DemoPki;
-    let pki = DemoPki::generate().unwrap();
-    let origin = tls_demo(&pki).await;
-    let dir = tempfile::tempdir().unwrap();
-    let ca = dir.path().join("ca.pem");
-    std::fs::write(&ca, &pki.ca_cert).unwrap();
-    let ring = keys(&[("k1", K1)]);
-    let (state, _db) = support::app_with(&[
-        ("A2A_ALLOW_PRIVATE_NETWORKS", "true"),
-        ("A2A_EXTRA_CA_CERTS", ca.to_str().unwrap()),
-        ("A2A_VAULT_KEYS", &ring),
-        ("A2A_VAULT_ACTIVE_KEY", "k1"),
-    ])
-    .await;
-    let (_tracker, stop) = support::start_workers(&state);
-    let agent = register(&state, &origin, "mtls").await;
-    assert_eq!(
-        get(&state, &format!("/api/agents/{agent}/credential"))
-            .await
-            .json()["state"],
-        "needed"
-    );
-    let binding = |cert: &str, key: &str| json!({"origins": [origin], "credential": {"type": "mtls", "cert": cert, "key": key}});
-    // A certificate of another CA: the handshake is refused, nothing is answered.
-    let stranger = DemoPki::generate().unwrap();
-    put_binding(
-        &state,
-        &agent,
-        &binding(&stranger.client_cert, &stranger.client_key),
-    )
-    .await;
-    let refused = send(&state, &agent, "hello").await;
-    assert_eq!(refused.status, StatusCode::CONFLICT, "{}", refused.body);
-    // The demo CA's client certificate opens it (server certificates are still verified).
-    let stored = put_binding(&state, &agent, &binding(&pki.client_cert, &pki.client_key)).await;
-    assert_eq!(stored.json()["stored"]["kind"], "mtls");
-    assert!(!stored.body.contains("PRIVATE KEY"), "{}", stored.body);
-    completed_text(&send(&state, &agent, "hello").await);
-    stop.cancel();
-}
-
-#[tokio::test]
-async fn a_secret_echoed_as_the_json_rpc_id_is_redacted_from_the_failure_section_2_3_step_8() {
-    use axum::routing::{get as get_route, post as post_route};
-    // A hostile agent: its card requires a bearer token, and it answers every call with the
-    // token it received as the JSON-RPC id, which the console quotes when it refuses the answer.
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let origin = format!("http://{}", listener.local_addr().unwrap());
-    let mut card = support::jsonrpc_card(&origin, "Echo", false);
-    card["securitySchemes"] = json!({"bearer": {"httpAuthSecurityScheme": {"scheme": "bearer"}}});
-    card["securityRequirements"] = json!([{"schemes": {"bearer": {"list": []}}}]);
-    let router = axum::Router::new()
-        .route("/card.json", get_route(move || async move { axum::Json(card) }))
-        .route(
-            "/a2a",
-            post_route(|headers: axum::http::HeaderMap| async move {
-                let token = headers["authorization"]
-                    .to_str()
-                    .unwrap()
-                    .trim_start_matches("Bearer ")
-                    .to_owned();
-                axum::Json(json!({"jsonrpc": "2.0", "id": token, "result": {}}))
-            }),
-        );
-    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
-    let binding = Binding::parse(bearer(&origin, "echoed-token-77").to_string().as_bytes()).unwrap();
-    let gateway = server::gateway::Gateway::new(&server::config::OutboundConfig {
-        allow_private_networks: true,
-        ..Default::default()
-    })
-    .unwrap()
-    .with_binding(binding)
-    .unwrap();
-    let endpoint = server::gateway::Endpoint {
-        url: url::Url::parse(&format!("{origin}/a2a")).unwrap(),
-        transport: app::a2a::Transport::JsonRpc,
-        version: app::a2a::ProtocolVersion::V1_0,
-        tenant: None,
-    };
-    // A dispatch records such a failure as uncertain and the workers log its text: the text
-    // must not hold the token.
-    let error = gateway
-        .get_task(&endpoint, json!({"id": "t-1"}), &[])
-        .await
-        .unwrap_err();
-    let shown = error.to_string();
-    assert!(!shown.contains("echoed-token-77"), "{shown}");
-    assert!(shown.contains("[redacted]"), "{shown}");
 }

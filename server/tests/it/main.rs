@@ -17,6 +17,7 @@ mod commit_queue;
 mod committed;
 mod credentials;
 mod credentials_cli;
+mod credentials_kinds;
 mod demo_agent;
 mod extensions;
 mod fn_idempotency;
