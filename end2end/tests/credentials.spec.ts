@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 import { test, expect, openHydrated } from "./fixtures";
+import { waitUntilReady } from "./helpers";
 
 // Agent credentials in the browser (issue #30): a console with vault keys and the demo agent's
 // `bearer` variant, whose card requires a Bearer token. The agent starts as "Needs credentials";
@@ -33,18 +34,6 @@ function start(dataDir: string): ChildProcess {
   });
 }
 
-async function ready(): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(`${base}/readyz`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`credentials console on ${base} not ready`);
-}
 
 test("an admin stores a Bearer token in the browser; the agent turns usable and the token is never shown again", async ({ page }) => {
   test.setTimeout(90_000);
@@ -60,7 +49,7 @@ test("an admin stores a Bearer token in the browser; the agent turns usable and 
     }
   });
   try {
-    await ready();
+    await waitUntilReady(`${base}/readyz`);
     const row = () => page.getByRole("list", { name: "Registered agents" }).getByRole("listitem").filter({ hasText: "Demo agent (bearer)" });
     await openHydrated(page, `${base}/agents`);
     await expect(row()).toContainText("Needs credentials");

@@ -30,3 +30,17 @@ export async function startChat(page: Page, name: string, text: string): Promise
   await expect(page).toHaveURL(/\/chat\/[0-9a-f-]{36}$/);
 }
 
+
+/** Waits (at most 30 s) until `url` answers 2xx: a console the spec started is ready. */
+export async function waitUntilReady(url: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} not ready`);
+}

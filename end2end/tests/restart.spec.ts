@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 import { test, expect, openHydrated } from "./fixtures";
+import { waitUntilReady } from "./helpers";
 
 // The server is killed with SIGKILL while the demo agent's `slow` task streams its 20 chunks,
 // then started again on the same port and data directory. The worker that held the stream
@@ -29,18 +30,6 @@ function start(dataDir: string): ChildProcess {
   });
 }
 
-async function ready(): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(`${base}/readyz`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`restarted server on ${base} not ready`);
-}
 
 const expected = Array.from({ length: 20 }, (_, i) => `Chunk ${i + 1} of 20: still going.`);
 
@@ -49,7 +38,7 @@ test("kill -9 mid-stream: after a restart the task completes with every chunk ex
   const dataDir = mkdtempSync(join(tmpdir(), "taskbay-restart-"));
   let server = start(dataDir);
   try {
-    await ready();
+    await waitUntilReady(`${base}/readyz`);
     const agents = await (await fetch(`${base}/api/agents`)).json();
     const agentId = agents.agents[0].id as string;
     const sent = await fetch(`${base}/api/agents/${agentId}/commands`, {
@@ -76,7 +65,7 @@ test("kill -9 mid-stream: after a restart the task completes with every chunk ex
     server.kill("SIGKILL");
     await new Promise((r) => server.once("exit", r));
     server = start(dataDir);
-    await ready();
+    await waitUntilReady(`${base}/readyz`);
 
     // The page recovers by itself: no reload.
     await expect(page.getByTestId("state-chip").first()).toHaveText("Completed", { timeout: 60_000 });

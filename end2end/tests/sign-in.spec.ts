@@ -10,6 +10,7 @@ import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "@playwright/test";
 
 import { test, expect } from "./fixtures";
+import { waitUntilReady } from "./helpers";
 
 // Sign-in in a real browser (issue #29, security-and-durability §1.1–§1.2): a real OpenID
 // provider (oidc-provider over HTTPS, its CA trusted by the console through A2A_EXTRA_CA_CERTS),
@@ -56,18 +57,6 @@ async function startFront(dir: string, port: number): Promise<https.Server> {
   return front;
 }
 
-async function ready(url: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${url} not ready`);
-}
 
 type TeamConsole = {
   origin: string;
@@ -110,7 +99,7 @@ async function startTeamConsole(first: [string, string, string], extra: NodeJS.P
   );
   expect(provisioned.stdout).toBe("Identity membership provisioned.\n");
   team.console_ = spawn(bin, ["serve", "--host", "127.0.0.1", "--port", String(consolePort)], { env, stdio: "ignore" });
-  await ready(`http://127.0.0.1:${consolePort}/readyz`);
+  await waitUntilReady(`http://127.0.0.1:${consolePort}/readyz`);
   return team;
 }
 
@@ -120,7 +109,7 @@ async function restartConsole(team: TeamConsole): Promise<void> {
   team.console_!.kill("SIGTERM");
   await exited;
   team.console_ = spawn(bin!, ["serve", "--host", "127.0.0.1", "--port", String(consolePort)], { env: team.env, stdio: "ignore" });
-  await ready(`http://127.0.0.1:${consolePort}/readyz`);
+  await waitUntilReady(`http://127.0.0.1:${consolePort}/readyz`);
 }
 
 // A team console whose one agent is the demo agent's `variant`, Ada Lovelace its admin.

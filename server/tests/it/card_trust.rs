@@ -7,7 +7,8 @@ use axum::http::StatusCode;
 use serde_json::{Value, json};
 use server::state::AppState;
 
-use crate::client::{Reply, get, post};
+use crate::client::{Reply, get};
+use crate::credentials::register;
 use crate::support::{self, TestDb};
 
 const REJECTED: &str = "Agent Card trust policy rejected this connection.";
@@ -18,26 +19,8 @@ async fn app(extra: &[(&str, &str)]) -> (AppState, TestDb) {
     support::app_with(&vars).await
 }
 
-async fn register(state: &AppState, origin: &str, variant: &str) -> String {
-    let reply = post(
-        state,
-        "/api/agents",
-        json!({"cardUrl": format!("{origin}/{variant}/card.json")}),
-        &[],
-    )
-    .await;
-    assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.body);
-    reply.json()["agent"]["id"].as_str().unwrap().to_owned()
-}
-
 async fn send(state: &AppState, agent: &str) -> Reply {
-    post(
-        state,
-        &format!("/api/agents/{agent}/messages"),
-        json!({"text": "hello", "config": {"returnImmediately": false}}),
-        &[],
-    )
-    .await
+    crate::credentials::send(state, agent, "hello").await
 }
 
 async fn trust(state: &AppState, agent: &str) -> String {
@@ -48,18 +31,7 @@ async fn trust(state: &AppState, agent: &str) -> String {
 
 /// The demo agent's own pin (`GET /card-keys.json`), with `expiresAt` when given.
 async fn pins(origin: &str, expires_at: Option<String>) -> String {
-    let tls = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
-        rustls::crypto::ring::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .unwrap()
-    .with_root_certificates(rustls::RootCertStore::empty())
-    .with_no_client_auth();
-    let http = reqwest::Client::builder()
-        .tls_backend_preconfigured(tls)
-        .build()
-        .unwrap();
-    let mut pins: Value = http
+    let mut pins: Value = crate::credentials::http()
         .get(format!("{origin}/card-keys.json"))
         .send()
         .await
