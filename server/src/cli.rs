@@ -1,5 +1,5 @@
-//! The command line: `agent-taskbay [serve|migrate|rebuild-projections|gc-artifacts|auth|demo-agent]`, with the environment variables listed
-//! in `--help`.
+//! The command line: `agent-taskbay [serve|worker|migrate|rebuild-projections|gc-artifacts|auth|credentials|demo-agent]`,
+//! with the environment variables listed in `--help`.
 
 use std::net::{IpAddr, SocketAddr};
 
@@ -40,6 +40,9 @@ pub struct Cli {
 pub enum Command {
     /// Serve the console (the default when no command is given).
     Serve(ServeArgs),
+    /// Run only the background workers (dispatch, subscriptions, sweeps), for a deployment whose
+    /// web processes set A2A_COMMAND_WORKER_MODE=external (PostgreSQL only).
+    Worker,
     /// Apply pending database migrations and exit.
     Migrate,
     /// Check the ledger, then rebuild task projections from it (all tasks, or one) and exit.
@@ -127,6 +130,7 @@ pub fn any_addr(host: &str, port: u16) -> Result<SocketAddr, String> {
 pub async fn run(cli: Cli, config: Config) -> anyhow::Result<()> {
     match cli.command.unwrap_or(Command::Serve(cli.serve)) {
         Command::Serve(args) => serve_command(args, config).await,
+        Command::Worker => serve::run_workers(config, serve::shutdown_signal()).await,
         Command::Migrate => migrate_command(config).await,
         Command::RebuildProjections { task } => rebuild_command(config, task).await,
         Command::GcArtifacts { min_age_secs } => gc_command(config, min_age_secs).await,

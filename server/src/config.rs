@@ -81,6 +81,16 @@ pub enum LogFormat {
     Json,
 }
 
+/// Where the background workers run (`A2A_COMMAND_WORKER_MODE`, §6.1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WorkerMode {
+    /// Inside `serve` (the default; the only mode of the embedded SQLite database).
+    #[default]
+    Embedded,
+    /// In separate `agent-taskbay worker` processes; `serve` runs none (PostgreSQL only).
+    External,
+}
+
 /// Rules for every outbound request to an agent (`shared/spec/security-and-durability.md` §7).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct OutboundConfig {
@@ -125,6 +135,8 @@ pub struct Config {
     /// `A2A_VAULT_KEYS` and `A2A_VAULT_ACTIVE_KEY`: the credential vault's keys; `None`
     /// without them (agents that need credentials then fail closed).
     pub vault_keys: Option<crate::vault::KeyRing>,
+    /// `A2A_COMMAND_WORKER_MODE`: whether `serve` runs the workers.
+    pub worker_mode: WorkerMode,
 }
 
 /// `A2A_MAX_AGENT_STREAMS` default: the reference's 8 streams per process (§3.5).
@@ -233,7 +245,24 @@ impl Config {
             get("A2A_VAULT_ACTIVE_KEY").as_deref(),
         )
         .map_err(|message| ConfigError::new("A2A_VAULT_KEYS", message))?;
+        let worker_mode = match get("A2A_COMMAND_WORKER_MODE").as_deref() {
+            None | Some("embedded") => WorkerMode::Embedded,
+            Some("external") if matches!(database, DatabaseConfig::Sqlite { .. }) => {
+                return Err(ConfigError::new(
+                    "A2A_COMMAND_WORKER_MODE",
+                    "External command workers require PostgreSQL.",
+                ));
+            }
+            Some("external") => WorkerMode::External,
+            Some(_) => {
+                return Err(ConfigError::new(
+                    "A2A_COMMAND_WORKER_MODE",
+                    "Invalid A2A_COMMAND_WORKER_MODE.",
+                ));
+            }
+        };
         Ok(Config {
+            worker_mode,
             vault_keys,
             max_live_connections,
             decision_sweep,
@@ -705,6 +734,30 @@ mod tests {
         assert_eq!(
             config(&[("A2A_LOG_FORMAT", "xml")]).unwrap_err().variable,
             "A2A_LOG_FORMAT"
+        );
+    }
+
+    #[test]
+    fn worker_mode_is_embedded_or_external_on_postgres_section_6_1() {
+        assert_eq!(config(&[]).unwrap().worker_mode, WorkerMode::Embedded);
+        let pg = ("A2A_DATABASE_URL", "postgres://u@127.0.0.1/db");
+        assert_eq!(
+            config(&[pg, ("A2A_COMMAND_WORKER_MODE", "external")])
+                .unwrap()
+                .worker_mode,
+            WorkerMode::External
+        );
+        assert_eq!(
+            config(&[("A2A_COMMAND_WORKER_MODE", "external")])
+                .unwrap_err()
+                .to_string(),
+            "A2A_COMMAND_WORKER_MODE: External command workers require PostgreSQL."
+        );
+        assert_eq!(
+            config(&[pg, ("A2A_COMMAND_WORKER_MODE", "separate")])
+                .unwrap_err()
+                .to_string(),
+            "A2A_COMMAND_WORKER_MODE: Invalid A2A_COMMAND_WORKER_MODE."
         );
     }
 

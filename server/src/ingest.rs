@@ -29,6 +29,7 @@ mod observation;
 mod prepare;
 pub mod queue;
 mod rebuild;
+pub mod relay;
 pub mod verify;
 
 use std::sync::atomic::Ordering;

@@ -8,7 +8,7 @@ use axum::serve::{ListenerExt as _, TapIo};
 use leptos::config::LeptosOptions;
 use tokio::net::{TcpListener, TcpStream};
 
-use crate::config::{Config, DatabaseConfig};
+use crate::config::{Config, DatabaseConfig, WorkerMode};
 use crate::db::{self, Db};
 use crate::state::AppState;
 use crate::store::agents;
@@ -105,7 +105,11 @@ pub async fn run(
     let db = state.db.clone();
     let stop = state.shutdown.clone();
     let tracker = tokio_util::task::TaskTracker::new();
-    crate::workers::start(state.worker_deps(), &tracker, stop.clone());
+    crate::ingest::relay::start(&state.db, &state.bus, &tracker, stop.clone());
+    match state.config.worker_mode {
+        WorkerMode::Embedded => crate::workers::start(state.worker_deps(), &tracker, stop.clone()),
+        WorkerMode::External => tracing::info!("workers run in separate `agent-taskbay worker` processes"),
+    }
     let router = crate::build_router(state);
     let signal = {
         let stop = stop.clone();
@@ -122,6 +126,41 @@ pub async fn run(
     tracker.close();
     tracker.wait().await;
     db.close().await;
+    tracing::info!("stopped");
+    Ok(())
+}
+
+/// The worker process (`agent-taskbay worker`, §6.1): every worker loop and the notice relay on
+/// the shared PostgreSQL database, no HTTP, until `shutdown`; then in-flight work finishes and
+/// leases are left to expire or be taken over. It never migrates.
+pub async fn run_workers(config: Config, shutdown: impl Future<Output = ()>) -> anyhow::Result<()> {
+    if matches!(config.database, DatabaseConfig::Sqlite { .. }) {
+        anyhow::bail!(
+            "The separate worker requires PostgreSQL; the embedded SQLite database uses embedded dispatch."
+        );
+    }
+    let db = db::connect(&config.database)
+        .await
+        .with_context(|| format!("opening the {} database", config.database.kind()))?;
+    let pending = db::migration::pending(&db).await.context("checking migrations")?;
+    if !pending.is_empty() {
+        anyhow::bail!(
+            "{} migration(s) are pending; run agent-taskbay migrate first.",
+            pending.len()
+        );
+    }
+    let options = LeptosOptions::builder().output_name("agent-taskbay").build();
+    let state = AppState::new(options, config, db).context("building the HTTP client for agents")?;
+    let stop = state.shutdown.clone();
+    let tracker = tokio_util::task::TaskTracker::new();
+    crate::ingest::relay::start(&state.db, &state.bus, &tracker, stop.clone());
+    crate::workers::start(state.worker_deps(), &tracker, stop.clone());
+    tracing::info!("Agent Taskbay workers are running");
+    shutdown.await;
+    stop.cancel();
+    tracker.close();
+    tracker.wait().await;
+    state.db.clone().close().await;
     tracing::info!("stopped");
     Ok(())
 }

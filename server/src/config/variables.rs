@@ -73,6 +73,10 @@ pub const VARIABLES: &[(&str, &str)] = &[
         "true: agents whose card is unsigned are shown but never called (default false)",
     ),
     (
+        "A2A_COMMAND_WORKER_MODE",
+        "embedded (default: serve runs the workers) or external (PostgreSQL: `agent-taskbay worker` processes run them)",
+    ),
+    (
         "A2A_VAULT_KEYS",
         "JSON object of credential vault key ids to 64 hex characters (32-byte keys); back it up apart from the database",
     ),

@@ -282,3 +282,20 @@ async fn rebuild_projections_reports_each_task_and_the_total() {
         "agent-taskbay: Task 00000000-0000-4000-8000-000000000404 does not exist; projections left unchanged.\n"
     );
 }
+
+/// `agent-taskbay worker` needs PostgreSQL (§6.1): on the embedded SQLite file it stops with
+/// one line and exit code 1.
+#[test]
+fn the_worker_refuses_the_embedded_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = binary()
+        .env("A2A_DATA_DIR", dir.path())
+        .arg("worker")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8(output.stderr).unwrap(),
+        "agent-taskbay: The separate worker requires PostgreSQL; the embedded SQLite database uses embedded dispatch.\n"
+    );
+}

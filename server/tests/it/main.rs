@@ -37,6 +37,7 @@ mod live_cap;
 mod live_fanout;
 mod oidc;
 mod rebuild;
+mod replicas;
 mod sdk_agents;
 mod send_stream;
 mod ssr;

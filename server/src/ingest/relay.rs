@@ -1,0 +1,198 @@
+//! Notices across processes (`shared/spec/security-and-durability.md` §3.9, §6.1): on PostgreSQL
+//! every process that shares the database forwards what it publishes on its [`Bus`] with
+//! `NOTIFY`, and `LISTEN`s for the others', publishing them on its own bus. A notice only says
+//! what committed (organization, task, conversation, sequence); receivers read the rows from the
+//! ledger, so a lost or late notice costs latency, never data: the live streams' periodic re-read
+//! stays as the safety net. SQLite has one process, so no relay runs there.
+
+use std::time::Duration;
+
+use sea_orm::sqlx::postgres::PgListener;
+use sea_orm::{ConnectionTrait, DatabaseBackend, Statement};
+use serde::{Deserialize, Serialize};
+use tokio::sync::broadcast::error::{RecvError, TryRecvError};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use super::bus::{Bus, Notice};
+use crate::db::Db;
+
+/// The `LISTEN`/`NOTIFY` channel.
+pub const CHANNEL: &str = "a2a_taskbay_notices";
+/// Largest payload sent in one `NOTIFY` (PostgreSQL's limit is 8000 bytes).
+const MAX_PAYLOAD: usize = 7000;
+/// Notices gathered into one `NOTIFY` at most.
+const MAX_BATCH: usize = 64;
+/// Pause before listening again after the connection was lost.
+const RECONNECT: Duration = Duration::from_secs(1);
+
+/// What one `NOTIFY` carries: the sending process and its notices, in order.
+#[derive(Serialize, Deserialize)]
+struct Envelope {
+    origin: String,
+    notices: Vec<Notice>,
+}
+
+/// Starts the relay of this process on `tracker` (PostgreSQL only); it stops with `shutdown`.
+pub fn start(db: &Db, bus: &Bus, tracker: &TaskTracker, shutdown: CancellationToken) {
+    if db.is_sqlite() {
+        return;
+    }
+    let origin = uuid::Uuid::new_v4().to_string();
+    tracker.spawn(forward(db.clone(), bus.clone(), origin.clone(), shutdown.clone()));
+    tracker.spawn(listen(db.clone(), bus.clone(), origin, shutdown));
+}
+
+/// Sends every notice this process publishes, in batches, until shutdown.
+async fn forward(db: Db, bus: Bus, origin: String, shutdown: CancellationToken) {
+    let mut local = bus.subscribe_local();
+    loop {
+        let first = tokio::select! {
+            () = shutdown.cancelled() => return,
+            received = local.recv() => received,
+        };
+        let mut notices = match first {
+            Ok(notice) => vec![notice],
+            Err(RecvError::Lagged(missed)) => {
+                // The others' safety-net re-read covers what was skipped.
+                tracing::warn!(missed, "notice relay fell behind");
+                continue;
+            }
+            Err(RecvError::Closed) => return,
+        };
+        while notices.len() < MAX_BATCH {
+            match local.try_recv() {
+                Ok(notice) => notices.push(notice),
+                Err(TryRecvError::Lagged(_)) => continue,
+                Err(TryRecvError::Empty | TryRecvError::Closed) => break,
+            }
+        }
+        for payload in payloads(&origin, notices) {
+            let notify = Statement::from_sql_and_values(
+                DatabaseBackend::Postgres,
+                "SELECT pg_notify($1, $2)",
+                [CHANNEL.into(), payload.into()],
+            );
+            if let Err(error) = db.write.execute_raw(notify).await {
+                tracing::warn!(%error, "could not relay notices to the other processes");
+            }
+        }
+    }
+}
+
+/// The `NOTIFY` payloads for `notices`: as few as fit under [`MAX_PAYLOAD`] each.
+fn payloads(origin: &str, notices: Vec<Notice>) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut batch: Vec<Notice> = Vec::new();
+    let encode = |batch: Vec<Notice>| {
+        serde_json::to_string(&Envelope {
+            origin: origin.to_owned(),
+            notices: batch,
+        })
+        .unwrap_or_default()
+    };
+    for notice in notices {
+        batch.push(notice);
+        if encode(batch.clone()).len() > MAX_PAYLOAD && batch.len() > 1 {
+            let last = batch.pop();
+            out.push(encode(std::mem::take(&mut batch)));
+            batch.extend(last);
+        }
+    }
+    if !batch.is_empty() {
+        out.push(encode(batch));
+    }
+    out
+}
+
+/// Listens for the other processes' notices and publishes them here, reconnecting after a
+/// lost connection, until shutdown.
+async fn listen(db: Db, bus: Bus, origin: String, shutdown: CancellationToken) {
+    loop {
+        match subscribe(&db).await {
+            Ok(mut listener) => loop {
+                let received = tokio::select! {
+                    () = shutdown.cancelled() => return,
+                    received = listener.recv() => received,
+                };
+                match received {
+                    Ok(notification) => receive(&bus, &origin, notification.payload()),
+                    Err(error) => {
+                        tracing::warn!(%error, "notice relay lost its connection; listening again");
+                        break;
+                    }
+                }
+            },
+            Err(error) => tracing::warn!(%error, "notice relay could not listen"),
+        }
+        tokio::select! {
+            () = shutdown.cancelled() => return,
+            () = tokio::time::sleep(RECONNECT) => {}
+        }
+    }
+}
+
+async fn subscribe(db: &Db) -> Result<PgListener, sea_orm::sqlx::Error> {
+    let mut listener = PgListener::connect_with(db.write.get_postgres_connection_pool()).await?;
+    listener.listen(CHANNEL).await?;
+    Ok(listener)
+}
+
+/// Publishes the notices of another process's payload; this process's own are skipped (it
+/// published them already), as is anything unreadable.
+fn receive(bus: &Bus, origin: &str, payload: &str) {
+    match serde_json::from_str::<Envelope>(payload) {
+        Ok(envelope) if envelope.origin != origin => {
+            for notice in envelope.notices {
+                bus.publish_remote(notice);
+            }
+        }
+        Ok(_) => {}
+        Err(error) => tracing::debug!(%error, "ignored an unreadable relayed notice"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ledger(sequence: i64) -> Notice {
+        Notice::Ledger {
+            organization_id: "org".into(),
+            task_id: format!("task-{sequence}"),
+            conversation_id: "conv".into(),
+            sequence,
+            new_task: false,
+        }
+    }
+
+    #[test]
+    fn payloads_stay_under_the_postgres_limit_and_keep_the_order() {
+        let notices: Vec<Notice> = (1..=200).map(ledger).collect();
+        let sent = payloads("me", notices.clone());
+        assert!(sent.len() > 1);
+        let mut back = Vec::new();
+        for payload in &sent {
+            assert!(payload.len() <= MAX_PAYLOAD, "{}", payload.len());
+            back.extend(serde_json::from_str::<Envelope>(payload).unwrap().notices);
+        }
+        assert_eq!(back, notices);
+    }
+
+    #[test]
+    fn a_process_ignores_its_own_notices_and_publishes_the_others() {
+        let bus = Bus::default();
+        let mut all = bus.subscribe();
+        let mut local = bus.subscribe_local();
+        let theirs = payloads("them", vec![ledger(7), Notice::Approvals]);
+        let mine = payloads("me", vec![ledger(8)]);
+        receive(&bus, "me", &mine[0]);
+        receive(&bus, "me", &theirs[0]);
+        receive(&bus, "me", "not json");
+        assert_eq!(all.try_recv().unwrap(), ledger(7));
+        assert_eq!(all.try_recv().unwrap(), Notice::Approvals);
+        assert!(all.try_recv().is_err());
+        // Relayed notices are never sent on again.
+        assert!(local.try_recv().is_err());
+    }
+}

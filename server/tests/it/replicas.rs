@@ -1,0 +1,269 @@
+//! A team deployment as real processes on one PostgreSQL database
+//! (`shared/spec/security-and-durability.md` §3.5, §3.9, §6.1): two web replicas with
+//! `A2A_COMMAND_WORKER_MODE=external` and a separate `agent-taskbay worker`. A send accepted by
+//! replica A is dispatched by the worker; replica B's live stream shows the task's events as
+//! they commit (the notice relay over `LISTEN/NOTIFY`); the worker is killed with SIGKILL
+//! mid-stream, a second worker takes the task over after its lease, and the task ends with
+//! every chunk exactly once, in order. Skipped without `A2A_TEST_POSTGRES_URL`.
+
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use serde_json::{Value, json};
+use server::ingest::bus::Notice;
+
+use crate::support::{self, binary};
+
+/// Kills its process when dropped (a failed assertion must not leave processes behind).
+struct Process(Child);
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn start(args: &[&str], env: &[(&str, String)]) -> Process {
+    let mut command = binary();
+    command.args(args).stdout(Stdio::null()).stderr(Stdio::null());
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    Process(command.spawn().unwrap())
+}
+
+async fn ready(http: &reqwest::Client, base: &str) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if http
+            .get(format!("{base}/readyz"))
+            .send()
+            .await
+            .is_ok_and(|r| r.status().is_success())
+        {
+            return;
+        }
+        assert!(Instant::now() < deadline, "{base} not ready within 30 s");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn two_replicas_and_a_worker_share_one_database_and_a_killed_worker_is_taken_over() {
+    let Some(test_db) = support::postgres().await else {
+        return;
+    };
+    test_db.migrated().await.close().await;
+    let url = match &test_db.config.database {
+        server::config::DatabaseConfig::Postgres { url, .. } => url.expose().to_owned(),
+        server::config::DatabaseConfig::Sqlite { .. } => unreachable!("a PostgreSQL test database"),
+    };
+    let demo = support::demo().await;
+    let dir = tempfile::tempdir().unwrap();
+    let env = |name: &str| {
+        vec![
+            ("A2A_DATABASE_URL", url.clone()),
+            ("A2A_COMMAND_WORKER_MODE", "external".to_owned()),
+            ("A2A_ALLOW_PRIVATE_NETWORKS", "true".to_owned()),
+            ("A2A_DATA_DIR", dir.path().join(name).to_str().unwrap().to_owned()),
+            (
+                "A2A_ARTIFACT_DATA_DIR",
+                dir.path().join("artifacts").to_str().unwrap().to_owned(),
+            ),
+        ]
+    };
+    let (port_a, port_b) = (free_port(), free_port());
+    let (a, b) = (
+        format!("http://127.0.0.1:{port_a}"),
+        format!("http://127.0.0.1:{port_b}"),
+    );
+    let _web_a = start(&["serve", "--port", &port_a.to_string()], &env("a"));
+    let _web_b = start(&["serve", "--port", &port_b.to_string()], &env("b"));
+    let mut worker = start(&["worker"], &env("w1"));
+    let http = crate::credentials::http();
+    ready(&http, &a).await;
+    ready(&http, &b).await;
+
+    // Registered and sent on A; nothing in A runs a worker.
+    let registered: Value = http
+        .post(format!("{a}/api/agents"))
+        .json(&json!({"cardUrl": format!("{demo}/slow/card.json")}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let agent = registered["agent"]["id"].as_str().unwrap().to_owned();
+    // B's app-wide freshness stream, open before the send on A.
+    let freshness = http.get(format!("{b}/api/tasks/events")).send().await.unwrap();
+    let mut signals = freshness.bytes_stream();
+    let first = tokio::time::timeout(Duration::from_secs(5), signals.next())
+        .await
+        .unwrap();
+    assert!(String::from_utf8_lossy(&first.unwrap().unwrap()).contains("event: ready"));
+    let sent_at = Instant::now();
+    let accepted = http
+        .post(format!("{a}/api/agents/{agent}/commands"))
+        .header("idempotency-key", "replicas-1")
+        .json(&json!({"text": "a report across processes"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(accepted.status(), 202);
+    let location = accepted.headers()["location"].to_str().unwrap().to_owned();
+    // The commit on A (and the worker's) signals B within a second or two, not after its 15 s
+    // resync: the notice came through PostgreSQL.
+    let signal = tokio::time::timeout(Duration::from_secs(5), signals.next())
+        .await
+        .unwrap();
+    assert!(String::from_utf8_lossy(&signal.unwrap().unwrap()).contains("event: freshness"));
+    assert!(
+        sent_at.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        sent_at.elapsed()
+    );
+    drop(signals);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let task = loop {
+        let command: Value = http
+            .get(format!("{a}{location}"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if let Some(task) = command["command"]["result"]["localId"].as_str() {
+            break task.to_owned();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the worker did not dispatch: {command}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+
+    // B's live stream of the task, read while the worker behind it changes.
+    let stream = http
+        .get(format!("{b}/api/live/tasks/{task}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stream.status(), 200);
+    let mut body = stream.bytes_stream();
+    let (mut buffer, mut ids, mut killed, mut completed) = (String::new(), Vec::<i64>::new(), false, false);
+    let mut second = None;
+    let deadline = Instant::now() + Duration::from_secs(90);
+    while Instant::now() < deadline {
+        let chunk = tokio::time::timeout(Duration::from_secs(30), body.next()).await;
+        let Ok(Some(Ok(chunk))) = chunk else { break };
+        buffer.push_str(&String::from_utf8_lossy(&chunk));
+        while let Some(end) = buffer.find("\n\n") {
+            let frame: String = buffer.drain(..end + 2).collect();
+            if let Some(id) = frame.lines().find_map(|l| l.strip_prefix("id: ")) {
+                ids.push(id.trim().parse().unwrap());
+            }
+            completed |= frame.contains("TASK_STATE_COMPLETED");
+        }
+        if !killed && ids.len() >= 3 {
+            // SIGKILL: no goodbye, its leases stay until they expire.
+            worker.0.kill().unwrap();
+            worker.0.wait().unwrap();
+            killed = true;
+            second = Some(start(&["worker"], &env("w2")));
+        }
+        if completed {
+            break;
+        }
+    }
+    assert!(
+        killed && second.is_some(),
+        "the stream showed events before the worker was killed"
+    );
+    assert!(completed, "the task completed on the other replica's stream");
+    let mut sorted = ids.clone();
+    sorted.sort_unstable();
+    sorted.dedup();
+    assert_eq!(ids, sorted, "every event once, in order, on the other replica");
+
+    let view: Value = http
+        .get(format!("{b}/api/tasks/{task}"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(view["task"]["state"], "TASK_STATE_COMPLETED", "{view}");
+    let text = view["task"]["artifacts"][0]["parts"][0]["content"]["text"]
+        .as_str()
+        .unwrap_or_default();
+    let expected: String = (1..=20)
+        .map(|n| format!("Chunk {n} of 20: still going.\n"))
+        .collect();
+    assert_eq!(text, expected, "every chunk exactly once, in order");
+    drop(second);
+    test_db.cleanup().await;
+}
+
+#[tokio::test]
+async fn a_notice_published_in_one_process_reaches_the_others_through_postgres() {
+    let Some(test_db) = support::postgres().await else {
+        return;
+    };
+    let (one, two) = (test_db.migrated().await, test_db.connect().await);
+    let (bus_one, bus_two) = (
+        server::ingest::bus::Bus::default(),
+        server::ingest::bus::Bus::default(),
+    );
+    let tracker = tokio_util::task::TaskTracker::new();
+    let stop = tokio_util::sync::CancellationToken::new();
+    server::ingest::relay::start(&one, &bus_one, &tracker, stop.clone());
+    server::ingest::relay::start(&two, &bus_two, &tracker, stop.clone());
+    let mut heard = bus_two.subscribe();
+    let mut own = bus_one.subscribe();
+    let notice = Notice::Ledger {
+        organization_id: "org".into(),
+        task_id: "task".into(),
+        conversation_id: "conv".into(),
+        sequence: 42,
+        new_task: true,
+    };
+    // Published until heard: the listener may still be subscribing when the first one goes out.
+    let started = Instant::now();
+    let got = loop {
+        bus_one.publish(notice.clone());
+        if let Ok(Ok(got)) = tokio::time::timeout(Duration::from_millis(200), heard.recv()).await {
+            break got;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "nothing relayed within 10 s"
+        );
+    };
+    assert_eq!(got, notice);
+    // The sender does not hear its own notice back.
+    while let Ok(received) = own.try_recv() {
+        assert_eq!(received, notice);
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let own_count = std::iter::from_fn(|| own.try_recv().ok()).count();
+    assert_eq!(own_count, 0, "no echo of its own notices");
+    stop.cancel();
+    tracker.close();
+    tracker.wait().await;
+    one.close().await;
+    two.close().await;
+    test_db.cleanup().await;
+}
