@@ -205,8 +205,10 @@ test("an admin gives a new colleague access through a team on the Access screen"
     const a = admin.page;
     await expect(a.getByText("Form fixture (form)").first()).toBeVisible();
     await a.goto(`${team.origin}/settings`);
+    await expect(a.locator("body")).toHaveAttribute("data-hydrated", "true");
     await a.getByRole("link", { name: "Manage access" }).click();
     await expect(a).toHaveURL(`${team.origin}/settings/access`);
+    await expect(a.locator("body")).toHaveAttribute("data-hydrated", "true");
     await expect(a.getByRole("heading", { name: "Access", level: 1 })).toBeVisible();
 
     // Add Bea as an operator, from the keyboard.
@@ -310,6 +312,8 @@ test("a reviewer delegates an approval to a colleague, who decides it", async ({
       throw new Error("no approval request");
     }, agentId);
     await bea.page.goto(`${team.origin}/approvals/${id}`);
+    // The choice is made once the page has hydrated: a select changed before that is not seen.
+    await expect(bea.page.locator("body")).toHaveAttribute("data-hydrated", "true");
     await expect(bea.page.getByTestId("approval-status")).toHaveText("Pending");
     await bea.page.getByLabel("Rationale").fill("Carl owns staging.");
     await bea.page.getByLabel("Delegate to").selectOption({ label: "Carl (Operator)" });
@@ -332,6 +336,7 @@ test("a reviewer delegates an approval to a colleague, who decides it", async ({
     // Bea asks Carl, from the task page, to approve a message of her own; she cannot decide it.
     const { requests } = await bea.page.evaluate(async () => (await fetch("/api/decisions")).json());
     await bea.page.goto(`${team.origin}/tasks/${requests[0].taskId}`);
+    await expect(bea.page.locator("body")).toHaveAttribute("data-hydrated", "true");
     await bea.page.getByRole("button", { name: "Ask for approval…" }).click();
     const ask = bea.page.getByRole("form", { name: "Ask for approval" });
     await ask.getByLabel("Title").fill("Scale staging down tonight");
