@@ -370,6 +370,23 @@ mod tests {
     }
 
     #[test]
+    fn a_gateway_with_a_credential_never_prints_it() {
+        let binding = crate::vault::Binding::parse(
+            br#"{"origins":["https://a.example"],"credential":{"type":"bearer","token":"tok-SECRET-99"}}"#,
+        )
+        .unwrap();
+        let gateway = Gateway::new(&OutboundConfig::default())
+            .unwrap()
+            .with_binding(binding)
+            .unwrap();
+        let shown = format!("{gateway:?}");
+        assert!(
+            !shown.contains("tok-SECRET-99") && shown.contains("bearer"),
+            "{shown}"
+        );
+    }
+
+    #[test]
     fn requests_are_admitted_before_they_are_built() {
         let gateway = Gateway::new(&OutboundConfig::default()).unwrap();
         let url = Url::parse("http://169.254.169.254/latest/meta-data").unwrap();

@@ -28,8 +28,8 @@ const DEFAULT_TOKEN_LIFETIME: Duration = Duration::from_secs(300);
 /// Tokens and mTLS clients kept at most; the caches are cleared when they pass it.
 const MAX_CACHED: usize = 1024;
 
-/// The credential a gateway attaches, resolved for one operation.
-#[derive(Debug)]
+/// The credential a gateway attaches, resolved for one operation. Its `Debug` names the kind
+/// and origins only: never a secret or a token.
 pub(crate) struct Attached {
     pub(crate) binding: Binding,
     /// Digest of the credential: the key of the token and client caches.
@@ -39,6 +39,15 @@ pub(crate) struct Attached {
     /// Every OAuth access token this operation attached: redacted from its answers whether
     /// or not the cache still holds them.
     tokens_used: Mutex<Vec<String>>,
+}
+
+impl std::fmt::Debug for Attached {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Attached")
+            .field("binding", &self.binding)
+            .field("mtls", &self.mtls_client.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 /// Process-wide caches of OAuth tokens and mTLS clients, shared by every clone of a gateway.

@@ -53,7 +53,8 @@ async fn counted_demo(delay: Duration) -> (String, Arc<AtomicUsize>) {
 }
 
 /// Registers `<origin>/<variant>/card.json` through the API; returns the agent id.
-async fn register(state: &AppState, origin: &str, variant: &str) -> String {
+/// Registers the demo variant at `origin` through `POST /api/agents`; its id.
+pub(crate) async fn register(state: &AppState, origin: &str, variant: &str) -> String {
     let reply = post(
         state,
         "/api/agents",

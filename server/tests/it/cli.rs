@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use server::config::VARIABLES;
 
-use crate::support::binary;
+use crate::support::{ChildGuard, binary};
 
 #[test]
 fn help_lists_subcommands_and_every_variable() {
@@ -116,16 +116,6 @@ fn migrate_creates_the_embedded_database() {
         String::from_utf8(output.stdout).unwrap(),
         "0 migration(s) applied; the sqlite database is up to date.\n"
     );
-}
-
-/// Kills the server if a test fails before stopping it.
-struct ChildGuard(std::process::Child);
-
-impl Drop for ChildGuard {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }
 
 fn free_port() -> u16 {

@@ -40,17 +40,7 @@ pub(crate) async fn app() -> (AppState, TestDb) {
     .await
 }
 
-pub(crate) async fn register(state: &AppState, origin: &str, variant: &str) -> String {
-    let reply = post(
-        state,
-        "/api/agents",
-        json!({"cardUrl": format!("{origin}/{variant}/card.json")}),
-        &[],
-    )
-    .await;
-    assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.body);
-    reply.json()["agent"]["id"].as_str().unwrap().to_owned()
-}
+pub(crate) use crate::api::register;
 
 pub(crate) async fn put_binding(state: &AppState, agent: &str, binding: &Value) -> Reply {
     call(

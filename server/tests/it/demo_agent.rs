@@ -11,6 +11,8 @@ use serde_json::{Value, json};
 use server::demo_agent::{self, VARIANTS};
 use tokio::sync::oneshot;
 
+use crate::support::ChildGuard;
+
 /// A demo agent on an ephemeral port; stops when dropped.
 struct Demo {
     origin: String,
@@ -693,16 +695,6 @@ async fn skills_routes_by_skill_and_refuses_unknown_ones() {
         refused["result"]["task"]["status"]["state"],
         "TASK_STATE_REJECTED"
     );
-}
-
-/// Kills the child if the test fails before stopping it.
-struct ChildGuard(std::process::Child);
-
-impl Drop for ChildGuard {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }
 
 #[test]

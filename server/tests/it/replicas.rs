@@ -6,24 +6,14 @@
 //! mid-stream, a second worker takes the task over after its lease, and the task ends with
 //! every chunk exactly once, in order. Skipped without `A2A_TEST_POSTGRES_URL`.
 
-use std::process::{Child, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use serde_json::{Value, json};
 use server::ingest::bus::Notice;
 
-use crate::support::{self, binary};
-
-/// Kills its process when dropped (a failed assertion must not leave processes behind).
-struct Process(Child);
-
-impl Drop for Process {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+use crate::support::{self, ChildGuard, binary};
 
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
@@ -33,13 +23,13 @@ fn free_port() -> u16 {
         .port()
 }
 
-fn start(args: &[&str], env: &[(&str, String)]) -> Process {
+fn start(args: &[&str], env: &[(&str, String)]) -> ChildGuard {
     let mut command = binary();
     command.args(args).stdout(Stdio::null()).stderr(Stdio::null());
     for (name, value) in env {
         command.env(name, value);
     }
-    Process(command.spawn().unwrap())
+    ChildGuard(command.spawn().unwrap())
 }
 
 async fn ready(http: &reqwest::Client, base: &str) {

@@ -285,3 +285,14 @@ impl Workers {
         self.tracker.wait().await;
     }
 }
+
+/// A child process killed (and reaped) when dropped, so a failed assertion leaves nothing
+/// running.
+pub struct ChildGuard(pub std::process::Child);
+
+impl Drop for ChildGuard {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
