@@ -192,10 +192,11 @@ install_hash_file() {
   cp "$LEPTOS_SITE_ROOT/hash.txt" "$(dirname "$1")/hash.txt"
 }
 
+# The release binary with the built site inside it (feature embed-site, ADR 0041): it runs from
+# any directory, with no hash file or site directory beside it. Build the site first.
 build_server() {
-  step "Building the agent-taskbay server (release)"
-  cargo build -p server --release --bin agent-taskbay
-  install_hash_file "$(SERVER_BIN)"
+  step "Building the agent-taskbay server (release, the site inside it)"
+  cargo build -p server --release --bin agent-taskbay --features embed-site
 }
 
 SERVER_BIN() { echo "$CARGO_TARGET_DIR/release/agent-taskbay"; }
@@ -211,6 +212,18 @@ build_test_server() {
 }
 
 TEST_SERVER_BIN() { echo "$CARGO_TARGET_DIR/debug/agent-taskbay"; }
+
+# The test build with the site inside it (feature embed-site), copied out of the way: the test
+# server is built after it and takes its place in target/debug again (without compiling; cargo
+# keeps both). Build the site first.
+build_embedded_test_server() {
+  step "Building the agent-taskbay server with the site inside it (feature embed-site)"
+  cargo build -p server --bin agent-taskbay --features embed-site
+  mkdir -p "$CARGO_TARGET_DIR/embedded"
+  cp "$CARGO_TARGET_DIR/debug/agent-taskbay" "$(EMBEDDED_TEST_SERVER_BIN)"
+}
+
+EMBEDDED_TEST_SERVER_BIN() { echo "$CARGO_TARGET_DIR/embedded/agent-taskbay"; }
 
 # The real A2A agents of the SDK compatibility tests (server/tests/sdk_agents, docs/reference/
 # compatibility.md): a venv per pinned Python SDK under $A2A_TEST_SDK_AGENTS, re-created when its

@@ -38,8 +38,8 @@ pub use compliance::{
     WARNING_PENALTY, check_card,
 };
 pub use encode::{
-    SendConfiguration, SendParams, encode_get_task, encode_message, encode_part, encode_push_config_list,
-    encode_push_config_ref, encode_send_params, encode_task_id,
+    SendConfiguration, SendParams, encode_get_task, encode_list_tasks, encode_message, encode_part,
+    encode_push_config_list, encode_push_config_ref, encode_send_params, encode_task_id,
 };
 pub use error::DecodeError;
 pub use error_code::{ErrorCode, NAMED_ERROR_CODES};

@@ -1,4 +1,4 @@
-//! The command line: `agent-taskbay [serve|worker|migrate|rebuild-projections|gc-artifacts|auth|credentials|demo-agent]`,
+//! The command line: `agent-taskbay [serve|worker|migrate|backup|rebuild-projections|gc-artifacts|auth|credentials|demo-agent]`,
 //! with the environment variables listed in `--help`.
 
 use std::net::{IpAddr, SocketAddr};
@@ -12,6 +12,7 @@ use crate::serve;
 use crate::state::AppState;
 
 pub mod auth;
+pub mod backup;
 pub mod credentials;
 
 /// Default port of the console.
@@ -45,6 +46,12 @@ pub enum Command {
     Worker,
     /// Apply pending database migrations and exit.
     Migrate,
+    /// Write a consistent copy of the embedded SQLite database to FILE (a new file) while the
+    /// console keeps serving, check it, and exit. PostgreSQL: use pg_dump.
+    Backup {
+        /// Where the copy goes; must not exist yet.
+        file: std::path::PathBuf,
+    },
     /// Check the ledger, then rebuild task projections from it (all tasks, or one) and exit.
     RebuildProjections {
         /// Only this task (its local id).
@@ -132,6 +139,7 @@ pub async fn run(cli: Cli, config: Config) -> anyhow::Result<()> {
         Command::Serve(args) => serve_command(args, config).await,
         Command::Worker => serve::run_workers(config, serve::shutdown_signal()).await,
         Command::Migrate => migrate_command(config).await,
+        Command::Backup { file } => backup::run(file, config).await,
         Command::RebuildProjections { task } => rebuild_command(config, task).await,
         Command::GcArtifacts { min_age_secs } => gc_command(config, min_age_secs).await,
         Command::Auth { command } => auth::run(command, config).await,
@@ -157,7 +165,7 @@ async fn serve_command(args: ServeArgs, config: Config) -> anyhow::Result<()> {
     // The bound address, not the asked one: `--port 0` takes a free port, and the request
     // guard answers only to the port the console really has.
     let addr = listener.local_addr().context("reading the bound address")?;
-    let options = serve::leptos_options(addr)?;
+    let (options, site) = serve::leptos_options(addr)?;
     let db = serve::open_database(&config).await?;
     let state = AppState::new(options, config, db).context("building the HTTP client for agents")?;
     serve::seed_registered_agents(&state).await?;
@@ -165,7 +173,13 @@ async fn serve_command(args: ServeArgs, config: Config) -> anyhow::Result<()> {
     if !std::path::Path::new(site_root.as_ref()).join("pkg").exists() {
         tracing::warn!(%site_root, "built site assets not found; run the README's run command to build them");
     }
-    tracing::info!(url = %format!("http://{addr}"), database = state.config.database.kind(), "Agent Taskbay is serving");
+    tracing::info!(
+        url = %format!("http://{addr}"),
+        database = state.config.database.kind(),
+        site = if site.embedded { "embedded" } else { "directory" },
+        "Agent Taskbay is serving"
+    );
+    // `site` lives until serving ends: the embedded site's directory goes with it.
     serve::run(listener, state, serve::shutdown_signal()).await
 }
 

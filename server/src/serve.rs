@@ -10,25 +10,24 @@ use tokio::net::{TcpListener, TcpStream};
 
 use crate::config::{Config, DatabaseConfig, WorkerMode};
 use crate::db::{self, Db};
+use crate::http::site::Site;
 use crate::state::AppState;
 use crate::store::agents;
 
-/// Leptos options for a server bound at `addr`, from the `LEPTOS_*` environment (site root
-/// `target/site` by default) and production mode unless `LEPTOS_ENV` says otherwise. The site's
-/// files are named by their hashes when the build wrote the hash file beside the binary (and
-/// `LEPTOS_HASH_FILES` does not say otherwise).
-pub fn leptos_options(addr: SocketAddr) -> anyhow::Result<LeptosOptions> {
+/// Leptos options for a server bound at `addr`, from the `LEPTOS_*` environment and production
+/// mode unless `LEPTOS_ENV` says otherwise, with the site's files where [`Site`] puts them: the
+/// site inside the binary, or `LEPTOS_SITE_ROOT` (default `target/site`). Keep the `Site` for as
+/// long as the server runs.
+pub fn leptos_options(addr: SocketAddr) -> anyhow::Result<(LeptosOptions, Site)> {
     let mut options = leptos::config::get_configuration(None)
         .context("reading LEPTOS_* settings")?
         .leptos_options;
     options.site_addr = addr;
-    if std::env::var_os("LEPTOS_HASH_FILES").is_none() {
-        options.hash_files = crate::http::site::hash_file_beside_binary(&options.hash_file);
-    }
+    let site = Site::prepare(&mut options).context("writing out the site embedded in the binary")?;
     if std::env::var_os("LEPTOS_ENV").is_none() {
         options.env = leptos::config::Env::PROD;
     }
-    Ok(options)
+    Ok((options, site))
 }
 
 /// `listener` with `TCP_NODELAY` set on every connection it accepts. Live streams write one

@@ -32,6 +32,7 @@ pub mod agents;
 pub mod approvals;
 pub mod artifacts;
 pub mod audit;
+pub mod backup;
 pub mod budgets;
 pub mod card_snapshots;
 pub mod commands;
@@ -44,6 +45,7 @@ pub mod organizations;
 pub mod projections;
 pub mod sessions;
 pub mod subscriptions;
+pub mod sync_cursors;
 pub mod task_rows;
 pub mod tasks;
 

@@ -1,5 +1,5 @@
 //! Background workers (`shared/spec/security-and-durability.md` §3.5): command dispatch from the
-//! outbox, and stream subscriptions that follow every active task. Both claim their work with
+//! outbox, stream subscriptions that follow every active task, and reconciliation sweeps. Both claim their work with
 //! time-limited leases carrying a fresh owner id per attempt, renew them while working, and
 //! commit results only while they still hold the lease, so any number of processes can share
 //! one PostgreSQL database and a crashed one's work is taken over when its leases expire.
@@ -8,6 +8,7 @@
 pub mod approvals;
 pub mod dispatch;
 pub mod housekeeping;
+pub mod reconcile;
 pub mod subscriptions;
 
 use tokio_util::sync::CancellationToken;
@@ -51,6 +52,8 @@ pub struct Tuning {
     pub max_streams: usize,
     /// How often an open task that is not streamed is read with `GetTask` (15 s).
     pub get_task_interval: std::time::Duration,
+    /// Tasks asked for per `ListTasks` page of a reconciliation sweep (50).
+    pub sweep_page_size: u32,
 }
 
 impl Default for Tuning {
@@ -59,6 +62,7 @@ impl Default for Tuning {
             dispatch_lease: dispatch::LEASE,
             max_streams: crate::config::DEFAULT_MAX_AGENT_STREAMS,
             get_task_interval: subscriptions::GET_TASK_INTERVAL,
+            sweep_page_size: reconcile::PAGE_SIZE,
         }
     }
 }
@@ -149,5 +153,6 @@ pub fn start(mut deps: WorkerDeps, tracker: &TaskTracker, shutdown: Cancellation
         housekeeping::PERIOD,
         shutdown.clone(),
     ));
+    tracker.spawn(reconcile::run(deps.clone(), tracker.clone(), shutdown.clone()));
     tracker.spawn(subscriptions::run(deps, tracker.clone(), shutdown));
 }

@@ -199,6 +199,18 @@ pub fn encode_get_task(
     Value::Object(obj)
 }
 
+/// ListTasks params (1.0): `{tenant?, pageSize, pageToken?, includeArtifacts: true}`: a full
+/// page of each task, history and artifacts, with no status or timestamp filter (a reconciliation
+/// sweep must also see changes that only touched artifacts).
+pub fn encode_list_tasks(tenant: &str, page_size: u32, page_token: Option<&str>) -> Value {
+    let mut obj = Map::new();
+    insert_opt(&mut obj, "tenant", Some(tenant).filter(|t| !t.is_empty()));
+    obj.insert("pageSize".into(), json!(page_size));
+    insert_opt(&mut obj, "pageToken", page_token.filter(|t| !t.is_empty()));
+    obj.insert("includeArtifacts".into(), json!(true));
+    Value::Object(obj)
+}
+
 /// CancelTask / SubscribeToTask params: `{id, tenant?}` (tenant only in 1.0).
 pub fn encode_task_id(task_id: &str, tenant: &str, version: ProtocolVersion) -> Value {
     Value::Object(task_id_object(task_id, tenant, version))

@@ -82,7 +82,11 @@ async fn connect_sqlite(path: &Path) -> Result<Db, DbErr> {
     Ok(Db { write, read })
 }
 
-async fn sqlite_pool(path: &Path, size: u32, read_only: bool) -> Result<DatabaseConnection, DbErr> {
+pub(crate) async fn sqlite_pool(
+    path: &Path,
+    size: u32,
+    read_only: bool,
+) -> Result<DatabaseConnection, DbErr> {
     let file = path.to_path_buf();
     let mut options = ConnectOptions::new(format!("sqlite://{}", path.display()));
     options

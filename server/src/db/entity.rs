@@ -17,6 +17,7 @@ pub mod membership;
 pub mod organization;
 pub mod outbox_message;
 pub mod security_audit_event;
+pub mod sync_cursor;
 pub mod task;
 pub mod task_artifact;
 pub mod task_artifact_chunk;

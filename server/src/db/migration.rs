@@ -22,6 +22,7 @@ mod m20261205_000008_identity;
 mod m20261205_000009_access;
 mod m20261205_000010_decision_people;
 mod m20261205_000011_agent_credentials;
+mod m20261205_000012_sync_cursors;
 
 /// An index named `name` on `columns` of `table`.
 fn index(name: &str, table: impl IntoIden, columns: Vec<DynIden>, unique: bool) -> IndexCreateStatement {
@@ -57,6 +58,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261205_000009_access::Migration),
             Box::new(m20261205_000010_decision_people::Migration),
             Box::new(m20261205_000011_agent_credentials::Migration),
+            Box::new(m20261205_000012_sync_cursors::Migration),
         ]
     }
 

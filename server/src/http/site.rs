@@ -5,6 +5,9 @@
 //! a name never changes meaning: those files are sent `immutable` for a year and a repeat visit
 //! fetches nothing but the page. Every other file is revalidated (`Last-Modified`, 304).
 
+#[cfg(feature = "embed-site")]
+mod embedded;
+
 use axum::extract::Request;
 use axum::http::{HeaderValue, header};
 use axum::middleware::Next;
@@ -43,6 +46,45 @@ pub async fn cache_control(request: Request, next: Next) -> Response {
             .insert(header::CACHE_CONTROL, HeaderValue::from_static(IMMUTABLE));
     }
     response
+}
+
+/// Where this process serves the site from. A binary built with the `embed-site` feature
+/// serves the site it carries (written out at start into a private directory, which this value
+/// removes when dropped: keep it for as long as the server runs); any other serves
+/// `LEPTOS_SITE_ROOT` (default `target/site`) with the hash file beside the binary.
+pub struct Site {
+    #[cfg(feature = "embed-site")]
+    _unpacked: embedded::Unpacked,
+    /// Whether the files come from inside the binary.
+    pub embedded: bool,
+}
+
+impl Site {
+    /// Points `options` at the site's files and its hash file.
+    pub fn prepare(options: &mut leptos::config::LeptosOptions) -> std::io::Result<Site> {
+        #[cfg(feature = "embed-site")]
+        {
+            let unpacked = embedded::unpack()?;
+            let root = unpacked.root();
+            options.site_root = root.to_string_lossy().into_owned().into();
+            // Leptos joins the hash file to the binary's directory: an absolute path replaces it.
+            options.hash_file = root.join("hash.txt").to_string_lossy().into_owned().into();
+            if std::env::var_os("LEPTOS_HASH_FILES").is_none() {
+                options.hash_files = true;
+            }
+            Ok(Site {
+                _unpacked: unpacked,
+                embedded: true,
+            })
+        }
+        #[cfg(not(feature = "embed-site"))]
+        {
+            if std::env::var_os("LEPTOS_HASH_FILES").is_none() {
+                options.hash_files = hash_file_beside_binary(&options.hash_file);
+            }
+            Ok(Site { embedded: false })
+        }
+    }
 }
 
 /// Whether the build wrote Leptos' hash file beside the running binary (`scripts/lib.sh`

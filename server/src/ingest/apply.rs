@@ -167,6 +167,12 @@ impl Ingestor {
     ) -> Result<Ingested, IngestError> {
         // Only the first observation of a row this transaction created reports it as new.
         let new_task = std::mem::replace(&mut open.new_task, false);
+        // A read made against an older version of the task loses to what changed it since.
+        if let Some(Fence::Read { version, .. }) = &observation.fence
+            && open.row.version != *version
+        {
+            return Ok(outcome(&open.row, None, new_task));
+        }
         let now = Utc::now();
         let Some((sequence, event)) = append(tx, open, sequences, observation, prepared, now).await? else {
             return Ok(outcome(&open.row, None, new_task));
@@ -339,13 +345,9 @@ fn remote_timestamp(event: &StreamEvent) -> Option<String> {
 }
 
 async fn check_fence(tx: &DatabaseTransaction, fence: &Fence) -> Result<(), IngestError> {
-    match fence {
-        Fence::Lease(lease) => {
-            if lease.holds(tx).await? {
-                Ok(())
-            } else {
-                Err(IngestError::LeaseLost)
-            }
-        }
+    if fence.lease().holds(tx).await? {
+        Ok(())
+    } else {
+        Err(IngestError::LeaseLost)
     }
 }

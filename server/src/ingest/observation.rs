@@ -39,6 +39,20 @@ pub enum Fence {
     /// transaction: it renews the lease and locks the row until commit, so a competing claim
     /// waits and then finds it renewed.
     Lease(Held),
+    /// A read of the task (a `ListTasks` page) made under `lease` (the reconciliation
+    /// cursor's) against the task's `version` as it was before the remote read: it commits only
+    /// while the lease is held, and is skipped if anything changed the task since
+    /// (security-and-durability §3.8: "a concurrent update wins").
+    Read { lease: Held, version: i64 },
+}
+
+impl Fence {
+    /// The lease that must be held.
+    pub fn lease(&self) -> &Held {
+        match self {
+            Fence::Lease(lease) | Fence::Read { lease, .. } => lease,
+        }
+    }
 }
 
 /// One observation to ingest.

@@ -46,6 +46,14 @@ pub const SUBSCRIPTIONS: Lease = Lease {
     touched: Some("updated_at"),
 };
 
+/// `ListTasks` sweep schedules (`sync_cursors`), held while `syncing`.
+pub const SYNC_CURSORS: Lease = Lease {
+    table: "sync_cursors",
+    held: super::sync_cursors::SyncStatus::Syncing.as_str(),
+    counts_attempts: false,
+    touched: Some("updated_at"),
+};
+
 /// The status of a row waiting to be claimed, the same word in every leased table.
 const PENDING: &str = super::dispatch::OutboxStatus::Pending.as_str();
 
@@ -175,6 +183,30 @@ impl Held {
             .table(Alias::new(self.lease.table))
             .value(Alias::new("lease_until"), until(now, self.ttl))
             .and_where(self.lease.held_by(&self.id, &self.owner, now));
+        let done = db.execute(&update).await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Sets `values` on the held row and extends the lease, only while it is held and
+    /// unexpired (a page token saved by the sweep that holds the cursor); `false` when the lease
+    /// is lost and nothing was written.
+    pub async fn write<C: ConnectionTrait>(
+        &self,
+        db: &C,
+        values: Vec<(&'static str, Value)>,
+    ) -> Result<bool, DbErr> {
+        let now = Utc::now();
+        let mut update = Query::update();
+        update
+            .table(Alias::new(self.lease.table))
+            .value(Alias::new("lease_until"), until(now, self.ttl))
+            .and_where(self.lease.held_by(&self.id, &self.owner, now));
+        for (column, value) in values {
+            update.value(Alias::new(column), value);
+        }
+        if let Some(touched) = self.lease.touched {
+            update.value(Alias::new(touched), now);
+        }
         let done = db.execute(&update).await?;
         Ok(done.rows_affected() == 1)
     }

@@ -147,6 +147,12 @@ pub async fn find<C: ConnectionTrait>(
         .ok_or(StoreError::NotFound)
 }
 
+/// How many task rows there are, in every organization.
+pub async fn count_all<C: ConnectionTrait>(db: &C) -> Result<u64, sea_orm::DbErr> {
+    use sea_orm::PaginatorTrait as _;
+    task::Entity::find().count(db).await
+}
+
 /// The task with `id`, of any organization (workers and transactions that already know it).
 pub async fn by_id<C: ConnectionTrait>(db: &C, id: &str) -> Result<Option<task::Model>, sea_orm::DbErr> {
     task::Entity::find_by_id(id.to_owned()).one(db).await

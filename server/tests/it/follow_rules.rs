@@ -107,6 +107,10 @@ async fn call(script: Script, agent: &Shared, body: Value) -> Response {
     let mut agent = agent.lock().unwrap();
     agent.methods.push(method.clone());
     match (method.as_str(), script, reply) {
+        // No ListTasks: the reconciliation sweep marks the scope unsupported.
+        ("ListTasks", _, _) => Json(json!({"jsonrpc": "2.0", "id": id,
+            "error": {"code": -32601, "message": "Method not found"}}))
+        .into_response(),
         ("GetTask", _, _) => {
             agent.get_tasks += 1;
             match (script, agent.get_tasks) {

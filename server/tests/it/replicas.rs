@@ -6,47 +6,14 @@
 //! mid-stream, a second worker takes the task over after its lease, and the task ends with
 //! every chunk exactly once, in order. Skipped without `A2A_TEST_POSTGRES_URL`.
 
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use serde_json::{Value, json};
 use server::ingest::bus::Notice;
 
-use crate::support::{self, ChildGuard, binary};
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-fn start(args: &[&str], env: &[(&str, String)]) -> ChildGuard {
-    let mut command = binary();
-    command.args(args).stdout(Stdio::null()).stderr(Stdio::null());
-    for (name, value) in env {
-        command.env(name, value);
-    }
-    ChildGuard(command.spawn().unwrap())
-}
-
-async fn ready(http: &reqwest::Client, base: &str) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        if http
-            .get(format!("{base}/readyz"))
-            .send()
-            .await
-            .is_ok_and(|r| r.status().is_success())
-        {
-            return;
-        }
-        assert!(Instant::now() < deadline, "{base} not ready within 30 s");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
+use crate::processes::{free_port, ready, register, start};
+use crate::support;
 
 #[tokio::test]
 async fn two_replicas_and_a_worker_share_one_database_and_a_killed_worker_is_taken_over() {
@@ -85,16 +52,7 @@ async fn two_replicas_and_a_worker_share_one_database_and_a_killed_worker_is_tak
     ready(&http, &b).await;
 
     // Registered and sent on A; nothing in A runs a worker.
-    let registered: Value = http
-        .post(format!("{a}/api/agents"))
-        .json(&json!({"cardUrl": format!("{demo}/slow/card.json")}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let agent = registered["agent"]["id"].as_str().unwrap().to_owned();
+    let agent = register(&http, &a, &format!("{demo}/slow/card.json")).await;
     // B's app-wide freshness stream, open before the send on A.
     let freshness = http.get(format!("{b}/api/tasks/events")).send().await.unwrap();
     let mut signals = freshness.bytes_stream();
