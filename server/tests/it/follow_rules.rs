@@ -49,6 +49,10 @@ enum Finish {
     Doubled,
     /// A `part-6` the stream never carried.
     Longer,
+    /// The first read after the task finished still shows it as at the gap (working, three
+    /// parts: the agent's store lags its stream, as a2a-sdk 0.3's does under load); the next one
+    /// shows it finished, with a `part-6` the stream never carried.
+    Lagging,
 }
 
 #[derive(Default)]
@@ -118,13 +122,21 @@ async fn call(script: Script, agent: &Shared, body: Value) -> Response {
                     agent.task = Some(task("TASK_STATE_COMPLETED", &["done by itself"]));
                 }
                 // The first read (the gap) sees three parts; later ones the finished task.
+                (
+                    Script::Gap {
+                        finish: Finish::Lagging,
+                    },
+                    2,
+                ) => {}
                 (Script::Gap { finish }, 2..) => {
                     let parts: &[&str] = match finish {
                         Finish::Exact => &["part-1 ", "part-2 ", "part-3 ", "part-4 ", "part-5 "],
                         Finish::Doubled => &[
                             "part-1 ", "part-2 ", "part-3 ", "part-4 ", "part-4 ", "part-5 ", "part-5 ",
                         ],
-                        Finish::Longer => &["part-1 ", "part-2 ", "part-3 ", "part-4 ", "part-5 ", "part-6 "],
+                        Finish::Longer | Finish::Lagging => {
+                            &["part-1 ", "part-2 ", "part-3 ", "part-4 ", "part-5 ", "part-6 "]
+                        }
                     };
                     agent.task = Some(task("TASK_STATE_COMPLETED", parts));
                 }
@@ -337,6 +349,11 @@ async fn a_final_snapshot_that_disagrees_with_the_streams_does_not_rewrite_them_
 #[tokio::test]
 async fn a_final_snapshot_adds_the_tail_the_streams_missed_issue_27() {
     follows_across_a_gap(Finish::Longer, "part-1 part-2 part-3 part-4 part-5 part-6 ").await;
+}
+
+#[tokio::test]
+async fn a_final_snapshot_that_lags_the_stream_is_read_again_until_it_says_finished() {
+    follows_across_a_gap(Finish::Lagging, "part-1 part-2 part-3 part-4 part-5 part-6 ").await;
 }
 
 async fn follows_across_a_gap(finish: Finish, want: &str) {

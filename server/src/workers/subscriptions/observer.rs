@@ -11,8 +11,9 @@
 //! (a2a-sdk 0.3) would lose what it emitted meanwhile. So every resubscription is preceded by
 //! one `GetTask`, folded like any snapshot of an unfinished task; it is read before the stream
 //! opens because a2a-sdk 0.3.26 counts every chunk appended while a resubscription is open twice
-//! in its own store. A task that finishes through such a stream is read once more, and that
-//! snapshot of a finished task only adds a tail the streams missed, never rewrites what they
+//! in its own store. A task that finishes through such a stream is read once more (again, a few
+//! times, while the agent's snapshot still says it is unfinished: its store may lag its
+//! stream), and that snapshot of a finished task only adds a tail the streams missed, never rewrites what they
 //! delivered ([`app::projection::missing_tail`]).
 
 use std::collections::HashMap;
@@ -31,9 +32,13 @@ use crate::store::leases::Held;
 use crate::workers::WorkerDeps;
 use app::ext::canonical::ledger_json;
 
-/// Attempts at the read after a task finished through a resubscription (an agent may answer
-/// an error for a moment right after it finished).
-const FINAL_READS: u32 = 3;
+/// Attempts at the read after a task finished through a resubscription: an agent may answer an
+/// error for a moment right after it finished, and its own store may not yet hold what its
+/// stream already said (a2a-sdk 0.3 saves each event from every open stream's consumer, so a
+/// `GetTask` right after the final event can still show the task working, without its last
+/// chunks). Read again, 200 ms doubling, until the snapshot says the task finished.
+const FINAL_READS: u32 = 6;
+const FINAL_READ_PAUSE: std::time::Duration = std::time::Duration::from_millis(200);
 
 pub(super) struct Observer<'a> {
     pub deps: &'a WorkerDeps,
@@ -76,18 +81,29 @@ impl Observer<'_> {
             Outcome::Stopped => {
                 // Finished through a stream that followed a gap: the final snapshot may hold a
                 // tail the streams missed.
-                for attempt in 1..=FINAL_READS {
-                    match self.reconcile().await {
-                        Err(Outcome::Again(reason)) => {
-                            tracing::info!(task = %self.target.task.id, %reason, attempt, "final reconciliation failed");
-                            tokio::time::sleep(super::BACKOFF_START).await;
-                        }
-                        _ => break,
-                    }
-                }
+                self.final_read().await;
                 Outcome::Stopped
             }
             other => other,
+        }
+    }
+
+    /// Reads the task once it finished through a resubscription, until the agent's snapshot says
+    /// it finished too ([`FINAL_READS`]), and ingests it: only a missing tail is taken from it.
+    async fn final_read(&self) {
+        let mut pause = FINAL_READ_PAUSE;
+        for attempt in 1..=FINAL_READS {
+            match self.read_snapshot().await {
+                Ok(Some(snapshot)) if !snapshot.is_terminal() => {
+                    tracing::info!(task = %self.target.task.id, attempt, "the agent's snapshot lags its stream; reading again");
+                }
+                Err(Outcome::Again(reason)) => {
+                    tracing::info!(task = %self.target.task.id, %reason, attempt, "final reconciliation failed");
+                }
+                _ => return,
+            }
+            tokio::time::sleep(pause).await;
+            pause *= 2;
         }
     }
 
@@ -194,6 +210,16 @@ impl Observer<'_> {
     /// Reads the task with `GetTask` and ingests the snapshot; the task's state after it
     /// (`None` when the answer was not A2A and was skipped).
     async fn reconcile(&self) -> Result<Option<TaskState>, Outcome> {
+        self.read(false).await
+    }
+
+    /// [`reconcile`](Self::reconcile), answering the state the agent's snapshot reports
+    /// instead of the local task's (`None` when it has none).
+    async fn read_snapshot(&self) -> Result<Option<TaskState>, Outcome> {
+        self.read(true).await
+    }
+
+    async fn read(&self, snapshot_state: bool) -> Result<Option<TaskState>, Outcome> {
         let params = encode_get_task(
             &self.target.remote_task_id,
             None,
@@ -212,8 +238,15 @@ impl Observer<'_> {
         } else {
             serde_json::json!({ "task": answer })
         };
-        self.ingest(self.observation(Source::Reconcile, None, payload))
-            .await
+        let reported = payload
+            .pointer("/task/status/state")
+            .or_else(|| payload.pointer("/status/state"))
+            .and_then(Value::as_str)
+            .map(TaskState::parse);
+        let local = self
+            .ingest(self.observation(Source::Reconcile, None, payload))
+            .await?;
+        Ok(if snapshot_state { reported } else { local })
     }
 
     /// An observation of the followed task, fenced by the lease.
