@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use url::Url;
 
 pub mod auth;
+pub mod push;
 mod variables;
 
 pub use self::variables::VARIABLES;
@@ -137,6 +138,8 @@ pub struct Config {
     pub vault_keys: Option<crate::vault::KeyRing>,
     /// `A2A_COMMAND_WORKER_MODE`: whether `serve` runs the workers.
     pub worker_mode: WorkerMode,
+    /// Push notifications from agents (`A2A_PUSH_*`); `None`: off.
+    pub push: Option<push::PushSettings>,
 }
 
 /// `A2A_MAX_AGENT_STREAMS` default: the reference's 8 streams per process (§3.5).
@@ -261,7 +264,13 @@ impl Config {
                 ));
             }
         };
+        let push = push::parse(
+            get("A2A_PUSH_CALLBACK_ORIGIN"),
+            get("A2A_PUSH_SIGNING_KEY"),
+            parse_bool(push::ALLOW_LOOPBACK_HTTP, get(push::ALLOW_LOOPBACK_HTTP))?,
+        )?;
         Ok(Config {
+            push,
             worker_mode,
             vault_keys,
             max_live_connections,

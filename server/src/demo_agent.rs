@@ -13,6 +13,7 @@ mod error;
 mod extension;
 mod jsonrpc;
 mod legacy;
+mod push;
 mod rest;
 mod rest03;
 mod runner;

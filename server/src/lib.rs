@@ -10,6 +10,7 @@
 //! - [`demo_agent`]: the demo A2A agent served by `agent-taskbay demo-agent`.
 //! - [`store`]: the repository functions every other layer uses to read and write rows.
 //! - [`ingest`]: the single ingestion path (ledger + projections in one transaction) and the bus.
+//! - [`push`]: push callback tokens (derived from `A2A_PUSH_SIGNING_KEY`, never stored).
 //! - [`services`]: the application layer both the HTTP API and server functions call.
 //! - [`state`]: [`AppState`], built once in `main` (or per test) and injected everywhere.
 //! - [`http`]: the axum router: the Leptos app, health, readiness and metrics.
@@ -24,6 +25,7 @@ pub mod demo_agent;
 pub mod gateway;
 pub mod http;
 pub mod ingest;
+pub mod push;
 pub mod serve;
 pub mod services;
 pub mod state;

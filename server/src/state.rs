@@ -72,7 +72,10 @@ impl AppState {
         )
         .with_task_hook(Arc::new(crate::services::approvals_hook::DetectApprovals))
         .with_commit_queue();
-        let origins = ConsoleOrigins::new(leptos_options.site_addr, config.auth_origin.as_deref());
+        let mut origins = ConsoleOrigins::new(leptos_options.site_addr, config.auth_origin.as_deref());
+        if let Some(push) = &config.push {
+            origins = origins.also(&push.callback_origin);
+        }
         Ok(AppState {
             origins: Arc::new(origins),
             gateway: Gateway::new(&config.outbound)?,
@@ -110,6 +113,7 @@ impl AppState {
             bus: self.bus.clone(),
             understood_sideband: std::sync::Arc::new(self.understood_sideband()),
             decision_sweep: self.config.decision_sweep,
+            push: self.config.push.clone(),
             tuning: crate::workers::Tuning {
                 max_streams: self.config.max_agent_streams,
                 ..crate::workers::Tuning::default()

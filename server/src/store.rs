@@ -43,6 +43,7 @@ pub mod leases;
 pub mod ledger;
 pub mod organizations;
 pub mod projections;
+pub mod push_registrations;
 pub mod sessions;
 pub mod subscriptions;
 pub mod sync_cursors;

@@ -8,6 +8,7 @@
 pub mod approvals;
 pub mod dispatch;
 pub mod housekeeping;
+pub mod push;
 pub mod reconcile;
 pub mod subscriptions;
 
@@ -37,6 +38,8 @@ pub struct WorkerDeps {
     pub decision_sweep: std::time::Duration,
     /// Leases, intervals and the stream cap.
     pub tuning: Tuning,
+    /// Push notifications (`A2A_PUSH_*`); `None`: the push worker does not run.
+    pub push: Option<crate::config::push::PushSettings>,
     /// The streams this process may hold open to agents, shared by every stream it opens
     /// (send streams and subscriptions); sized from [`Tuning::max_streams`] by [`start`].
     pub streams: StreamSlots,
@@ -153,6 +156,7 @@ pub fn start(mut deps: WorkerDeps, tracker: &TaskTracker, shutdown: Cancellation
         housekeeping::PERIOD,
         shutdown.clone(),
     ));
+    tracker.spawn(push::run(deps.clone(), tracker.clone(), shutdown.clone()));
     tracker.spawn(reconcile::run(deps.clone(), tracker.clone(), shutdown.clone()));
     tracker.spawn(subscriptions::run(deps, tracker.clone(), shutdown));
 }

@@ -121,4 +121,16 @@ pub const VARIABLES: &[(&str, &str)] = &[
         "LEPTOS_SITE_ROOT",
         "Directory of the built site assets (default target/site)",
     ),
+    (
+        "A2A_PUSH_CALLBACK_ORIGIN",
+        "https origin agents deliver push notifications to (path /); unset: push off",
+    ),
+    (
+        "A2A_PUSH_SIGNING_KEY",
+        "64 hex digits; derives each push registration's callback token (same on every process)",
+    ),
+    (
+        "A2A_PUSH_ALLOW_LOOPBACK_HTTP",
+        "true allows a plain http callback origin on localhost, 127.0.0.1 or [::1]",
+    ),
 ];

@@ -24,6 +24,7 @@ pub mod task_artifact_chunk;
 pub mod task_command;
 pub mod task_event;
 pub mod task_message;
+pub mod task_push_registration;
 pub mod task_subscription;
 pub mod task_transition;
 pub mod team;

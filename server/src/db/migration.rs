@@ -23,6 +23,7 @@ mod m20261205_000009_access;
 mod m20261205_000010_decision_people;
 mod m20261205_000011_agent_credentials;
 mod m20261205_000012_sync_cursors;
+mod m20261205_000013_push_registrations;
 
 /// An index named `name` on `columns` of `table`.
 fn index(name: &str, table: impl IntoIden, columns: Vec<DynIden>, unique: bool) -> IndexCreateStatement {
@@ -59,6 +60,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261205_000010_decision_people::Migration),
             Box::new(m20261205_000011_agent_credentials::Migration),
             Box::new(m20261205_000012_sync_cursors::Migration),
+            Box::new(m20261205_000013_push_registrations::Migration),
         ]
     }
 

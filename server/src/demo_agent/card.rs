@@ -23,7 +23,8 @@ pub fn card(variant: Variant, origin: &str) -> Value {
         "provider": {"organization": "Agent Taskbay demo agent", "url": origin},
         "capabilities": {
             "streaming": true,
-            "pushNotifications": false,
+            // Push configs over JSON-RPC (`demo_agent::push`).
+            "pushNotifications": true,
             "extensions": variant.extensions(),
         },
         "defaultInputModes": ["text/plain", "application/json"],
@@ -76,7 +77,8 @@ fn legacy_card(variant: Variant, origin: &str) -> Value {
         "provider": {"organization": "Agent Taskbay demo agent", "url": origin},
         "capabilities": {
             "streaming": true,
-            "pushNotifications": false,
+            // Push configs over JSON-RPC (`demo_agent::push`).
+            "pushNotifications": true,
             "extensions": variant.extensions(),
         },
         "defaultInputModes": ["text/plain", "application/json"],

@@ -76,6 +76,10 @@ async fn dispatch(
         "CancelTask" => Outcome::Result(agent.cancel(variant, params)?),
         "SubscribeToTask" => Outcome::Stream(agent.subscribe(variant, params)?),
         "ListTasks" => Outcome::Result(agent.list(variant, &list_query(params))?),
+        "CreateTaskPushNotificationConfig" => Outcome::Result(agent.push_create(variant, params)?),
+        "GetTaskPushNotificationConfig" => Outcome::Result(agent.push_get(variant, params)?),
+        "ListTaskPushNotificationConfigs" => Outcome::Result(agent.push_list(variant, params)?),
+        "DeleteTaskPushNotificationConfig" => Outcome::Result(agent.push_delete(variant, params)?),
         other => return Err(A2aError::MethodNotFound(other.to_owned())),
     })
 }

@@ -1,5 +1,7 @@
 //! The HTTP+JSON binding under `/<variant>/rest`: `POST /message:send`, `POST /message:stream`,
-//! `GET /tasks`, `GET /tasks/{id}`, `POST /tasks/{id}:cancel`, `GET|POST /tasks/{id}:subscribe`.
+//! `GET /tasks`, `GET /tasks/{id}`, `POST /tasks/{id}:cancel`, `GET|POST /tasks/{id}:subscribe`,
+//! and push configs: `POST|GET /tasks/{id}/pushNotificationConfigs`,
+//! `GET|DELETE /tasks/{id}/pushNotificationConfigs/{configId}`.
 //! Bodies are bare 1.0 objects; errors are `google.rpc.Status` bodies with the HTTP status.
 
 use std::collections::HashMap;
@@ -26,6 +28,11 @@ pub(crate) enum Call {
     Task {
         id: String,
         action: Option<String>,
+    },
+    /// `tasks/{task}/pushNotificationConfigs[/{config}]`.
+    Push {
+        task: String,
+        config: Option<String>,
     },
 }
 
@@ -87,6 +94,25 @@ pub(crate) async fn handle(
                 action => Err(unknown_route(&method, action)),
             }
         }
+        Call::Push { task, config } => match (config, &method) {
+            (None, &Method::POST) => match serde_json::from_slice::<Value>(body) {
+                Err(_) => Err(A2aError::Parse),
+                Ok(mut request) => {
+                    request["taskId"] = json!(task);
+                    agent.push_create(variant, &request).map(json_response)
+                }
+            },
+            (None, &Method::GET) => agent
+                .push_list(variant, &json!({ "taskId": task }))
+                .map(json_response),
+            (Some(id), &Method::GET) => agent
+                .push_get(variant, &json!({ "taskId": task, "id": id }))
+                .map(json_response),
+            (Some(id), &Method::DELETE) => agent
+                .push_delete(variant, &json!({ "taskId": task, "id": id }))
+                .map(json_response),
+            _ => Err(unknown_route(&method, None)),
+        },
         Call::Send { .. } | Call::List => Err(unknown_route(&method, None)),
     };
     result.unwrap_or_else(|error| error_response(&error))

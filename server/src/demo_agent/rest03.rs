@@ -77,7 +77,9 @@ pub(crate) async fn handle(
                 ))),
             }
         }
-        Call::Send { .. } | Call::List => Err(A2aError::MethodNotFound(format!("{method}"))),
+        Call::Send { .. } | Call::List | Call::Push { .. } => {
+            Err(A2aError::MethodNotFound(format!("{method}")))
+        }
     };
     result.unwrap_or_else(|error| error_response(&error))
 }

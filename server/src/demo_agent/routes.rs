@@ -57,6 +57,14 @@ fn router_for(agent: Agent) -> Router {
             "/{variant}/rest/tasks/{id_action}",
             get(rest_task).post(rest_task),
         )
+        .route(
+            "/{variant}/rest/tasks/{task}/pushNotificationConfigs",
+            get(rest_push).post(rest_push),
+        )
+        .route(
+            "/{variant}/rest/tasks/{task}/pushNotificationConfigs/{config}",
+            get(rest_push_config).delete(rest_push_config),
+        )
         .with_state(agent)
         .merge(oauth)
         .layer(axum::middleware::from_fn_with_state(tokens, super::locked::guard))
@@ -286,6 +294,32 @@ async fn rest_task(
 ) -> Response {
     let call = Call::task(&id_action);
     rest_call(agent, &name, method, call, query, &headers, &body).await
+}
+
+async fn rest_push(
+    State(agent): State<Agent>,
+    Path((name, task)): Path<(String, String)>,
+    Query(query): Query<HashMap<String, String>>,
+    method: Method,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let call = Call::Push { task, config: None };
+    rest_call(agent, &name, method, call, query, &headers, &body).await
+}
+
+async fn rest_push_config(
+    State(agent): State<Agent>,
+    Path((name, task, config)): Path<(String, String, String)>,
+    Query(query): Query<HashMap<String, String>>,
+    method: Method,
+    headers: HeaderMap,
+) -> Response {
+    let call = Call::Push {
+        task,
+        config: Some(config),
+    };
+    rest_call(agent, &name, method, call, query, &headers, &[]).await
 }
 
 async fn rest03_call(

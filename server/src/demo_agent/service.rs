@@ -38,6 +38,8 @@ struct Inner {
     tracker: TaskTracker,
     /// Cancelled at shutdown: stops runs and ends open streams.
     shutdown: CancellationToken,
+    /// Push notification configs, by task.
+    push: super::push::Configs,
 }
 
 impl Agent {
@@ -53,6 +55,7 @@ impl Agent {
                 stores,
                 tracker: TaskTracker::new(),
                 shutdown,
+                push: super::push::Configs::default(),
             }),
         }
     }
@@ -67,6 +70,15 @@ impl Agent {
     /// A future that resolves at shutdown.
     pub(crate) fn shutdown_token(&self) -> CancellationToken {
         self.inner.shutdown.clone()
+    }
+
+    pub(crate) fn push_configs(&self) -> &super::push::Configs {
+        &self.inner.push
+    }
+
+    /// Owns background work (runs, push deliveries); awaited at shutdown.
+    pub(crate) fn tracker(&self) -> &TaskTracker {
+        &self.inner.tracker
     }
 
     fn store(&self, variant: Variant) -> &TaskStore {

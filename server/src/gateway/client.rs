@@ -301,7 +301,7 @@ fn http_client(
 /// TLS toward agents: the webpki roots plus the PEM certificates of `extra_roots`, and the
 /// client certificate chain and key of `identity` (PEM). Server certificates are always
 /// verified. `None` when a PEM input is unusable.
-pub(super) fn client_tls(
+pub(crate) fn client_tls(
     identity: Option<(&str, &str)>,
     extra_roots: Option<&str>,
 ) -> Option<rustls::ClientConfig> {

@@ -32,6 +32,7 @@ pub mod principal;
 pub mod routes;
 pub mod stream;
 pub mod tasks;
+pub mod webhooks;
 
 use axum::Router;
 use axum::http::{HeaderValue, header};

@@ -192,7 +192,7 @@ pub fn is_public(state: &AppState, path: &str) -> bool {
     if path.starts_with("/api/") {
         return api_routes::API_ROUTES
             .iter()
-            .any(|route| route.access == Access::Public && route.path == path);
+            .any(|route| route.access == Access::Public && api_routes::matches(route.path, path));
     }
     let relative = path.trim_start_matches('/');
     if relative.is_empty() || relative.split('/').any(|s| s.is_empty() || s == "..") {

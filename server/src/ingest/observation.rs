@@ -19,6 +19,8 @@ pub enum Source {
     Stream,
     /// GetTask polling.
     Reconcile,
+    /// A push notification the agent delivered to the receiver.
+    Push,
 }
 
 impl Source {
@@ -28,6 +30,7 @@ impl Source {
             Source::Command => "command",
             Source::Stream => "stream",
             Source::Reconcile => "reconcile",
+            Source::Push => "push",
         }
     }
 }

@@ -90,6 +90,15 @@ pub async fn find(db: &Db, access: &Access, agent_id: &str) -> Result<agent::Mod
         .ok_or(StoreError::NotFound)
 }
 
+/// Every enabled agent that is not removed, in every organization (the workers' view).
+pub async fn enabled_all<C: sea_orm::ConnectionTrait>(db: &C) -> Result<Vec<agent::Model>, sea_orm::DbErr> {
+    agent::Entity::find()
+        .filter(agent::Column::Enabled.eq(true))
+        .filter(agent::Column::RemovedAt.is_null())
+        .all(db)
+        .await
+}
+
 /// The agent with `id`, removed or not, of any organization (workers and transactions that
 /// already know it).
 pub async fn by_id<C: sea_orm::ConnectionTrait>(

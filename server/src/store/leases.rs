@@ -54,6 +54,23 @@ pub const SYNC_CURSORS: Lease = Lease {
     touched: Some("updated_at"),
 };
 
+/// Push registrations (`task_push_registrations`) being created at the agent, held while
+/// `registering`.
+pub const PUSH_CREATE: Lease = Lease {
+    table: "task_push_registrations",
+    held: super::push_registrations::PushStatus::Registering.as_str(),
+    counts_attempts: false,
+    touched: Some("updated_at"),
+};
+
+/// Push registrations being deleted at the agent, held while `deleting`.
+pub const PUSH_DELETE: Lease = Lease {
+    table: "task_push_registrations",
+    held: super::push_registrations::PushStatus::Deleting.as_str(),
+    counts_attempts: false,
+    touched: Some("updated_at"),
+};
+
 /// The status of a row waiting to be claimed, the same word in every leased table.
 const PENDING: &str = super::dispatch::OutboxStatus::Pending.as_str();
 

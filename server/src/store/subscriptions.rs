@@ -159,3 +159,18 @@ pub async fn due<C: ConnectionTrait>(db: &C, limit: u64) -> Result<Vec<task_subs
         .all(db)
         .await
 }
+
+/// Makes the pending subscription of the local task `task_id` due now (a push delivery said the
+/// task moved on: it is read at once instead of at its next interval). A held one is left alone:
+/// its stream or read sees the change itself. `true` when it was woken.
+pub async fn wake<C: ConnectionTrait>(db: &C, task_id: &str) -> Result<bool, DbErr> {
+    let now = Utc::now();
+    let done = task_subscription::Entity::update_many()
+        .col_expr(task_subscription::Column::AvailableAt, Expr::value(now))
+        .col_expr(task_subscription::Column::UpdatedAt, Expr::value(now))
+        .filter(task_subscription::Column::TaskId.eq(task_id))
+        .filter(task_subscription::Column::Status.eq(SubscriptionStatus::Pending))
+        .exec(db)
+        .await?;
+    Ok(done.rows_affected == 1)
+}

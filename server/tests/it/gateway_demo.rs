@@ -148,15 +148,16 @@ fn assert_refused(result: Result<Value, GatewayError>, transport: Transport, ope
     }
 }
 
-/// The four push-config operations and GetExtendedAgentCard, which the demo agent has neither
-/// of (its card says so); see [`assert_refused`] for the exact answers expected.
-async fn assert_push_and_extended_card_refused(
+/// The four push-config operations and GetExtendedAgentCard. A 1.0 card advertises push and
+/// the configs round-trip (created with the given id, read back, listed, deleted; a deleted one
+/// is not found); a 0.3 card advertises none and every call is refused (see [`assert_refused`]).
+/// GetExtendedAgentCard is refused everywhere.
+async fn assert_push_configs_and_no_extended_card(
     gw: &Gateway,
     card: &AgentCard,
     endpoint: &Endpoint,
     task_id: &str,
 ) {
-    assert!(!card.capabilities.push_notifications);
     assert!(!card.capabilities.extended_agent_card);
     let (version, tenant) = (endpoint.version, tenant(endpoint));
     let transport = endpoint.transport;
@@ -169,17 +170,35 @@ async fn assert_push_and_extended_card_refused(
         tenant: endpoint.tenant.clone(),
     };
     let created = gw.create_push_config(endpoint, config.encode(version), &[]).await;
-    assert_refused(created, transport, Operation::CreateTaskPushNotificationConfig);
     let reference = encode_push_config_ref(task_id, "cfg-1", tenant, version);
     let got = gw.get_push_config(endpoint, reference.clone(), &[]).await;
-    assert_refused(got, transport, Operation::GetTaskPushNotificationConfig);
     let listed = gw
         .list_push_configs(endpoint, encode_push_config_list(task_id, tenant, version), &[])
         .await;
-    assert_refused(listed, transport, Operation::ListTaskPushNotificationConfigs);
-    let deleted = gw.delete_push_config(endpoint, reference, &[]).await;
-    assert_refused(deleted, transport, Operation::DeleteTaskPushNotificationConfig);
-
+    let deleted = gw.delete_push_config(endpoint, reference.clone(), &[]).await;
+    if version == ProtocolVersion::V1_0 {
+        assert!(card.capabilities.push_notifications);
+        for answer in [created.unwrap(), got.unwrap()] {
+            let echoed = PushConfig::decode(&answer).unwrap();
+            assert_eq!(
+                (echoed.id.as_deref(), echoed.url.as_str()),
+                (Some("cfg-1"), config.url.as_str())
+            );
+        }
+        assert_eq!(
+            app::a2a::decode_push_config_list(&listed.unwrap()).unwrap().len(),
+            1
+        );
+        deleted.unwrap();
+        let gone = gw.get_push_config(endpoint, reference, &[]).await.unwrap_err();
+        assert_eq!(gone.kind(), Some(ErrorCode::TaskNotFound), "{gone:?}");
+    } else {
+        assert!(!card.capabilities.push_notifications);
+        assert_refused(created, transport, Operation::CreateTaskPushNotificationConfig);
+        assert_refused(got, transport, Operation::GetTaskPushNotificationConfig);
+        assert_refused(listed, transport, Operation::ListTaskPushNotificationConfigs);
+        assert_refused(deleted, transport, Operation::DeleteTaskPushNotificationConfig);
+    }
     let extended = gw.get_extended_card(endpoint, Value::Null, &[]).await;
     assert_refused(extended, transport, Operation::GetExtendedAgentCard);
 }
@@ -278,7 +297,7 @@ async fn every_operation_in_1_0(binding: Binding, transport: Transport) {
     assert_eq!(missing.kind(), Some(ErrorCode::TaskNotFound), "{missing:?}");
     assert_eq!(missing.reason().as_deref(), Some("TASK_NOT_FOUND"));
 
-    assert_push_and_extended_card_refused(gw, &card, &endpoint, &task.id).await;
+    assert_push_configs_and_no_extended_card(gw, &card, &endpoint, &task.id).await;
 }
 
 #[tokio::test]
@@ -479,7 +498,7 @@ async fn legacy_speaks_0_3(binding: Binding, transport: Transport) {
         "{terminal:?}"
     );
 
-    assert_push_and_extended_card_refused(gw, &card, &endpoint, &echoed.id).await;
+    assert_push_configs_and_no_extended_card(gw, &card, &endpoint, &echoed.id).await;
 }
 
 #[tokio::test]

@@ -9,7 +9,6 @@
 //! fail and say so.
 
 mod launcher;
-mod proxy;
 
 use server::store::access::Access;
 use std::time::Duration;
@@ -260,7 +259,7 @@ async fn python_0_3_rest_non_streaming_plain_send_completes() {
 /// keeps accepting: the console follows the task again, and the artifact ends exactly
 /// `part-1 … part-8 ` (nothing lost, nothing doubled) with the task COMPLETED.
 async fn dropped_stream(spec: Spec) {
-    let (mut proxy, listener) = proxy::Proxy::bind().await;
+    let (mut proxy, listener) = crate::tcp_proxy::Proxy::bind().await;
     let agent = launcher::launch(spec, Some(proxy.origin.clone())).await;
     proxy.forward_to(listener, agent.port);
     let console = Console::start().await;

@@ -7,7 +7,7 @@ use axum::Router;
 use axum::routing::{delete, get, post, put};
 
 use super::principal::Permission;
-use super::{admin, agents, artifacts, auth, commands, credentials, decisions, stream, tasks};
+use super::{admin, agents, artifacts, auth, commands, credentials, decisions, stream, tasks, webhooks};
 use crate::http::live;
 use crate::state::AppState;
 
@@ -50,6 +50,9 @@ api_routes! {
     get "/api/auth/login" => auth::login, Public;
     get "/api/auth/callback" => auth::callback, Public;
     get "/api/auth/signed-out" => auth::signed_out, Public;
+    // Agents deliver push notifications here; the registration's derived token is checked
+    // before the body is read (security-and-durability §3.7).
+    post "/api/webhooks/a2a/{registration_id}" => webhooks::receive, Public;
     post "/api/auth/logout" => auth::logout, Needs(Read);
     get "/api/auth/session" => auth::session, Needs(Read);
     get "/api/agents" => agents::list, Needs(Read);
@@ -101,7 +104,9 @@ pub fn find(method: &str, path: &str) -> Option<&'static ApiRoute> {
     }))
 }
 
-fn matches(template: &str, path: &str) -> bool {
+/// Whether `path` is one the route `template` serves: each `{name}` stands for one non-empty
+/// segment, every other segment is literal.
+pub fn matches(template: &str, path: &str) -> bool {
     let mut want = template.split('/');
     let mut have = path.split('/');
     loop {
@@ -152,10 +157,10 @@ mod tests {
         }
     }
 
-    /// The public routes are exactly those that start and finish sign-in, and the page after
-    /// signing out.
+    /// The public routes are exactly those that start and finish sign-in, the page after
+    /// signing out, and the push receiver (authenticated by its own token, §3.7).
     #[test]
-    fn only_sign_in_is_public() {
+    fn only_sign_in_and_the_push_receiver_are_public() {
         let public: Vec<&str> = API_ROUTES
             .iter()
             .filter(|r| r.access == Public)
@@ -163,7 +168,12 @@ mod tests {
             .collect();
         assert_eq!(
             public,
-            ["/api/auth/login", "/api/auth/callback", "/api/auth/signed-out"]
+            [
+                "/api/auth/login",
+                "/api/auth/callback",
+                "/api/auth/signed-out",
+                "/api/webhooks/a2a/{registration_id}"
+            ]
         );
     }
 }

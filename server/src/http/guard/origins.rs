@@ -58,16 +58,29 @@ impl ConsoleOrigins {
                 }
             }
         }
-        if let Some(url) = public.and_then(|origin| url::Url::parse(origin).ok())
+        let origins = ConsoleOrigins { own };
+        match public {
+            Some(origin) => origins.also(origin),
+            None => origins,
+        }
+    }
+
+    /// These origins and `origin` (an exact origin): the push callback origin agents deliver to
+    /// (`A2A_PUSH_CALLBACK_ORIGIN`), when it is not the one people use.
+    pub fn also(mut self, origin: &str) -> ConsoleOrigins {
+        if let Ok(url) = url::Url::parse(origin)
             && let (Some(host), Some(port)) = (url.host_str(), url.port_or_known_default())
         {
-            own.push(Own {
+            let candidate = Own {
                 scheme: if url.scheme() == "https" { "https" } else { "http" },
                 host: host.to_ascii_lowercase(),
                 port,
-            });
+            };
+            if !self.own.contains(&candidate) {
+                self.own.push(candidate);
+            }
         }
-        ConsoleOrigins { own }
+        self
     }
 
     /// Whether `host` (a `Host` header or a URI authority) names the console.

@@ -1,9 +1,10 @@
-//! A loopback TCP proxy between the console and an agent: forwards bytes both ways and, on
-//! command, cuts every connection open at that moment while it keeps accepting new ones (a
-//! network drop in the middle of a stream).
+//! A loopback TCP proxy between the console and a peer (an agent, PostgreSQL): forwards bytes
+//! both ways and, on command, cuts every connection open at that moment while it keeps
+//! accepting new ones (a network drop in the middle of a stream), or goes down altogether
+//! (every connection cut, every new one closed at once) until it is brought up again.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::broadcast;
@@ -13,6 +14,7 @@ pub struct Proxy {
     pub origin: String,
     cut: broadcast::Sender<()>,
     accepted: Arc<AtomicUsize>,
+    down: Arc<AtomicBool>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -26,6 +28,7 @@ impl Proxy {
             origin,
             cut,
             accepted: Arc::new(AtomicUsize::new(0)),
+            down: Arc::new(AtomicBool::new(false)),
             task: tokio::spawn(async {}),
         };
         (proxy, listener)
@@ -35,8 +38,14 @@ impl Proxy {
     pub fn forward_to(&mut self, listener: TcpListener, upstream: u16) {
         let cut = self.cut.clone();
         let accepted = self.accepted.clone();
+        let down = self.down.clone();
         self.task = tokio::spawn(async move {
             while let Ok((inbound, _)) = listener.accept().await {
+                if down.load(Ordering::SeqCst) {
+                    // Down: the connection is closed as soon as it is made.
+                    drop(inbound);
+                    continue;
+                }
                 accepted.fetch_add(1, Ordering::SeqCst);
                 // Subscribed at accept time: a cut ends the connections open then, not later ones.
                 let mut cut = cut.subscribe();
@@ -59,6 +68,18 @@ impl Proxy {
     pub fn cut(&self) -> usize {
         let _ = self.cut.send(());
         self.accepted.load(Ordering::SeqCst)
+    }
+
+    /// Goes down: every open connection is cut and new ones are closed at once, until
+    /// [`Proxy::up`].
+    pub fn down(&self) {
+        self.down.store(true, Ordering::SeqCst);
+        let _ = self.cut.send(());
+    }
+
+    /// Forwards new connections again.
+    pub fn up(&self) {
+        self.down.store(false, Ordering::SeqCst);
     }
 
     /// Connections accepted so far.
