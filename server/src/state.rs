@@ -74,7 +74,7 @@ impl AppState {
         .with_commit_queue();
         let mut origins = ConsoleOrigins::new(leptos_options.site_addr, config.auth_origin.as_deref());
         if let Some(push) = &config.push {
-            origins = origins.also(&push.callback_origin);
+            origins = origins.with_push(&push.callback_origin);
         }
         Ok(AppState {
             origins: Arc::new(origins),

@@ -74,6 +74,13 @@ pub async fn run(file: PathBuf, config: Config) -> anyhow::Result<()> {
 
 async fn copy_and_check(database: &Path, partial: &Path) -> anyhow::Result<Contents> {
     remove_copy(partial);
+    // Readable by its owner only from its first byte (it holds sessions and sealed
+    // credentials); `VACUUM INTO` writes into an empty file.
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options.open(partial).context("creating the copy")?;
     let db = db::connect(&DatabaseConfig::Sqlite {
         path: database.to_path_buf(),
     })

@@ -23,7 +23,7 @@ pub fn card(variant: Variant, origin: &str) -> Value {
         "provider": {"organization": "Agent Taskbay demo agent", "url": origin},
         "capabilities": {
             "streaming": true,
-            // Push configs over JSON-RPC (`demo_agent::push`).
+            // Push configs over both 1.0 bindings (`demo_agent::push`).
             "pushNotifications": true,
             "extensions": variant.extensions(),
         },
@@ -77,8 +77,8 @@ fn legacy_card(variant: Variant, origin: &str) -> Value {
         "provider": {"organization": "Agent Taskbay demo agent", "url": origin},
         "capabilities": {
             "streaming": true,
-            // Push configs over JSON-RPC (`demo_agent::push`).
-            "pushNotifications": true,
+            // The 0.3 bindings have no push methods here.
+            "pushNotifications": false,
             "extensions": variant.extensions(),
         },
         "defaultInputModes": ["text/plain", "application/json"],

@@ -11,14 +11,15 @@ use std::time::Duration;
 use app::a2a::{ProtocolVersion, PushConfig, TaskState};
 use futures::StreamExt as _;
 use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
 
 use super::error::A2aError;
 use super::service::Agent;
 use super::task_json::task_state;
 use super::variant::Variant;
 
-/// The configs of each (variant name, task id).
-type ByTask = HashMap<(&'static str, String), Vec<PushConfig>>;
+/// The configs of each (variant name, task id), each with the token that stops its delivery.
+type ByTask = HashMap<(&'static str, String), Vec<(PushConfig, CancellationToken)>>;
 
 /// Configs by (variant, task id), each by config id.
 #[derive(Clone, Default)]
@@ -33,8 +34,25 @@ impl Configs {
         self.lock()
             .get(&(variant.name(), task.to_owned()))?
             .iter()
-            .find(|c| c.id.as_deref() == Some(id))
-            .cloned()
+            .find(|(c, _)| c.id.as_deref() == Some(id))
+            .map(|(c, _)| c.clone())
+    }
+
+    /// Removes config `id` of the task and stops its delivery; whether there was one.
+    fn remove(&self, variant: Variant, task: &str, id: &str) -> bool {
+        let mut configs = self.lock();
+        let Some(list) = configs.get_mut(&(variant.name(), task.to_owned())) else {
+            return false;
+        };
+        let before = list.len();
+        list.retain(|(c, stop)| {
+            let keep = c.id.as_deref() != Some(id);
+            if !keep {
+                stop.cancel();
+            }
+            keep
+        });
+        list.len() != before
     }
 }
 
@@ -60,13 +78,16 @@ impl Agent {
             .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
         config.id = Some(id.clone());
         config.task_id = Some(task_id.clone());
-        {
-            let mut configs = self.push_configs().lock();
-            let list = configs.entry((variant.name(), task_id.clone())).or_default();
-            list.retain(|c| c.id.as_deref() != Some(id.as_str()));
-            list.push(config.clone());
-        }
-        self.tracker().spawn(deliver(self.clone(), variant, task_id, id));
+        // A config with the same id is replaced: its delivery stops, the new one starts.
+        self.push_configs().remove(variant, &task_id, &id);
+        let stop = self.shutdown_token().child_token();
+        self.push_configs()
+            .lock()
+            .entry((variant.name(), task_id.clone()))
+            .or_default()
+            .push((config.clone(), stop.clone()));
+        self.tracker()
+            .spawn(deliver(self.clone(), variant, task_id, config.clone(), stop));
         Ok(config.encode(ProtocolVersion::V1_0))
     }
 
@@ -88,7 +109,7 @@ impl Agent {
             .get(&(variant.name(), task_id.to_owned()))
             .into_iter()
             .flatten()
-            .map(|c| c.encode(ProtocolVersion::V1_0))
+            .map(|(c, _)| c.encode(ProtocolVersion::V1_0))
             .collect();
         Ok(json!({ "configs": configs, "nextPageToken": "" }))
     }
@@ -96,14 +117,7 @@ impl Agent {
     /// `DeleteTaskPushNotificationConfig`; an unknown config is `TaskNotFound`.
     pub(crate) fn push_delete(&self, variant: Variant, params: &Value) -> Result<Value, A2aError> {
         let (task_id, id) = (param(params, "taskId")?, param(params, "id")?);
-        let mut configs = self.push_configs().lock();
-        let list = configs.get_mut(&(variant.name(), task_id.to_owned()));
-        let before = list.as_ref().map_or(0, |l| l.len());
-        let after = list.map_or(0, |l| {
-            l.retain(|c| c.id.as_deref() != Some(id));
-            l.len()
-        });
-        if after == before {
+        if !self.push_configs().remove(variant, task_id, id) {
             return Err(A2aError::TaskNotFound(format!(
                 "{task_id} has no push config {id}"
             )));
@@ -112,10 +126,16 @@ impl Agent {
     }
 }
 
-/// Delivers the task's events to config `id` for as long as it exists and the task is
-/// unfinished: the task now, then each event; after a pause in the work (input required),
-/// again when it moves on.
-async fn deliver(agent: Agent, variant: Variant, task_id: String, id: String) {
+/// Delivers the task's events to `config` until `stop` (the config deleted or replaced, or
+/// shutdown) or the task finishes: the task now, then each event; after a pause in the work
+/// (input required), again once it moves on.
+async fn deliver(
+    agent: Agent,
+    variant: Variant,
+    task_id: String,
+    config: PushConfig,
+    stop: CancellationToken,
+) {
     let Some(tls) = crate::gateway::client::client_tls(None, None) else {
         return;
     };
@@ -126,34 +146,39 @@ async fn deliver(agent: Agent, variant: Variant, task_id: String, id: String) {
     else {
         return;
     };
-    let shutdown = agent.shutdown_token();
     let mut last_snapshot = Value::Null;
-    loop {
+    while !stop.is_cancelled() {
         let Ok(mut events) = agent.subscribe(variant, &json!({ "id": task_id })) else {
             return;
         };
-        while let Some(event) = events.next().await {
+        loop {
+            let event = tokio::select! {
+                () = stop.cancelled() => return,
+                event = events.next() => event,
+            };
+            let Some(event) = event else { break };
             if event.get("task").is_some() {
                 if event == last_snapshot {
                     continue;
                 }
                 last_snapshot = event.clone();
             }
-            let Some(config) = agent.push_configs().get(variant, &task_id, &id) else {
-                return;
-            };
-            post(&client, &config, &event).await;
+            tokio::select! {
+                () = stop.cancelled() => return,
+                () = post(&client, &config, &event) => {}
+            }
         }
         let finished = agent
             .get(variant, &json!({ "id": task_id }))
             .map(|task| TaskState::parse(task_state(&task)).is_terminal())
             .unwrap_or(true);
-        if finished || agent.push_configs().get(variant, &task_id, &id).is_none() {
+        if finished {
             return;
         }
+        // Paused: look again in a second (a reply starts a new run to follow).
         tokio::select! {
-            () = shutdown.cancelled() => return,
-            () = tokio::time::sleep(Duration::from_millis(300)) => {}
+            () = stop.cancelled() => return,
+            () = tokio::time::sleep(Duration::from_secs(1)) => {}
         }
     }
 }

@@ -232,7 +232,15 @@ pub async fn check(origins: &ConsoleOrigins, request: Request) -> Result<Request
     let Some(host) = host else {
         return Err(Refusal::new(StatusCode::BAD_REQUEST, HOST_REQUIRED));
     };
-    if !origins.answers_to(&host) {
+    // The push callback origin is answered on the push receiver only.
+    let push_delivery = request.method() == axum::http::Method::POST
+        && request.uri().path().starts_with("/api/webhooks/a2a/");
+    let answers = if push_delivery {
+        origins.answers_push_to(&host)
+    } else {
+        origins.answers_to(&host)
+    };
+    if !answers {
         return Err(Refusal::new(StatusCode::MISDIRECTED_REQUEST, MISDIRECTED));
     }
     if !is_safe(request.method()) && !mutation_allowed(origins, request.headers()) {

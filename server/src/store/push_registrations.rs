@@ -132,10 +132,12 @@ pub async fn retire<C: ConnectionTrait>(db: &C) -> Result<u64, DbErr> {
         }
         let never_created =
             row.status == PushStatus::Failed || (row.status == PushStatus::Pending && row.attempts == 0);
-        let status = if never_created {
-            PushStatus::Deleted
-        } else {
-            PushStatus::Pending
+        // A held row keeps its status and lease: its worker sees `desired` when it lets go
+        // ([`delete_if_retired`]) and the next claim deletes it.
+        let status = match row.status {
+            PushStatus::Registering | PushStatus::Deleting => row.status,
+            _ if never_created => PushStatus::Deleted,
+            _ => PushStatus::Pending,
         };
         let done = registration::Entity::update_many()
             .col_expr(registration::Column::Desired, Expr::value(false))
@@ -151,6 +153,25 @@ pub async fn retire<C: ConnectionTrait>(db: &C) -> Result<u64, DbErr> {
         changed += done.rows_affected;
     }
     Ok(changed)
+}
+
+/// An active registration that was retired while it was being created is made pending, so the
+/// worker deletes it at the agent. `true` when it was.
+pub async fn delete_if_retired<C: ConnectionTrait>(db: &C, id: &str) -> Result<bool, DbErr> {
+    let now = Utc::now();
+    let done = registration::Entity::update_many()
+        .col_expr(
+            registration::Column::Status,
+            Expr::value(PushStatus::Pending.as_str()),
+        )
+        .col_expr(registration::Column::AvailableAt, Expr::value(now))
+        .col_expr(registration::Column::UpdatedAt, Expr::value(now))
+        .filter(registration::Column::Id.eq(id))
+        .filter(registration::Column::Status.eq(PushStatus::Active))
+        .filter(registration::Column::Desired.eq(false))
+        .exec(db)
+        .await?;
+    Ok(done.rows_affected == 1)
 }
 
 /// Registrations due for the worker: pending and available, or held under an expired lease.

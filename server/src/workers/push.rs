@@ -143,7 +143,13 @@ pub async fn work(
     drop(heartbeat);
     let now = Utc::now();
     let written = match &step {
-        Step::Active => store::release(&deps.db.write, lease, PushStatus::Active, 0, None, now).await,
+        // Retired while it was being created: deleted next.
+        Step::Active => match store::release(&deps.db.write, lease, PushStatus::Active, 0, None, now).await {
+            Ok(true) => store::delete_if_retired(&deps.db.write, &row.id)
+                .await
+                .map(|_| true),
+            other => other,
+        },
         Step::Deleted => store::release(&deps.db.write, lease, PushStatus::Deleted, 0, None, now).await,
         Step::Failed(code) => {
             store::release(
@@ -186,12 +192,17 @@ pub fn backoff(attempts: i32) -> Duration {
 }
 
 async fn lifecycle(deps: &WorkerDeps, settings: &PushSettings, row: &registration::Model) -> Step {
-    let Ok(Some(task)) = tasks::by_id(&deps.db.write, &row.task_id).await else {
-        return if row.desired {
-            Step::Retry("database")
-        } else {
-            Step::Deleted
-        };
+    let task = match tasks::by_id(&deps.db.write, &row.task_id).await {
+        Ok(Some(task)) => task,
+        // The task is gone: so is anything to register for it.
+        Ok(None) => {
+            return if row.desired {
+                Step::Failed("no_task")
+            } else {
+                Step::Deleted
+            };
+        }
+        Err(_) => return Step::Retry("database"),
     };
     let Some(remote) = task.remote_task_id.clone() else {
         return Step::Failed("no_remote_task");
@@ -215,8 +226,10 @@ async fn lifecycle(deps: &WorkerDeps, settings: &PushSettings, row: &registratio
             Err(error) => classify(&error),
         };
     }
-    // A retry: a create whose answer was lost is found by its id, never sent twice.
-    if row.attempts > 0 {
+    // A retry, or a create another worker may have sent before it lost the row (its lease
+    // ran out while `registering`): a create whose answer was lost is found by its id, never
+    // sent twice.
+    if row.attempts > 0 || row.status == PushStatus::Registering {
         match gateway.get_push_config(&endpoint, reference, &[]).await {
             Ok(found)
                 if PushConfig::decode(&found).is_ok_and(|c| c.url == settings.callback_url(&row.id)) =>
@@ -278,7 +291,8 @@ fn classify(error: &GatewayError) -> Step {
         GatewayError::Unsupported { .. } => Step::Failed("unsupported"),
         GatewayError::JsonRpc(e) if matches!(e.code, -32003 | -32601) => Step::Failed("unsupported"),
         GatewayError::JsonRpc(e) if e.code == -32001 => Step::Failed("task_not_found"),
-        GatewayError::JsonRpc(_) => Step::Failed("rejected"),
+        // Any other agent error may pass (an internal error, a busy agent).
+        GatewayError::JsonRpc(_) => Step::Retry("agent_error"),
         GatewayError::Refused { .. } | GatewayError::CardTrust | GatewayError::Credential(_) => {
             Step::Retry("refused")
         }

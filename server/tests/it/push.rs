@@ -127,6 +127,47 @@ async fn the_receiver_checks_each_rule_in_order_with_its_exact_answer_3_7() {
             .await
             .assert_error(StatusCode::UNAUTHORIZED, INVALID_AUTHENTICATION);
     }
+    // The callback origin (127.0.0.1:3002 here, not the console's address) answers the push
+    // receiver only: the API or a page named by it is misdirected.
+    let via_callback = |method: &'static str, path: &'static str| {
+        let state = state.clone();
+        async move {
+            call(
+                &state,
+                method,
+                path,
+                "",
+                &[("host", "127.0.0.1:3002"), ("authorization", "Bearer x")],
+            )
+            .await
+        }
+    };
+    assert_eq!(
+        via_callback("GET", "/api/agents").await.status,
+        StatusCode::MISDIRECTED_REQUEST
+    );
+    assert_eq!(
+        via_callback("GET", "/chat").await.status,
+        StatusCode::MISDIRECTED_REQUEST
+    );
+    assert_eq!(
+        via_callback("POST", "/api/agents").await.status,
+        StatusCode::MISDIRECTED_REQUEST
+    );
+    via_callback("POST", "/api/webhooks/a2a/any")
+        .await
+        .assert_error(StatusCode::UNAUTHORIZED, INVALID_AUTHENTICATION);
+    // Nothing of the body is read first: a wrong token with a body that is not even JSON
+    // is a 401, not a 400.
+    deliver(
+        &state,
+        &registration,
+        &format!("Bearer {}", "A".repeat(43)),
+        "application/json",
+        "not json",
+    )
+    .await
+    .assert_error(StatusCode::UNAUTHORIZED, INVALID_AUTHENTICATION);
     deliver(&state, "no-such-registration", &bearer, "application/json", &body)
         .await
         .assert_error(StatusCode::UNAUTHORIZED, INVALID_AUTHENTICATION);
@@ -387,5 +428,26 @@ async fn the_demo_agent_pushes_a_task_to_its_end_and_its_config_is_deleted_after
         .await,
         "the registration was deleted"
     );
+    // …at the agent too: it holds no config for the task any more.
+    let remote = server::store::tasks::by_id(&state.db.read, &task)
+        .await
+        .unwrap()
+        .unwrap()
+        .remote_task_id
+        .unwrap();
+    let listed: Value = crate::credentials::http()
+        .post(format!("{demo}/slow/a2a"))
+        .header("A2A-Version", "1.0")
+        .json(
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "ListTaskPushNotificationConfigs",
+            "params": {"taskId": remote}}),
+        )
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(listed["result"]["configs"], json!([]), "{listed}");
     workers.stop().await;
 }

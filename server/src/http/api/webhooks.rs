@@ -1,7 +1,8 @@
 //! `POST /api/webhooks/a2a/{registrationId}`: push notifications from agents
 //! (`shared/spec/security-and-durability.md` §3.7), checked in this order:
 //!
-//! 1. a global budget of 1200 deliveries a minute per process → `429` with `Retry-After: 60`;
+//! 1. a global budget of 1200 deliveries a minute, counted in the database → `429` with
+//!    `Retry-After: 60`;
 //! 2. authentication **before the body is read**: `Authorization: Bearer <43 base64url>`
 //!    equal, in constant time, to the token derived for the registration in the path; an
 //!    unknown, deleted or failed registration, a disabled or removed agent, a wrong token or a
@@ -17,9 +18,6 @@
 //! 8. `204` only after commit; an internal error answers `503` so the agent retries.
 //!
 //! Push off (`A2A_PUSH_CALLBACK_ORIGIN` unset): `503 Push delivery is not configured.`
-
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
 
 use axum::extract::{Path, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
@@ -42,8 +40,10 @@ pub const UNEXPECTED_TASK: &str = "Unexpected push task identity.";
 pub const UNEXPECTED_SCOPE: &str = "Unexpected push scope.";
 pub const UNAVAILABLE: &str = "Push receipt unavailable; retry later.";
 
-/// Deliveries per minute one process takes from all agents together.
+/// Deliveries per minute the deployment takes from all agents together (§1.6).
 pub const GLOBAL_PER_MINUTE: u32 = 1200;
+/// The request budget that counts them (`security_rate_buckets`).
+const GLOBAL_BUDGET_KEY: &str = "webhook:a2a";
 /// Largest push body read (the general request cap).
 pub const BODY_LIMIT: usize = 16 * 1024 * 1024;
 
@@ -82,7 +82,16 @@ async fn receive_checked(state: &AppState, registration_id: &str, request: Reque
     let Some(settings) = state.config.push.as_ref() else {
         return Err(refuse(StatusCode::SERVICE_UNAVAILABLE, NOT_CONFIGURED));
     };
-    if !global_budget() {
+    // 1. The deployment-wide budget, counted in the database (it holds across replicas).
+    if !crate::store::budgets::take(
+        &state.db,
+        GLOBAL_BUDGET_KEY,
+        GLOBAL_PER_MINUTE,
+        chrono::Utc::now(),
+    )
+    .await
+    .map_err(unavailable)?
+    {
         return Err(rate_limited());
     }
     // 2. Who is calling, before a byte of the body is read.
@@ -213,23 +222,6 @@ fn context_of(event: &app::a2a::StreamEvent) -> Option<&str> {
         StreamEvent::StatusUpdate(u) => u.context_id.as_deref(),
         StreamEvent::ArtifactUpdate(u) => u.context_id.as_deref(),
     }
-}
-
-/// One delivery from the process-wide budget of [`GLOBAL_PER_MINUTE`].
-fn global_budget() -> bool {
-    static WINDOW: Mutex<Option<(Instant, u32)>> = Mutex::new(None);
-    let mut window = WINDOW.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    let now = Instant::now();
-    match window.as_mut() {
-        Some((start, count)) if now.duration_since(*start) < Duration::from_secs(60) => {
-            if *count >= GLOBAL_PER_MINUTE {
-                return false;
-            }
-            *count += 1;
-        }
-        _ => *window = Some((now, 1)),
-    }
-    true
 }
 
 #[cfg(test)]

@@ -33,6 +33,9 @@ impl Own {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConsoleOrigins {
     own: Vec<Own>,
+    /// `A2A_PUSH_CALLBACK_ORIGIN` when it is not one of `own`: answered on the push receiver
+    /// only ([`ConsoleOrigins::answers_push_to`]), never for pages, the API or as an `Origin`.
+    push: Option<Own>,
 }
 
 const LOOPBACK_NAMES: [&str; 3] = ["localhost", "127.0.0.1", "[::1]"];
@@ -58,29 +61,54 @@ impl ConsoleOrigins {
                 }
             }
         }
-        let origins = ConsoleOrigins { own };
+        let origins = ConsoleOrigins { own, push: None };
         match public {
             Some(origin) => origins.also(origin),
             None => origins,
         }
     }
 
-    /// These origins and `origin` (an exact origin): the push callback origin agents deliver to
-    /// (`A2A_PUSH_CALLBACK_ORIGIN`), when it is not the one people use.
+    fn parse(origin: &str) -> Option<Own> {
+        let url = url::Url::parse(origin).ok()?;
+        Some(Own {
+            scheme: if url.scheme() == "https" { "https" } else { "http" },
+            host: url.host_str()?.to_ascii_lowercase(),
+            port: url.port_or_known_default()?,
+        })
+    }
+
+    /// These origins and `origin` (an exact origin: `A2A_AUTH_ORIGIN`, the one people use).
     pub fn also(mut self, origin: &str) -> ConsoleOrigins {
-        if let Ok(url) = url::Url::parse(origin)
-            && let (Some(host), Some(port)) = (url.host_str(), url.port_or_known_default())
+        if let Some(candidate) = Self::parse(origin)
+            && !self.own.contains(&candidate)
         {
-            let candidate = Own {
-                scheme: if url.scheme() == "https" { "https" } else { "http" },
-                host: host.to_ascii_lowercase(),
-                port,
-            };
-            if !self.own.contains(&candidate) {
-                self.own.push(candidate);
-            }
+            self.own.push(candidate);
         }
         self
+    }
+
+    /// These origins, and `origin` (`A2A_PUSH_CALLBACK_ORIGIN`) for the push receiver alone:
+    /// agents deliver there, and nothing else of the console answers on it.
+    pub fn with_push(mut self, origin: &str) -> ConsoleOrigins {
+        self.push = Self::parse(origin).filter(|candidate| !self.own.contains(candidate));
+        self
+    }
+
+    /// Whether `host` names the push callback origin (or the console).
+    pub fn answers_push_to(&self, host: &str) -> bool {
+        self.answers_to(host) || self.push.as_ref().is_some_and(|push| Self::names(push, host))
+    }
+
+    fn names(own: &Own, host: &str) -> bool {
+        let Ok(authority) = host.trim().parse::<Authority>() else {
+            return false;
+        };
+        if authority.as_str().contains('@') {
+            return false;
+        }
+        let default = if own.scheme == "https" { 443 } else { 80 };
+        own.host == authority.host().to_ascii_lowercase()
+            && own.port == authority.port_u16().unwrap_or(default)
     }
 
     /// Whether `host` (a `Host` header or a URI authority) names the console.

@@ -102,8 +102,10 @@ impl Observer<'_> {
                 }
                 _ => return,
             }
-            tokio::time::sleep(pause).await;
-            pause *= 2;
+            if attempt < FINAL_READS {
+                tokio::time::sleep(pause).await;
+                pause *= 2;
+            }
         }
     }
 
