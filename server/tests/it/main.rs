@@ -50,5 +50,6 @@ mod store;
 mod support;
 mod task_view;
 mod tcp_proxy;
+mod upgrade;
 mod worker_limits;
 mod workers;
