@@ -136,6 +136,12 @@ impl Drop for Heartbeat {
     }
 }
 
+/// The delay after `attempts` failures in a row: `start` doubling to `max` (1 s, 2 s, 4 s, …).
+pub fn doubling(attempts: i32, start: Duration, max: Duration) -> Duration {
+    let doublings = u32::try_from(attempts.saturating_sub(1).clamp(0, 16)).unwrap_or(16);
+    start.saturating_mul(2u32.saturating_pow(doublings)).min(max)
+}
+
 /// A fresh lease owner id.
 pub fn owner_id() -> String {
     uuid::Uuid::new_v4().to_string()

@@ -159,10 +159,7 @@ pub async fn sweep(deps: &WorkerDeps, cursor: &sync_cursor::Model, lease: &Held)
 
 /// The delay before the next sweep after `attempts` failures in a row: 1 s doubling to 60 s.
 pub fn backoff(attempts: i32) -> Duration {
-    let doublings = u32::try_from(attempts.saturating_sub(1).clamp(0, 16)).unwrap_or(16);
-    BACKOFF_START
-        .saturating_mul(2u32.saturating_pow(doublings))
-        .min(BACKOFF_MAX)
+    super::doubling(attempts, BACKOFF_START, BACKOFF_MAX)
 }
 
 fn chrono_of(duration: Duration) -> chrono::Duration {

@@ -60,9 +60,8 @@ pub async fn register(http: &reqwest::Client, base: &str, card_url: &str) -> Str
         .to_owned()
 }
 
-/// Sends `text` to `agent` (idempotency key `key`) and waits (at most 30 s) until the command
-/// has made a task; the task's local id.
-pub async fn send(http: &reqwest::Client, base: &str, agent: &str, key: &str, text: &str) -> String {
+/// Posts the command `text` to `agent` (idempotency key `key`), accepted with 202; its location.
+pub async fn command(http: &reqwest::Client, base: &str, agent: &str, key: &str, text: &str) -> String {
     let accepted = http
         .post(format!("{base}/api/agents/{agent}/commands"))
         .header("idempotency-key", key)
@@ -71,7 +70,11 @@ pub async fn send(http: &reqwest::Client, base: &str, agent: &str, key: &str, te
         .await
         .unwrap();
     assert_eq!(accepted.status(), 202);
-    let location = accepted.headers()["location"].to_str().unwrap().to_owned();
+    accepted.headers()["location"].to_str().unwrap().to_owned()
+}
+
+/// Waits (at most 30 s) until the command at `location` has made a task; the task's local id.
+pub async fn task_of(http: &reqwest::Client, base: &str, location: &str) -> String {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let command: Value = http
@@ -88,6 +91,12 @@ pub async fn send(http: &reqwest::Client, base: &str, agent: &str, key: &str, te
         assert!(Instant::now() < deadline, "the command made no task: {command}");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+}
+
+/// Sends `text` to `agent` and waits until the command has made a task; the task's local id.
+pub async fn send(http: &reqwest::Client, base: &str, agent: &str, key: &str, text: &str) -> String {
+    let location = command(http, base, agent, key, text).await;
+    task_of(http, base, &location).await
 }
 
 /// The task's view from `GET /api/tasks/{task}` once its state is `state` (at most 30 s).

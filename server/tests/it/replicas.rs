@@ -9,10 +9,10 @@
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use serde_json::{Value, json};
+use serde_json::Value;
 use server::ingest::bus::Notice;
 
-use crate::processes::{free_port, ready, register, start};
+use crate::processes::{command, free_port, ready, register, start, task_of};
 use crate::support;
 
 #[tokio::test]
@@ -61,15 +61,7 @@ async fn two_replicas_and_a_worker_share_one_database_and_a_killed_worker_is_tak
         .unwrap();
     assert!(String::from_utf8_lossy(&first.unwrap().unwrap()).contains("event: ready"));
     let sent_at = Instant::now();
-    let accepted = http
-        .post(format!("{a}/api/agents/{agent}/commands"))
-        .header("idempotency-key", "replicas-1")
-        .json(&json!({"text": "a report across processes"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(accepted.status(), 202);
-    let location = accepted.headers()["location"].to_str().unwrap().to_owned();
+    let location = command(&http, &a, &agent, "replicas-1", "a report across processes").await;
     // The commit on A (and the worker's) signals B within a second or two, not after its 15 s
     // resync: the notice came through PostgreSQL.
     let signal = tokio::time::timeout(Duration::from_secs(5), signals.next())
@@ -82,25 +74,7 @@ async fn two_replicas_and_a_worker_share_one_database_and_a_killed_worker_is_tak
         sent_at.elapsed()
     );
     drop(signals);
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let task = loop {
-        let command: Value = http
-            .get(format!("{a}{location}"))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        if let Some(task) = command["command"]["result"]["localId"].as_str() {
-            break task.to_owned();
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the worker did not dispatch: {command}"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
+    let task = task_of(&http, &a, &location).await;
 
     // B's live stream of the task, read while the worker behind it changes.
     let stream = http
