@@ -65,9 +65,14 @@ async fn lost_task(state: &AppState, demo: &str, agent: &str, text: &str) -> (St
 
 /// Waits (at most 20 s) until the agent says the task is completed; its artifact text then.
 async fn finished_at_agent(demo: &str, remote: &str) -> String {
+    finished_at(demo, "flood", remote).await
+}
+
+/// [`finished_at_agent`] for a task of `variant`.
+async fn finished_at(demo: &str, variant: &str, remote: &str) -> String {
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
-        let task = agent_call(demo, "flood", "GetTask", json!({"id": remote})).await;
+        let task = agent_call(demo, variant, "GetTask", json!({"id": remote})).await;
         if task["status"]["state"] == "TASK_STATE_COMPLETED" {
             return artifact_text(&task["artifacts"]);
         }
@@ -319,4 +324,83 @@ async fn an_agent_without_list_tasks_is_unsupported_and_never_asked_again_3_8() 
 fn a_failed_sweep_backs_off_from_one_second_doubling_to_a_minute_3_5() {
     let seconds: Vec<u64> = (1..=9).map(|n| reconcile::backoff(n).as_secs()).collect();
     assert_eq!(seconds, [1, 2, 4, 8, 16, 32, 60, 60, 60]);
+}
+
+#[tokio::test]
+async fn a_task_whose_stream_died_silently_is_caught_up_by_the_sweep_3_8() {
+    // The demo agent behind a proxy that freezes the console's open stream: it stays open and
+    // carries nothing more, so the task's follower waits on it; new requests still go through.
+    let demo = support::demo().await;
+    let port: u16 = demo.rsplit(':').next().unwrap().parse().unwrap();
+    let (mut proxy, listener) = crate::tcp_proxy::Proxy::bind().await;
+    proxy.forward_to(listener, port);
+    let test_db = support::sqlite();
+    let (state, _deps) = app_on(&test_db, 50).await;
+    let workers = support::Workers::start(&state);
+    let agent = crate::api::register(&state, &proxy.origin, "slow").await;
+    let sent = crate::client::post(
+        &state,
+        &format!("/api/agents/{agent}/commands"),
+        json!({"text": "a report nobody streams"}),
+        &[("idempotency-key", "silent-1")],
+    )
+    .await;
+    assert_eq!(sent.status, axum::http::StatusCode::ACCEPTED, "{}", sent.body);
+    let location = sent.header("location").to_owned();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let task = loop {
+        let command = crate::client::get(&state, &location).await.json();
+        if let Some(task) = command["command"]["result"]["localId"].as_str() {
+            break task.to_owned();
+        }
+        assert!(Instant::now() < deadline, "no task: {command}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    // Two chunks in, the stream goes silent.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !local_artifact_text(&local_view(&state, &task).await).contains("Chunk 2 of 20") {
+        assert!(Instant::now() < deadline, "two chunks arrived");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    proxy.freeze();
+    let remote = tasks::by_id(&state.db.read, &task)
+        .await
+        .unwrap()
+        .unwrap()
+        .remote_task_id
+        .unwrap();
+    let text = finished_at(&demo, "slow", &remote).await;
+    // The workers' own sweep brings it into line: its cursor was adopted within 5 s and swept at
+    // once; its next sweep (due 60 s after that one) is made due now instead of waited for.
+    let org = organizations::local(&state.db).await.unwrap().id;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let cursor = sync_cursors::of_scope(&state.db.read, &org, &agent, "")
+            .await
+            .unwrap();
+        if let Some(cursor) = cursor
+            && sync_cursors::make_due(&state.db.write, &cursor.id).await.unwrap()
+        {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the scope's cursor is pending");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let view = local_view(&state, &task).await;
+        if view["state"] == "TASK_STATE_COMPLETED" {
+            assert_eq!(local_artifact_text(&view), text, "every chunk once");
+            break;
+        }
+        assert!(Instant::now() < deadline, "not caught up: {view}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let org = organizations::local(&state.db).await.unwrap().id;
+    let cursor = sync_cursors::of_scope(&state.db.read, &org, &agent, "")
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(cursor.swept_at.is_some(), "the sweep ran");
+    workers.stop().await;
 }

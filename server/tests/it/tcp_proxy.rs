@@ -1,7 +1,9 @@
 //! A loopback TCP proxy between the console and a peer (an agent, PostgreSQL): forwards bytes
 //! both ways and, on command, cuts every connection open at that moment while it keeps
-//! accepting new ones (a network drop in the middle of a stream), or goes down altogether
-//! (every connection cut, every new one closed at once) until it is brought up again.
+//! accepting new ones (a network drop in the middle of a stream), freezes the event streams open
+//! at that moment (open, silent: a stream that dies without closing; other connections go on),
+//! or goes down altogether (every connection cut, every new
+//! one closed at once) until it is brought up again.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -13,6 +15,7 @@ pub struct Proxy {
     /// The proxy's origin (`http://127.0.0.1:<port>`).
     pub origin: String,
     cut: broadcast::Sender<()>,
+    frozen: Arc<AtomicBool>,
     accepted: Arc<AtomicUsize>,
     down: Arc<AtomicBool>,
     task: tokio::task::JoinHandle<()>,
@@ -27,6 +30,7 @@ impl Proxy {
         let proxy = Proxy {
             origin,
             cut,
+            frozen: Arc::new(AtomicBool::new(false)),
             accepted: Arc::new(AtomicUsize::new(0)),
             down: Arc::new(AtomicBool::new(false)),
             task: tokio::spawn(async {}),
@@ -37,6 +41,7 @@ impl Proxy {
     /// Accepts connections on `listener` and forwards each to `127.0.0.1:<upstream>`.
     pub fn forward_to(&mut self, listener: TcpListener, upstream: u16) {
         let cut = self.cut.clone();
+        let frozen = self.frozen.clone();
         let accepted = self.accepted.clone();
         let down = self.down.clone();
         self.task = tokio::spawn(async move {
@@ -49,13 +54,14 @@ impl Proxy {
                 accepted.fetch_add(1, Ordering::SeqCst);
                 // Subscribed at accept time: a cut ends the connections open then, not later ones.
                 let mut cut = cut.subscribe();
+                let frozen = frozen.clone();
                 tokio::spawn(async move {
                     let Ok(mut outbound) = TcpStream::connect(("127.0.0.1", upstream)).await else {
                         return;
                     };
                     let mut inbound = inbound;
                     tokio::select! {
-                        _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound) => {}
+                        () = forward(&mut inbound, &mut outbound, &frozen) => {}
                         _ = cut.recv() => {}
                     }
                     // Both sockets drop here: the console and the agent each see the connection end.
@@ -68,6 +74,12 @@ impl Proxy {
     pub fn cut(&self) -> usize {
         let _ = self.cut.send(());
         self.accepted.load(Ordering::SeqCst)
+    }
+
+    /// Freezes the event streams (`text/event-stream` answers) open now: they stay open and
+    /// carry nothing more (until a cut); every other exchange, and every later stream, goes on.
+    pub fn freeze(&self) {
+        self.frozen.store(true, Ordering::SeqCst);
     }
 
     /// Goes down: every open connection is cut and new ones are closed at once, until
@@ -91,5 +103,39 @@ impl Proxy {
 impl Drop for Proxy {
     fn drop(&mut self) {
         self.task.abort();
+    }
+}
+
+/// Copies both ways until either side closes. Once `frozen` is set, a connection whose answer
+/// was an event stream (and that was open then) stops carrying anything, and stays open.
+async fn forward(inbound: &mut TcpStream, outbound: &mut TcpStream, frozen: &AtomicBool) {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let streams_before_freeze = !frozen.load(Ordering::SeqCst);
+    let (mut from_client, mut to_agent) = (inbound.split(), outbound.split());
+    let up = tokio::io::copy(&mut from_client.0, &mut to_agent.1);
+    let down = async {
+        let mut buffer = vec![0u8; 16 * 1024];
+        let mut streaming = false;
+        loop {
+            let Ok(read) = to_agent.0.read(&mut buffer).await else {
+                return;
+            };
+            if read == 0 {
+                return;
+            }
+            streaming |= buffer[..read]
+                .windows(17)
+                .any(|w| w.eq_ignore_ascii_case(b"text/event-stream"));
+            if streaming && streams_before_freeze && frozen.load(Ordering::SeqCst) {
+                return std::future::pending::<()>().await;
+            }
+            if from_client.1.write_all(&buffer[..read]).await.is_err() {
+                return;
+            }
+        }
+    };
+    tokio::select! {
+        _ = up => {}
+        () = down => {}
     }
 }
