@@ -345,9 +345,11 @@ fn remote_timestamp(event: &StreamEvent) -> Option<String> {
 }
 
 async fn check_fence(tx: &DatabaseTransaction, fence: &Fence) -> Result<(), IngestError> {
-    if fence.lease().holds(tx).await? {
-        Ok(())
-    } else {
-        Err(IngestError::LeaseLost)
-    }
+    let held = match fence {
+        Fence::Lease(lease) | Fence::Read { lease, .. } => lease.holds(tx).await?,
+        Fence::Push { registration } => {
+            crate::store::push_registrations::lock_accepting(tx, registration).await?
+        }
+    };
+    if held { Ok(()) } else { Err(IngestError::LeaseLost) }
 }

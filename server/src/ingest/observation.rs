@@ -47,15 +47,10 @@ pub enum Fence {
     /// while the lease is held, and is skipped if anything changed the task since
     /// (security-and-durability §3.8: "a concurrent update wins").
     Read { lease: Held, version: i64 },
-}
-
-impl Fence {
-    /// The lease that must be held.
-    pub fn lease(&self) -> &Held {
-        match self {
-            Fence::Lease(lease) | Fence::Read { lease, .. } => lease,
-        }
-    }
+    /// A push delivery on the registration `id` (security-and-durability §3.7 step 7): inside
+    /// the writing transaction the registration is locked and must still accept callbacks (not
+    /// deleted or failed, its agent enabled); otherwise nothing commits ([`IngestError::LeaseLost`]).
+    Push { registration: String },
 }
 
 /// One observation to ingest.

@@ -239,6 +239,28 @@ pub async fn of_task<C: ConnectionTrait>(
         .await
 }
 
+/// Inside a transaction: locks registration `id` (a no-op update takes its row lock on
+/// PostgreSQL; SQLite has one writer) and answers whether it still accepts callbacks: not
+/// deleted or failed, and its agent enabled and not removed.
+pub async fn lock_accepting<C: ConnectionTrait>(tx: &C, id: &str) -> Result<bool, DbErr> {
+    let locked = registration::Entity::update_many()
+        .col_expr(registration::Column::Id, Expr::col(registration::Column::Id))
+        .filter(registration::Column::Id.eq(id))
+        .filter(registration::Column::Status.is_not_in([PushStatus::Deleted, PushStatus::Failed]))
+        .exec(tx)
+        .await?;
+    if locked.rows_affected != 1 {
+        return Ok(false);
+    }
+    let Some(row) = registration::Entity::find_by_id(id.to_owned()).one(tx).await? else {
+        return Ok(false);
+    };
+    Ok(agent::Entity::find_by_id(row.agent_id)
+        .one(tx)
+        .await?
+        .is_some_and(|a| a.enabled && a.removed_at.is_none()))
+}
+
 /// Counts one delivery in the registration's one-minute window; `false` when the window already
 /// holds [`DELIVERIES_PER_MINUTE`]. Each step is one conditional update, so concurrent
 /// deliveries on several replicas are counted exactly.

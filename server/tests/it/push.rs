@@ -285,6 +285,23 @@ async fn the_receiver_checks_each_rule_in_order_with_its_exact_answer_3_7() {
         .unwrap();
     assert!(!retired.desired);
     assert_eq!(retired.status, PushStatus::Deleted);
+    // Checked again inside the ingestion transaction (§3.7 step 7): a delivery on a registration
+    // deleted after it was authenticated commits nothing.
+    let in_flight = state
+        .ingestor
+        .ingest(&server::ingest::Observation {
+            local_task_id: Some(task.clone()),
+            source: server::ingest::Source::Push,
+            fence: Some(server::ingest::Fence::Push {
+                registration: registration.clone(),
+            }),
+            ..support::observation(&org_id, &agent_id, "conv-1", serde_json::from_str(&late).unwrap())
+        })
+        .await;
+    assert!(
+        matches!(in_flight, Err(server::ingest::IngestError::LeaseLost)),
+        "{in_flight:?}"
+    );
     deliver(&state, &registration, &bearer, "application/json", &late)
         .await
         .assert_error(StatusCode::UNAUTHORIZED, INVALID_AUTHENTICATION);

@@ -12,7 +12,8 @@
 //! 5. a bounded JSON body that is one A2A 1.0 `StreamResponse` (exactly one of task, message,
 //!    statusUpdate, artifactUpdate) or a 0.3 Task snapshot → else `400`;
 //! 6. the event's task must be the registration's, its context the task's → else `409`;
-//! 7. ingestion (the common transaction, de-duplicated: a repeated delivery commits once);
+//! 7. ingestion (the common transaction, de-duplicated: a repeated delivery commits once), in
+//!    which the registration is locked and checked again (`Fence::Push`);
 //!    a callback for a finished task changes nothing; an appended artifact chunk is not
 //!    applied (a stream may carry it too) but makes the task's next read immediate;
 //! 8. `204` only after commit; an internal error answers `503` so the agent retries.
@@ -25,7 +26,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
 use super::error::ApiError;
-use crate::ingest::{IngestError, Observation, Source};
+use crate::ingest::{Fence, IngestError, Observation, Source};
 use crate::state::AppState;
 use crate::store::push_registrations::{self, PushStatus};
 use crate::store::{agents, tasks};
@@ -192,13 +193,17 @@ async fn receive_checked(state: &AppState, registration_id: &str, request: Reque
         extensions: Vec::new(),
         protocol_version: Some(version.to_owned()),
         skill_id: None,
-        fence: None,
+        fence: Some(Fence::Push {
+            registration: registration.id.clone(),
+        }),
         rearm: false,
     };
     match state.ingestor.ingest(&observation).await {
         Ok(_) => Ok(()),
         Err(IngestError::Invalid(_)) => Err(refuse(StatusCode::BAD_REQUEST, INVALID_PAYLOAD)),
         Err(IngestError::Identity(_)) => Err(refuse(StatusCode::CONFLICT, UNEXPECTED_TASK)),
+        // Deleted, failed or its agent disabled since it was checked: nothing was committed.
+        Err(IngestError::LeaseLost) => Err(unauthorized()),
         Err(error) => Err(unavailable(error)),
     }
 }
