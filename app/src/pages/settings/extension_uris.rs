@@ -28,7 +28,7 @@ pub fn ExtensionsCard(preferences: Signal<Preferences>, commit: Callback<Prefere
             </ul>
             <AddExtension preferences commit/>
             <p class="muted settings-note">
-                "Negotiation with agents uses these once the extensions issue lands; today they are saved in this browser."
+                "Every send from this browser asks the agent for the enabled ones (in its A2A-Extensions header), beside those the console negotiates from the agent's card. They are saved in this browser."
             </p>
         </section>
     }
