@@ -58,7 +58,7 @@ pub use lenient::{as_bool, as_i64, as_u64};
 pub use message::{Message, Role};
 pub use method::{HttpMethod, Operation, RestRoute, RouteParamNames, RouteParams};
 pub use part::{Part, PartContent};
-pub use push::{PushAuth, PushConfig, decode_push_config_list};
+pub use push::{PushAuth, PushConfig, decode_push_config_list, push_envelope};
 pub use rest_error::RestError;
 /// The A2A 0.3 HTTP+JSON wire (ProtoJSON of the 0.3 proto) and its conversions.
 pub mod rest03_wire {

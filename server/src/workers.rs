@@ -6,6 +6,7 @@
 //! On a database error each loop logs one line and tries again on its next pass.
 
 pub mod approvals;
+mod claim_loop;
 pub mod dispatch;
 pub mod housekeeping;
 pub mod push;

@@ -83,6 +83,16 @@ impl StreamEvent {
         }
     }
 
+    /// The context this event names, if any.
+    pub fn context_id(&self) -> Option<&str> {
+        match self {
+            StreamEvent::Task(t) => t.context_id.as_deref(),
+            StreamEvent::Message(m) => m.context_id.as_deref(),
+            StreamEvent::StatusUpdate(u) => u.context_id.as_deref(),
+            StreamEvent::ArtifactUpdate(u) => u.context_id.as_deref(),
+        }
+    }
+
     /// True when no further events follow on this stream: a 0.3 `final: true`, a status that
     /// is terminal or paused, a task snapshot in such a state, or a message-only reply
     /// (a message without a task id).

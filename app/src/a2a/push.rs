@@ -157,6 +157,19 @@ pub fn decode_push_config_list(value: &Value) -> Result<Vec<PushConfig>, DecodeE
         .collect()
 }
 
+/// The protocol version of a body an agent may push (security-and-durability §3.7): an A2A 1.0
+/// `StreamResponse` with exactly one of `task`, `message`, `statusUpdate`, `artifactUpdate`, or
+/// an explicit 0.3 Task snapshot (`kind: "task"`); `None` for anything else.
+pub fn push_envelope(payload: &Value) -> Option<ProtocolVersion> {
+    const MEMBERS: [&str; 4] = ["task", "message", "statusUpdate", "artifactUpdate"];
+    let object = payload.as_object()?;
+    match MEMBERS.iter().filter(|m| object.contains_key(**m)).count() {
+        1 => Some(ProtocolVersion::V1_0),
+        0 if object.get("kind").and_then(Value::as_str) == Some("task") => Some(ProtocolVersion::V0_3),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -214,5 +227,22 @@ mod tests {
             PushConfig::decode(&json!({"taskId": "t"})),
             Err(DecodeError::missing("url"))
         );
+    }
+
+    #[test]
+    fn a_push_body_is_one_stream_response_or_a_0_3_task() {
+        assert_eq!(
+            push_envelope(&json!({"statusUpdate": {}})),
+            Some(ProtocolVersion::V1_0)
+        );
+        assert_eq!(push_envelope(&json!({"task": {}})), Some(ProtocolVersion::V1_0));
+        assert_eq!(
+            push_envelope(&json!({"kind": "task", "id": "t"})),
+            Some(ProtocolVersion::V0_3)
+        );
+        assert_eq!(push_envelope(&json!({"task": {}, "message": {}})), None);
+        assert_eq!(push_envelope(&json!({"kind": "status-update"})), None);
+        assert_eq!(push_envelope(&json!({})), None);
+        assert_eq!(push_envelope(&json!([1])), None);
     }
 }

@@ -16,8 +16,6 @@
 //!   marks the registration `failed` (callbacks are refused); anything else is retried after
 //!   1 s doubling to 60 s. Every outcome is written only while the lease is held.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use app::a2a::{AgentCard, PushAuth, PushConfig, encode_push_config_ref};
@@ -26,6 +24,7 @@ use sea_orm::DbErr;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use super::claim_loop::{self, Pace};
 use super::{Heartbeat, WorkerDeps, owner_id};
 use crate::config::push::PushSettings;
 use crate::db::entity::task_push_registration as registration;
@@ -46,41 +45,27 @@ pub const BACKOFF_MAX: Duration = Duration::from_secs(60);
 /// The loop; returns at once when push is off.
 pub async fn run(deps: WorkerDeps, tracker: TaskTracker, shutdown: CancellationToken) {
     let Some(settings) = deps.push.clone() else { return };
-    let running = Arc::new(AtomicUsize::new(0));
-    let mut adopted_at: Option<tokio::time::Instant> = None;
-    loop {
-        tokio::select! {
-            () = shutdown.cancelled() => return,
-            () = tokio::time::sleep(POLL) => {}
-        }
-        if adopted_at.is_none_or(|at| at.elapsed() >= ADOPT_EVERY) {
-            adopted_at = Some(tokio::time::Instant::now());
-            if let Err(error) = adopt(&deps).await {
-                tracing::warn!(%error, "push registration adoption failed");
+    let pace = Pace {
+        name: "push registrations",
+        poll: POLL,
+        adopt_every: ADOPT_EVERY,
+        concurrent: CONCURRENT,
+    };
+    let worker = deps.clone();
+    claim_loop::run(
+        pace,
+        tracker,
+        shutdown,
+        || adopt(&deps),
+        |limit| claim_due(&deps, limit),
+        move |row, lease| {
+            let (deps, settings) = (worker.clone(), settings.clone());
+            async move {
+                work(&deps, &settings, &row, &lease).await;
             }
-        }
-        let free = CONCURRENT.saturating_sub(running.load(Ordering::SeqCst));
-        if free == 0 {
-            continue;
-        }
-        match claim_due(&deps, free).await {
-            Ok(claimed) => {
-                for (row, lease) in claimed {
-                    running.fetch_add(1, Ordering::SeqCst);
-                    let (deps, settings, running, shutdown) =
-                        (deps.clone(), settings.clone(), running.clone(), shutdown.clone());
-                    tracker.spawn(async move {
-                        tokio::select! {
-                            _ = work(&deps, &settings, &row, &lease) => {}
-                            () = shutdown.cancelled() => {}
-                        }
-                        running.fetch_sub(1, Ordering::SeqCst);
-                    });
-                }
-            }
-            Err(error) => tracing::warn!(%error, "push registration pass failed"),
-        }
-    }
+        },
+    )
+    .await;
 }
 
 /// Creates registrations for the unfinished tasks of agents that advertise push, and marks

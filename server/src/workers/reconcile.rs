@@ -23,8 +23,6 @@
 //!   is marked `unsupported` and never asked again; its tasks are still read with `GetTask`.
 
 use std::collections::HashMap;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use app::a2a::{TaskPage, encode_list_tasks};
@@ -34,6 +32,7 @@ use sea_orm::DbErr;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use super::claim_loop::{self, Pace};
 use super::{Heartbeat, WorkerDeps, owner_id};
 use crate::db::entity::sync_cursor;
 use crate::gateway::GatewayError;
@@ -63,40 +62,27 @@ pub const MAX_PAGES: usize = 1_000;
 /// The loop: adopts scopes every [`ADOPT_EVERY`], claims due cursors while fewer than
 /// [`READERS`] sweeps run.
 pub async fn run(deps: WorkerDeps, tracker: TaskTracker, shutdown: CancellationToken) {
-    let running = Arc::new(AtomicUsize::new(0));
-    let mut adopted_at: Option<tokio::time::Instant> = None;
-    loop {
-        tokio::select! {
-            () = shutdown.cancelled() => return,
-            () = tokio::time::sleep(POLL) => {}
-        }
-        if adopted_at.is_none_or(|at| at.elapsed() >= ADOPT_EVERY) {
-            adopted_at = Some(tokio::time::Instant::now());
-            if let Err(error) = store::adopt(&deps.db.write).await {
-                tracing::warn!(%error, "reconciliation adoption failed");
+    let pace = Pace {
+        name: "reconciliation",
+        poll: POLL,
+        adopt_every: ADOPT_EVERY,
+        concurrent: READERS,
+    };
+    let worker = deps.clone();
+    claim_loop::run(
+        pace,
+        tracker,
+        shutdown,
+        || store::adopt(&deps.db.write),
+        |limit| claim_due(&deps, limit),
+        move |cursor, lease| {
+            let deps = worker.clone();
+            async move {
+                sweep(&deps, &cursor, &lease).await;
             }
-        }
-        let free = READERS.saturating_sub(running.load(Ordering::SeqCst));
-        if free == 0 {
-            continue;
-        }
-        match claim_due(&deps, free).await {
-            Ok(claimed) => {
-                for (cursor, lease) in claimed {
-                    running.fetch_add(1, Ordering::SeqCst);
-                    let (deps, running, shutdown) = (deps.clone(), running.clone(), shutdown.clone());
-                    tracker.spawn(async move {
-                        tokio::select! {
-                            _ = sweep(&deps, &cursor, &lease) => {}
-                            () = shutdown.cancelled() => {}
-                        }
-                        running.fetch_sub(1, Ordering::SeqCst);
-                    });
-                }
-            }
-            Err(error) => tracing::warn!(%error, "reconciliation pass failed"),
-        }
-    }
+        },
+    )
+    .await;
 }
 
 /// Claims up to `limit` due cursors, each for a fresh owner.

@@ -6,9 +6,7 @@
 
 use std::path::Path;
 
-use serde_json::Value;
-
-use crate::processes::{free_port, ready, register, send, start, task_in_state};
+use crate::processes::{free_port, get_json, ready, register, send, start, task_in_state};
 use crate::support::{self, binary};
 
 const DONE: &str = "TASK_STATE_COMPLETED";
@@ -23,14 +21,7 @@ fn backup(env: &[(&str, String)], file: &Path) -> std::process::Output {
 }
 
 async fn task_ids(http: &reqwest::Client, base: &str) -> Vec<String> {
-    let list: Value = http
-        .get(format!("{base}/api/tasks"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let list = get_json(http, &format!("{base}/api/tasks")).await;
     let mut ids: Vec<String> = list["tasks"]
         .as_array()
         .unwrap_or_else(|| panic!("{list}"))

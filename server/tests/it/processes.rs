@@ -43,6 +43,11 @@ pub async fn ready(http: &reqwest::Client, base: &str) {
     }
 }
 
+/// The JSON answer of `GET url`.
+pub async fn get_json(http: &reqwest::Client, url: &str) -> Value {
+    http.get(url).send().await.unwrap().json().await.unwrap()
+}
+
 /// Registers the agent at `card_url` through the API; its id.
 pub async fn register(http: &reqwest::Client, base: &str, card_url: &str) -> String {
     let registered: Value = http
@@ -77,14 +82,7 @@ pub async fn command(http: &reqwest::Client, base: &str, agent: &str, key: &str,
 pub async fn task_of(http: &reqwest::Client, base: &str, location: &str) -> String {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
-        let command: Value = http
-            .get(format!("{base}{location}"))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let command = get_json(http, &format!("{base}{location}")).await;
         if let Some(task) = command["command"]["result"]["localId"].as_str() {
             return task.to_owned();
         }
@@ -103,14 +101,7 @@ pub async fn send(http: &reqwest::Client, base: &str, agent: &str, key: &str, te
 pub async fn task_in_state(http: &reqwest::Client, base: &str, task: &str, state: &str) -> Value {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
-        let view: Value = http
-            .get(format!("{base}/api/tasks/{task}"))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let view = get_json(http, &format!("{base}/api/tasks/{task}")).await;
         if view["task"]["state"] == state {
             return view;
         }

@@ -9,10 +9,9 @@
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use serde_json::Value;
 use server::ingest::bus::Notice;
 
-use crate::processes::{command, free_port, ready, register, start, task_of};
+use crate::processes::{command, free_port, get_json, ready, register, start, task_of};
 use crate::support;
 
 #[tokio::test]
@@ -119,14 +118,7 @@ async fn two_replicas_and_a_worker_share_one_database_and_a_killed_worker_is_tak
     sorted.dedup();
     assert_eq!(ids, sorted, "every event once, in order, on the other replica");
 
-    let view: Value = http
-        .get(format!("{b}/api/tasks/{task}"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let view = get_json(&http, &format!("{b}/api/tasks/{task}")).await;
     assert_eq!(view["task"]["state"], "TASK_STATE_COMPLETED", "{view}");
     let text = view["task"]["artifacts"][0]["parts"][0]["content"]["text"]
         .as_str()

@@ -48,9 +48,6 @@ const GLOBAL_BUDGET_KEY: &str = "webhook:a2a";
 /// Largest push body read (the general request cap).
 pub const BODY_LIMIT: usize = 16 * 1024 * 1024;
 
-/// The A2A 1.0 `StreamResponse` members; exactly one must be present.
-const MEMBERS: [&str; 4] = ["task", "message", "statusUpdate", "artifactUpdate"];
-
 pub async fn receive(
     State(state): State<AppState>,
     Path(registration_id): Path<String>,
@@ -149,7 +146,8 @@ async fn receive_checked(state: &AppState, registration_id: &str, request: Reque
         .map_err(|_| refuse(StatusCode::PAYLOAD_TOO_LARGE, crate::http::guard::BODY_TOO_LARGE))?;
     let payload: Value =
         serde_json::from_slice(&bytes).map_err(|_| refuse(StatusCode::BAD_REQUEST, INVALID_PAYLOAD))?;
-    let version = envelope(&payload).ok_or_else(|| refuse(StatusCode::BAD_REQUEST, INVALID_ENVELOPE))?;
+    let version =
+        app::a2a::push_envelope(&payload).ok_or_else(|| refuse(StatusCode::BAD_REQUEST, INVALID_ENVELOPE))?;
     let decoded = app::a2a::decode_stream_event(&payload)
         .map_err(|_| refuse(StatusCode::BAD_REQUEST, INVALID_PAYLOAD))?;
     // 6. The registration's task, and nothing else.
@@ -160,7 +158,7 @@ async fn receive_checked(state: &AppState, registration_id: &str, request: Reque
     if decoded.event.task_id() != task.remote_task_id.as_deref() {
         return Err(refuse(StatusCode::CONFLICT, UNEXPECTED_TASK));
     }
-    if let (Some(given), Some(known)) = (context_of(&decoded.event), task.remote_context_id.as_deref())
+    if let (Some(given), Some(known)) = (decoded.event.context_id(), task.remote_context_id.as_deref())
         && given != known
     {
         return Err(refuse(StatusCode::CONFLICT, UNEXPECTED_SCOPE));
@@ -191,7 +189,7 @@ async fn receive_checked(state: &AppState, registration_id: &str, request: Reque
         source_key: None,
         payload,
         extensions: Vec::new(),
-        protocol_version: Some(version.to_owned()),
+        protocol_version: Some(version.as_str().to_owned()),
         skill_id: None,
         fence: Some(Fence::Push {
             registration: registration.id.clone(),
@@ -205,44 +203,5 @@ async fn receive_checked(state: &AppState, registration_id: &str, request: Reque
         // Deleted, failed or its agent disabled since it was checked: nothing was committed.
         Err(IngestError::LeaseLost) => Err(unauthorized()),
         Err(error) => Err(unavailable(error)),
-    }
-}
-
-/// The protocol version of an accepted push body: a 1.0 `StreamResponse` (exactly one member)
-/// or an explicit 0.3 Task snapshot (`kind: "task"`); `None` for anything else.
-fn envelope(payload: &Value) -> Option<&'static str> {
-    let object = payload.as_object()?;
-    let members = MEMBERS.iter().filter(|m| object.contains_key(**m)).count();
-    if members == 1 {
-        return Some("1.0");
-    }
-    (members == 0 && object.get("kind").and_then(Value::as_str) == Some("task")).then_some("0.3")
-}
-
-fn context_of(event: &app::a2a::StreamEvent) -> Option<&str> {
-    use app::a2a::StreamEvent;
-    match event {
-        StreamEvent::Task(t) => t.context_id.as_deref(),
-        StreamEvent::Message(m) => m.context_id.as_deref(),
-        StreamEvent::StatusUpdate(u) => u.context_id.as_deref(),
-        StreamEvent::ArtifactUpdate(u) => u.context_id.as_deref(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use super::*;
-
-    #[test]
-    fn a_push_body_is_one_stream_response_or_a_0_3_task_3_7() {
-        assert_eq!(envelope(&json!({"statusUpdate": {}})), Some("1.0"));
-        assert_eq!(envelope(&json!({"task": {}})), Some("1.0"));
-        assert_eq!(envelope(&json!({"kind": "task", "id": "t"})), Some("0.3"));
-        assert_eq!(envelope(&json!({"task": {}, "message": {}})), None);
-        assert_eq!(envelope(&json!({"kind": "status-update"})), None);
-        assert_eq!(envelope(&json!({})), None);
-        assert_eq!(envelope(&json!([1])), None);
     }
 }

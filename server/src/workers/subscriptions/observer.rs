@@ -240,11 +240,11 @@ impl Observer<'_> {
         } else {
             serde_json::json!({ "task": answer })
         };
-        let reported = payload
-            .pointer("/task/status/state")
-            .or_else(|| payload.pointer("/status/state"))
-            .and_then(Value::as_str)
-            .map(TaskState::parse);
+        // The state the agent's snapshot reports, decoded as ingestion decodes it.
+        let reported = match app::a2a::decode_stream_event(&payload).map(|d| d.event) {
+            Ok(app::a2a::StreamEvent::Task(snapshot)) => Some(snapshot.status.state),
+            _ => None,
+        };
         let local = self
             .ingest(self.observation(Source::Reconcile, None, payload))
             .await?;
