@@ -136,13 +136,6 @@ async fn backup_refuses_what_it_cannot_copy_with_one_clear_line() {
     assert!(!dir.path().join("copy.sqlite3").exists());
 }
 
-fn url_of(test_db: &support::TestDb) -> String {
-    match &test_db.config.database {
-        server::config::DatabaseConfig::Postgres { url, .. } => url.expose().to_owned(),
-        server::config::DatabaseConfig::Sqlite { .. } => unreachable!("a PostgreSQL test database"),
-    }
-}
-
 fn run_tool(program: &str, args: &[&str]) {
     let out = std::process::Command::new(program)
         .args(args)
@@ -181,7 +174,7 @@ async fn a_pg_dump_restores_into_an_empty_database_as_the_runbook_says() {
     let base = format!("http://127.0.0.1:{port}");
     let live = start(
         &["serve", "--port", &port.to_string()],
-        &env(url_of(&source), "a"),
+        &env(source.postgres_url(), "a"),
     );
     ready(&http, &base).await;
     let agent = register(&http, &base, &format!("{demo}/trace/card.json")).await;
@@ -195,7 +188,7 @@ async fn a_pg_dump_restores_into_an_empty_database_as_the_runbook_says() {
             "--format=custom",
             "--file",
             dump.to_str().unwrap(),
-            &url_of(&source),
+            &source.postgres_url(),
         ],
     );
     drop(live);
@@ -205,7 +198,7 @@ async fn a_pg_dump_restores_into_an_empty_database_as_the_runbook_says() {
             "--no-owner",
             "--exit-on-error",
             "--dbname",
-            &url_of(&target),
+            &target.postgres_url(),
             dump.to_str().unwrap(),
         ],
     );
@@ -213,7 +206,7 @@ async fn a_pg_dump_restores_into_an_empty_database_as_the_runbook_says() {
     // Nothing pending after a restore into the same version; the console serves what was dumped.
     let mut migrate = binary();
     migrate.arg("migrate");
-    for (name, value) in env(url_of(&target), "b") {
+    for (name, value) in env(target.postgres_url(), "b") {
         migrate.env(name, value);
     }
     let out = migrate.output().unwrap();
@@ -223,7 +216,7 @@ async fn a_pg_dump_restores_into_an_empty_database_as_the_runbook_says() {
     let base = format!("http://127.0.0.1:{port}");
     let _restored = start(
         &["serve", "--port", &port.to_string()],
-        &env(url_of(&target), "b"),
+        &env(target.postgres_url(), "b"),
     );
     ready(&http, &base).await;
     assert_eq!(task_ids(&http, &base).await, vec![task.clone()]);

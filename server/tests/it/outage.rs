@@ -76,10 +76,7 @@ async fn postgres_gone_for_30_s_under_load_loses_and_doubles_no_accepted_command
         return;
     };
     test_db.migrated().await.close().await;
-    let url = match &test_db.config.database {
-        server::config::DatabaseConfig::Postgres { url, .. } => url.expose().to_owned(),
-        server::config::DatabaseConfig::Sqlite { .. } => unreachable!("a PostgreSQL test database"),
-    };
+    let url = test_db.postgres_url();
     let (mut proxy, listener) = Proxy::bind().await;
     proxy.forward_to(listener, 5432);
     let proxied = url.replacen("127.0.0.1:5432", proxy.origin.trim_start_matches("http://"), 1);

@@ -20,10 +20,7 @@ async fn two_replicas_and_a_worker_share_one_database_and_a_killed_worker_is_tak
         return;
     };
     test_db.migrated().await.close().await;
-    let url = match &test_db.config.database {
-        server::config::DatabaseConfig::Postgres { url, .. } => url.expose().to_owned(),
-        server::config::DatabaseConfig::Sqlite { .. } => unreachable!("a PostgreSQL test database"),
-    };
+    let url = test_db.postgres_url();
     let demo = support::demo().await;
     let dir = tempfile::tempdir().unwrap();
     let env = |name: &str| {

@@ -33,6 +33,14 @@ impl TestDb {
             .expect("connect to test database")
     }
 
+    /// The PostgreSQL URL of this test database (for the processes a test starts on it).
+    pub fn postgres_url(&self) -> String {
+        match &self.config.database {
+            server::config::DatabaseConfig::Postgres { url, .. } => url.expose().to_owned(),
+            server::config::DatabaseConfig::Sqlite { .. } => panic!("a PostgreSQL test database"),
+        }
+    }
+
     /// Opens and migrates the database.
     pub async fn migrated(&self) -> Db {
         let db = self.connect().await;
