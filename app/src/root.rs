@@ -59,6 +59,8 @@ pub fn App() -> impl IntoView {
         }/>
         <IconSprite/>
         <Router>
+            {crate::components::nav::provide_inbox_badge()}
+            <crate::components::shortcuts::Shortcuts/>
             <div class="layout">
                 <Sidebar/>
                 <TopBar/>

@@ -127,6 +127,7 @@ test("a form prompt needs input; a reply from the composer completes the task", 
   const prompt = page.getByTestId("message-bubble").and(page.locator('[data-role="agent"]')).last();
   await expect(prompt).toContainText("Where should I deploy?");
   await expect(page.getByTestId("send-to").first()).toContainText(/Reply/);
+  await page.getByTestId("composer-tools-toggle").click();
   await page.getByRole("button", { name: "JSON data" }).click();
   await page.getByLabel("JSON data").fill('{"environment": "staging", "replicas": 3}');
   await page.getByRole("button", { name: "Add JSON" }).click();

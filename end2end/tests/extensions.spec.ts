@@ -50,11 +50,16 @@ test("an approval request is reviewed, approved once, and the agent echoes the r
   await startChat(page, "Form fixture (approver)", "please approve the cleanup");
   const card = page.getByTestId("approval-card");
   await expect(card).toContainText("Delete the staging cluster");
-  await expect(page.getByTestId("pending-approvals")).toBeVisible();
+  await expect(
+    page.getByRole("navigation", { name: "Primary", exact: true }).getByTestId("pending-approvals"),
+  ).toBeVisible();
   const chatUrl = page.url();
   await card.getByTestId("review-approval").click();
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Delete the staging cluster");
   await expect(page.getByTestId("approval-status")).toHaveText("Pending");
+  // Issue #32: the task's state in the words every other screen uses.
+  await expect(page.getByRole("main").getByTestId("state-chip").first()).toHaveText("Needs input");
+  await expect(page.getByRole("main")).not.toContainText("TASK_STATE_");
   const digest = (await page.getByTestId("proposal-digest").innerText()).trim();
   expect(digest).toMatch(/^[0-9a-f]{64}$/);
   // Reject needs a rationale.
@@ -73,11 +78,25 @@ test("edit then approve sends the edited values as a new revision", async ({ pag
   await startChat(page, "Form fixture (approver)", "structured deploy");
   await page.getByTestId("approval-card").getByTestId("review-approval").click();
   await expect(page.getByRole("heading", { level: 1 })).toHaveText("Deploy billing-api to production");
-  await page.getByLabel("Rationale").fill("Two replicas are enough for now.");
   await page.getByRole("button", { name: "Edit…" }).click();
   const form = page.getByTestId("structured-form");
   await form.getByLabel("Replicas").fill("2");
-  await form.getByRole("button", { name: "Approve edited version" }).click();
+  // Issue #32: without a rationale the refusal appears right under the button that was pressed.
+  const approveEdited = form.getByRole("button", { name: "Approve edited version" });
+  await approveEdited.click();
+  const refusal = page.getByTestId("decision-error");
+  await expect(refusal).toHaveText("A rationale is required for this decision.");
+  const button = (await approveEdited.boundingBox())!;
+  const alert = (await refusal.boundingBox())!;
+  expect(alert.y).toBeGreaterThan(button.y);
+  expect(alert.y - (button.y + button.height)).toBeLessThan(120);
+  await page.getByLabel("Rationale").fill("Two replicas are enough for now.");
+  // Issue #32: an edit approves, so it asks for the same confirmation as Approve.
+  await approveEdited.click();
+  const confirm = page.getByRole("group", { name: "Confirm the edited version" });
+  await expect(confirm).toBeVisible();
+  await expect(page.getByTestId("approval-status")).toHaveText("Pending");
+  await confirm.getByRole("button", { name: "Confirm: send the edited version to the agent" }).click();
   await expect(page.getByTestId("approval-status")).toHaveText("Approved");
   await expect(page.getByRole("heading", { name: "Proposed action · revision 2" })).toBeVisible();
   await expect(page.getByTestId("decisions")).toContainText("Two replicas are enough for now.");

@@ -6,6 +6,7 @@ const screens = [
   { path: "/chat", heading: "Chat" },
   { path: "/inbox", heading: "Inbox" },
   { path: "/tasks", heading: "Tasks" },
+  { path: "/approvals", heading: "Approvals" },
   { path: "/flows", heading: "Orchestration" },
   { path: "/notifications", heading: "Notifications" },
   { path: "/settings", heading: "Settings" },
@@ -178,8 +179,26 @@ test("narrow screens get the bottom navigation", async ({ page }) => {
   const bottom = page.getByRole("navigation", { name: "Primary (compact)" });
   await expect(bottom).toBeVisible();
   await expect(page.getByRole("navigation", { name: "Primary", exact: true })).toBeHidden();
-  await bottom.getByRole("link", { name: "Alerts" }).click();
+  // Issue #32: the same label for each screen as on a wide screen; the rest under "More".
+  // The sidebar is hidden at this width (so not found by role); its labels are still there.
+  const sidebarLabels = await page
+    .locator("nav.sidebar li > a > span:not(.nav-badge)")
+    .evaluateAll((spans) => spans.map((s) => s.textContent));
+  const more = bottom.getByRole("button", { name: "More" });
+  await more.click();
+  await expect(more).toHaveAttribute("aria-expanded", "true");
+  const compactLabels = await bottom
+    .locator(".bottom-link > span:not(.nav-badge)")
+    .evaluateAll((spans) => spans.map((s) => s.textContent).filter((t) => t !== "More"));
+  expect([...compactLabels].sort()).toEqual([...sidebarLabels].sort());
+  expect(sidebarLabels).toEqual(expect.arrayContaining(["Approvals", "Orchestration", "Notifications", "Settings"]));
+  // Escape closes the menu; a choice closes it too.
+  await page.keyboard.press("Escape");
+  await expect(bottom.getByRole("list", { name: "More screens" })).toHaveCount(0);
+  await more.click();
+  await bottom.getByRole("link", { name: "Notifications" }).click();
   await expect(page).toHaveURL("/notifications");
+  await expect(bottom.getByRole("list", { name: "More screens" })).toHaveCount(0);
   // The theme switch moves to the top bar.
   await page.getByRole("banner").getByRole("button", { name: "Dark" }).click();
   await expect(page.locator("html")).toHaveAttribute("data-theme", "dark");
@@ -251,4 +270,64 @@ test("without sign-in the identity menu names the local operator, with nothing t
   await expect(menu).toContainText("Local operator");
   await expect(menu).toContainText("Admin");
   await expect(menu.getByRole("button", { name: "Sign out" })).toHaveCount(0);
+});
+
+test("Escape closes the Add agent panel and gives the keyboard back to its button", async ({ page }) => {
+  await openHydrated(page, "/agents");
+  const open = page.getByRole("button", { name: "Add agent" });
+  await open.click();
+  const panel = page.getByRole("region", { name: "Add agent" });
+  await expect(panel.getByLabel("Agent Card URL")).toBeFocused();
+  await page.keyboard.press("Escape");
+  await expect(panel).toHaveCount(0);
+  await expect(open).toBeFocused();
+  await expect(open).toHaveAttribute("aria-expanded", "false");
+});
+
+test("the keyboard drives the console: ?, g then a letter, /, j/k with Enter, and Ctrl-K", async ({ page }) => {
+  await openHydrated(page, "/agents");
+  await page.keyboard.press("?");
+  const help = page.getByRole("dialog", { name: "Keyboard shortcuts" });
+  await expect(help).toContainText("g then t");
+  await expect(help).toContainText("Go to Approvals");
+  await page.keyboard.press("Escape");
+  await expect(help).toHaveCount(0);
+
+  await page.keyboard.press("g");
+  await page.keyboard.press("t");
+  await expect(page).toHaveURL("/tasks");
+  await page.keyboard.press("g");
+  await page.keyboard.press("a");
+  await expect(page).toHaveURL("/agents");
+  await expect(page.getByRole("heading", { level: 1, name: "Agents" })).toBeVisible();
+
+  await page.keyboard.press("/");
+  const search = page.getByRole("main").getByRole("searchbox");
+  await expect(search).toBeFocused();
+  // Letters typed into a field are text, not shortcuts.
+  await page.keyboard.type("gt");
+  await expect(page).toHaveURL("/agents");
+  await search.fill("");
+  await search.blur();
+
+  const links = page.getByRole("list", { name: "Registered agents" }).getByRole("listitem").locator(".agent-name a");
+  expect(await links.count()).toBeGreaterThan(1);
+  await page.keyboard.press("j");
+  await expect(links.nth(0)).toBeFocused();
+  await page.keyboard.press("j");
+  await expect(links.nth(1)).toBeFocused();
+  await page.keyboard.press("k");
+  await expect(links.nth(0)).toBeFocused();
+  const href = await links.nth(0).getAttribute("href");
+  await page.keyboard.press("Enter");
+  await expect(page).toHaveURL(href!);
+
+  await page.keyboard.press("Control+k");
+  const palette = page.getByRole("dialog", { name: "Command palette" });
+  await expect(palette.getByRole("combobox")).toBeFocused();
+  await page.keyboard.type("settings");
+  await expect(palette.getByRole("option")).toHaveText([/Go to Settings/]);
+  await page.keyboard.press("Enter");
+  await expect(page).toHaveURL("/settings");
+  await expect(palette).toHaveCount(0);
 });

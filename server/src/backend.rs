@@ -161,6 +161,21 @@ impl AgentsBackend for Agents {
         })
     }
 
+    fn probe_interfaces(
+        &self,
+        agent_id: String,
+    ) -> BoxFuture<'_, Result<Vec<app::api::agents::InterfaceProbe>, AppError>> {
+        Box::pin(async move {
+            let access = access().await?;
+            let agent = agent_store::find(&self.0.db, &access, &agent_id)
+                .await
+                .map_err(store_error)?;
+            agent_services::probe::interfaces(&self.0.db, &self.0.gateway, &self.0.vault, &agent)
+                .await
+                .map_err(store_error)
+        })
+    }
+
     fn set_interface_pin(
         &self,
         agent_id: String,

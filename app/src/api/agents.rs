@@ -84,6 +84,24 @@ pub struct AgentDetail {
     /// What the card's signatures prove (`unsigned` when no card was fetched).
     #[serde(default = "unsigned")]
     pub trust: crate::words::CardTrust,
+    /// The card exactly as served (or stored), skills the viewer may not see left out: the
+    /// agent page's "Card JSON".
+    #[serde(default)]
+    pub raw_card: Option<serde_json::Value>,
+}
+
+/// How one interface of an agent's card answered a reachability probe (the agent page).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InterfaceProbe {
+    pub url: String,
+    pub binding: String,
+    pub protocol_version: String,
+    /// The agent answered (whatever it said).
+    pub reachable: bool,
+    /// One line: "Answered in 12 ms (HTTP 404)", "No answer: …", "Not probed: …".
+    pub outcome: String,
+    pub latency_ms: Option<u64>,
 }
 
 fn unsigned() -> crate::words::CardTrust {
@@ -102,7 +120,13 @@ pub struct ChatAgent {
     /// Whether the console can call it as far as credentials go (the chat says why not).
     #[serde(default)]
     pub credential: crate::api::credentials::CredentialState,
+    /// Starter prompts for an empty chat: the card's skill `examples`, without repeats.
+    #[serde(default)]
+    pub starters: Vec<String>,
 }
+
+/// At most this many starter prompts are offered.
+pub const MAX_STARTERS: usize = 6;
 
 impl ChatAgent {
     /// The chat's view of an agent and its card (fresh or the latest snapshot).
@@ -114,8 +138,22 @@ impl ChatAgent {
             default_input_modes: card.map(|c| c.default_input_modes.clone()).unwrap_or_default(),
             default_output_modes: card.map(|c| c.default_output_modes.clone()).unwrap_or_default(),
             credential: detail.credential,
+            starters: card.map(starters_of).unwrap_or_default(),
         }
     }
+}
+
+/// The card's skill examples in order, trimmed, without blanks or repeats, at most
+/// [`MAX_STARTERS`].
+fn starters_of(card: &crate::a2a::AgentCard) -> Vec<String> {
+    let mut starters: Vec<String> = Vec::new();
+    for example in card.skills.iter().flat_map(|s| s.examples.iter()) {
+        let example = example.trim();
+        if !example.is_empty() && !starters.iter().any(|s| s == example) && starters.len() < MAX_STARTERS {
+            starters.push(example.to_owned());
+        }
+    }
+    starters
 }
 
 /// What the Agents screen needs from the server.
@@ -129,6 +167,12 @@ pub trait AgentsBackend: Send + Sync {
     fn register_agent(&self, card_url: String) -> crate::api::BoxFuture<'_, Result<String, AppError>>;
     /// One agent with a fresh discovery of its card (the latest snapshot if that fails).
     fn get_agent(&self, agent_id: String) -> crate::api::BoxFuture<'_, Result<AgentDetail, AppError>>;
+    /// Asks each interface of the agent's latest card for a task that does not exist, to see
+    /// which ones answer.
+    fn probe_interfaces(
+        &self,
+        agent_id: String,
+    ) -> crate::api::BoxFuture<'_, Result<Vec<InterfaceProbe>, AppError>>;
     /// Removes a managed agent from the list; its history stays.
     fn remove_agent(&self, agent_id: String) -> crate::api::BoxFuture<'_, Result<(), AppError>>;
     /// Pins the agent to one interface of its latest card, or unpins it with `None`.
@@ -168,6 +212,12 @@ pub async fn register_agent(card_url: String) -> Result<String, AppError> {
 #[server(prefix = "/api/fn", endpoint = "get_agent")]
 pub async fn get_agent(agent_id: String) -> Result<AgentDetail, AppError> {
     crate::api::respond(async { crate::api::backend()?.agents.get_agent(agent_id).await }.await)
+}
+
+/// Which interfaces of the agent's card answer now (the agent page's reachability).
+#[server(prefix = "/api/fn", endpoint = "probe_agent_interfaces")]
+pub async fn probe_agent_interfaces(agent_id: String) -> Result<Vec<InterfaceProbe>, AppError> {
+    crate::api::respond(async { crate::api::backend()?.agents.probe_interfaces(agent_id).await }.await)
 }
 
 /// One agent and its card fetched again now, as the chat needs it ([`ChatAgent`]).
@@ -229,5 +279,23 @@ mod tests {
             assert!(row.matches(query), "{query}");
         }
         assert!(!row.matches("billing"));
+    }
+
+    /// Issue #32: an empty chat offers the card's skill examples as starter prompts.
+    #[test]
+    fn starters_are_the_skill_examples_once_each_at_most_six() {
+        let card = crate::a2a::AgentCard::decode(&serde_json::json!({
+            "name": "Deploy bot",
+            "skills": [
+                {"id": "a", "name": "A", "examples": ["deploy billing", "  ", "roll back"]},
+                {"id": "b", "name": "B", "examples": [" deploy billing ", "one", "two", "three", "four", "five"]},
+                {"id": "c", "name": "C"}
+            ]
+        }))
+        .unwrap();
+        assert_eq!(
+            starters_of(&card),
+            ["deploy billing", "roll back", "one", "two", "three", "four"]
+        );
     }
 }

@@ -58,6 +58,36 @@ pub fn fold_task(task: &TaskView) -> A2uiState {
     state
 }
 
+/// For each agent message that creates surfaces, its id and the ids of the surfaces it creates,
+/// oldest first: the chat draws each surface right after the message that created it, so an
+/// agent's answer to an action comes after the surface, in event order (issue #32).
+pub fn surface_anchors(task: &TaskView) -> Vec<(String, Vec<String>)> {
+    let mut messages: Vec<_> = task.messages.iter().filter(|m| m.role == Role::Agent).collect();
+    messages.sort_by_key(|m| m.sequence);
+    let mut state = A2uiState::default();
+    let mut seen = std::collections::HashSet::new();
+    let mut anchors = Vec::new();
+    for message in messages {
+        let mut applied = false;
+        for part in &message.parts {
+            if let (Some(version), PartContent::Data(data)) = (a2ui_part_version(part), &part.content) {
+                state.apply_part(version, data);
+                applied = true;
+            }
+        }
+        let created: Vec<String> = state
+            .surfaces
+            .iter()
+            .filter(|s| applied && seen.insert(s.id.clone()))
+            .map(|s| s.id.clone())
+            .collect();
+        if !created.is_empty() {
+            anchors.push((message.message_id.clone(), created));
+        }
+    }
+    anchors
+}
+
 /// The task's user messages as the console shows them: values typed into the task's obscured
 /// A2UI fields are masked (issue #26, "Secrets in forms"), as in the Wire panel; the agent got
 /// them as typed.
@@ -112,6 +142,13 @@ pub fn A2uiSurfaces(
     /// A send is in flight: buttons wait.
     #[prop(optional, into)]
     busy: Signal<bool>,
+    /// Only these surfaces, without the rejected-update notice (the chat places each group
+    /// after the message that created it and the notice once, see [`A2uiRejected`]).
+    #[prop(optional, into)]
+    only: Option<Signal<Vec<String>>>,
+    /// The level the surfaces' headings start at: one below the section they sit in.
+    #[prop(default = 2)]
+    heading_level: u8,
 ) -> impl IntoView {
     let folded = Memo::new(move |_| version.get().map(|_| task.with(fold_task)));
     let finished = Memo::new(move |_| task.with(|t| t.state.is_terminal()));
@@ -123,13 +160,22 @@ pub fn A2uiSurfaces(
         })
     };
     let surface_ids = move || {
-        folded.with(|s| {
+        let mut ids = folded.with(|s| {
             s.iter()
                 .flat_map(|s| s.surfaces.iter().map(|x| x.id.clone()))
                 .collect::<Vec<_>>()
-        })
+        });
+        if let Some(only) = only {
+            only.with(|only| ids.retain(|id| only.contains(id)));
+        }
+        ids
     };
-    let rejected = move || folded.with(|s| s.as_ref().and_then(|s| rejected_notice(s.rejected)));
+    let rejected = move || {
+        if only.is_some() {
+            return None;
+        }
+        folded.with(|s| s.as_ref().and_then(|s| rejected_notice(s.rejected)))
+    };
     view! {
         <Show when=shown>
             <div class="a2ui-surfaces">
@@ -141,7 +187,7 @@ pub fn A2uiSurfaces(
                         let prefix = prefix.clone();
                         move |id| {
                             let prefix = format!("{prefix}-{}", dom_token(&id));
-                            view! { <SurfaceView id prefix folded finished on_action busy/> }
+                            view! { <SurfaceView id prefix folded finished on_action busy heading_level/> }
                         }
                     }
                 />
@@ -149,6 +195,18 @@ pub fn A2uiSurfaces(
         </Show>
     }
     .into_any()
+}
+
+/// How many A2UI updates of the task were rejected, when any were (the chat's one notice per
+/// task; [`A2uiSurfaces`] shows it itself unless given `only`).
+#[component]
+pub fn A2uiRejected(#[prop(into)] task: Signal<TaskView>) -> impl IntoView {
+    let notice = Memo::new(move |_| task.with(|t| rejected_notice(fold_task(t).rejected)));
+    move || {
+        notice.get().map(
+            |text| view! { <p class="a2ui-rejected" data-testid="a2ui-rejected" role="status">{text}</p> },
+        )
+    }
 }
 
 /// One surface: its own edit overlay, the live tree, and the DOM built from the tree's shape
@@ -161,6 +219,7 @@ fn SurfaceView(
     finished: Memo<bool>,
     on_action: Callback<Vec<Value>>,
     busy: Signal<bool>,
+    heading_level: u8,
 ) -> impl IntoView {
     let edits = RwSignal::new(BTreeMap::<String, Value>::new());
     let surface_id = StoredValue::new(id.clone());
@@ -180,7 +239,9 @@ fn SurfaceView(
             })
     });
     let shape = Memo::new(move |_| tree.with(shape_of));
+    let headings = Memo::new(move |_| shape.with(|s| shape::heading_levels(s, heading_level)));
     let ctx = Ctx {
+        headings,
         tree,
         edits,
         folded,

@@ -73,7 +73,7 @@ pub fn CancelTaskControl(
                     </button>
                 }
             >
-                <span class="confirm" role="group" aria-label="Confirm cancel">
+                <span class="confirm" role="group" aria-label="Confirm cancel" on:keydown=super::keys::on_escape(move || set_confirming.set(false))>
                     "Ask the agent to cancel this task?"
                     <button
                         type="button"

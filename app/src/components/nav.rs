@@ -6,60 +6,76 @@ use leptos_router::components::A;
 
 use super::icon::{FAVICON_VIEW_BOX, Icon, favicon_drawing};
 use super::theme_switch::ThemeSwitch;
+use crate::pages::inbox::{InboxItems, load_inbox};
 
-/// One entry of the primary navigation.
+/// One entry of the primary navigation. Its label is the same on every screen size (issue #32).
 pub struct NavItem {
     pub href: &'static str,
-    /// Label in the sidebar.
     pub label: &'static str,
-    /// Shorter label in the bottom bar.
-    pub short: &'static str,
     pub icon: &'static str,
+    /// On the narrow-screen bottom bar itself; the others are under its "More".
+    pub in_bottom_bar: bool,
+    /// `g` then this key goes to the screen ([`super::shortcuts`]).
+    pub key: char,
 }
 
 /// The console's screens, in navigation order.
-pub const NAV_ITEMS: [NavItem; 7] = [
+pub const NAV_ITEMS: [NavItem; 8] = [
     NavItem {
         href: "/agents",
         label: "Agents",
-        short: "Agents",
         icon: "bot",
+        in_bottom_bar: true,
+        key: 'a',
     },
     NavItem {
         href: "/chat",
         label: "Chat",
-        short: "Chat",
         icon: "message-square",
+        in_bottom_bar: true,
+        key: 'c',
     },
     NavItem {
         href: "/inbox",
         label: "Inbox",
-        short: "Inbox",
         icon: "inbox",
+        in_bottom_bar: true,
+        key: 'i',
     },
     NavItem {
         href: "/tasks",
         label: "Tasks",
-        short: "Tasks",
         icon: "list-checks",
+        in_bottom_bar: true,
+        key: 't',
+    },
+    NavItem {
+        href: "/approvals",
+        label: "Approvals",
+        icon: "circle-check",
+        in_bottom_bar: false,
+        key: 'p',
     },
     NavItem {
         href: "/flows",
         label: "Orchestration",
-        short: "Flows",
         icon: "workflow",
+        in_bottom_bar: false,
+        key: 'o',
     },
     NavItem {
         href: "/notifications",
         label: "Notifications",
-        short: "Alerts",
         icon: "bell",
+        in_bottom_bar: false,
+        key: 'n',
     },
     NavItem {
         href: "/settings",
         label: "Settings",
-        short: "Setup",
         icon: "settings",
+        in_bottom_bar: false,
+        key: 's',
     },
 ];
 
@@ -145,29 +161,40 @@ fn IdentityMenu() -> impl IntoView {
     }
 }
 
-/// The Inbox badge: how many approval requests wait for a decision ("99+" above 99), kept
-/// current by the freshness signal. Hidden at zero. Loaded in the browser only: the badge is
-/// outside every page, and a server-rendered count could disagree with the one the browser
-/// hydrates with.
-#[component]
-fn PendingBadge() -> impl IntoView {
+/// What the Inbox badges show, loaded once for the sidebar and the bottom bar: the Inbox's
+/// own count of what it lists ([`load_inbox`]), kept current by the freshness signal. Loaded in
+/// the browser only: the badge is outside every page, and a server-rendered count could
+/// disagree with the one the browser hydrates with.
+#[derive(Clone, Copy)]
+pub struct InboxBadge(Signal<Option<String>>);
+
+/// Loads the Inbox count for the navigation (call once, around both navigations).
+pub fn provide_inbox_badge() {
     use crate::live::{FRESHNESS_URL, LiveFrame, use_live_stream};
     let (freshness, set_freshness) = signal(0_u64);
-    let count = crate::api::browser_value(move || {
+    let items = crate::api::browser_value(move || {
         freshness.track();
-        crate::api::approvals::count_pending_approvals()
+        load_inbox()
     });
     use_live_stream(Signal::derive(|| Some(FRESHNESS_URL.to_owned())), move |frame| {
         if frame == LiveFrame::Freshness {
             set_freshness.update(|n| *n += 1);
         }
     });
+    provide_context(InboxBadge(Signal::derive(move || {
+        items.with(|items| items.as_ref().and_then(InboxItems::badge))
+    })));
+}
+
+/// The Inbox badge; hidden while nothing waits.
+#[component]
+fn PendingBadge() -> impl IntoView {
+    let badge = use_context::<InboxBadge>().map(|b| b.0);
     move || {
-        let n = count.get().unwrap_or(0);
-        (n > 0).then(|| {
-            let text = if n > 99 { "99+".to_owned() } else { n.to_string() };
+        badge.and_then(|b| b.get()).map(|text| {
+            let label = format!("{text} waiting in the Inbox");
             view! {
-                <span class="nav-badge" data-testid="pending-approvals" aria-label=format!("{n} approvals waiting")>
+                <span class="nav-badge" data-testid="pending-approvals" aria-label=label>
                     {text}
                 </span>
             }
@@ -189,22 +216,47 @@ pub fn TopBar() -> impl IntoView {
     }
 }
 
-/// The narrow-screen bottom bar with short labels.
+/// The narrow-screen bottom bar: the main screens, and "More" for the rest (same labels as the
+/// sidebar). The menu closes on Escape and on a choice.
 #[component]
 pub fn BottomNav() -> impl IntoView {
+    let more = RwSignal::new(false);
+    let link = |item: &'static NavItem| {
+        view! {
+            <A href=item.href attr:class="bottom-link">
+                <Icon name=item.icon/>
+                <span>{item.label}</span>
+                {(item.href == "/inbox").then(|| view! { <PendingBadge/> })}
+            </A>
+        }
+    };
     view! {
-        <nav class="bottom-nav" aria-label="Primary (compact)">
-            {NAV_ITEMS
-                .iter()
-                .map(|item| {
-                    view! {
-                        <A href=item.href attr:class="bottom-link">
-                            <Icon name=item.icon/>
-                            <span>{item.short}</span>
-                        </A>
-                    }
-                })
-                .collect_view()}
+        <nav
+            class="bottom-nav"
+            aria-label="Primary (compact)"
+            on:keydown=super::keys::on_escape(move || more.set(false))
+        >
+            {NAV_ITEMS.iter().filter(|item| item.in_bottom_bar).map(link).collect_view()}
+            <button
+                type="button"
+                class="bottom-link"
+                aria-expanded=move || more.get().to_string()
+                aria-controls="more-screens"
+                on:click=move |_| more.update(|open| *open = !*open)
+            >
+                <Icon name="ellipsis"/>
+                <span>"More"</span>
+            </button>
+            <Show when=move || more.get()>
+                // A choice closes the menu (the click reaches the list after the link).
+                <ul id="more-screens" class="more-menu" aria-label="More screens" on:click=move |_| more.set(false)>
+                    {NAV_ITEMS
+                        .iter()
+                        .filter(|item| !item.in_bottom_bar)
+                        .map(|item| view! { <li>{link(item)}</li> })
+                        .collect_view()}
+                </ul>
+            </Show>
         </nav>
     }
 }

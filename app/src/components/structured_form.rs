@@ -23,6 +23,9 @@ pub fn StructuredForm(
     submit_label: String,
     #[prop(optional, into)] id_prefix: String,
     #[prop(optional, into)] disabled: Signal<bool>,
+    /// The title's heading level: one below the section the form sits in (3 by default).
+    #[prop(default = 3)]
+    heading_level: u8,
     on_submit: Callback<Map<String, Value>>,
 ) -> impl IntoView {
     let mut start = initial_values(&form);
@@ -55,7 +58,7 @@ pub fn StructuredForm(
     let labelled_by = heading_id.clone();
     view! {
         <form class="structured-form" data-testid="structured-form" aria-labelledby=labelled_by novalidate on:submit=submit>
-            <h3 id=heading_id>{form.title.clone()}</h3>
+            {crate::components::heading::heading(heading_level, "form-title", Some(heading_id), form.title.clone())}
             {form.description.clone().map(|d| view! { <p class="form-description">{d}</p> })}
             {form
                 .fields

@@ -17,9 +17,11 @@ pub use super::long_text::{MAX_TEXT_CHARS, TEXT_CHUNK_CHARS};
 use super::media::{DownloadCard, MediaView, file_card};
 use crate::a2a::{Part, PartContent};
 
-/// One message or artifact part, rendered by media type; used wherever parts are shown.
+/// One message or artifact part, rendered by media type; used wherever parts are shown. With a
+/// `summary`, the body is that one line (the chat's view of data it understands); Raw still
+/// shows the part as sent.
 #[component]
-pub fn PartView(part: Part) -> impl IntoView {
+pub fn PartView(part: Part, #[prop(default = None)] summary: Option<String>) -> impl IntoView {
     let kind = classify(&part);
     let media_type = media_type_of(&part);
     let raw = RwSignal::new(false);
@@ -44,7 +46,12 @@ pub fn PartView(part: Part) -> impl IntoView {
                     "Raw"
                 </button>
             </div>
-            <div class="content-part-body" hidden=move || raw.get()>{part_body(kind, &media_type, part)}</div>
+            <div class="content-part-body" hidden=move || raw.get()>
+                {match summary {
+                    Some(line) => view! { <p class="content-summary">{line}</p> }.into_any(),
+                    None => part_body(kind, &media_type, part),
+                }}
+            </div>
             {move || raw.get().then(|| view! { <RawPart part=raw_source.clone()/> })}
         </div>
     }

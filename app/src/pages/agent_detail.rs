@@ -1,16 +1,20 @@
-//! The agent detail page (`/agents/:id`): capabilities, interfaces, skills, security and
-//! modes of one agent's card, fetched again when the page opens.
+//! The agent detail page (`/agents/:id`): capabilities, interfaces (and whether each answers),
+//! skills, security and modes of one agent's card, fetched again when the page opens, and the
+//! card's JSON as served.
 
 use leptos::prelude::*;
 use leptos_meta::Title;
 
 mod connection;
 mod credential;
+mod inspect;
 
 use crate::a2a::{AgentCard, SecurityScheme};
 use crate::api::agents::{AgentDetail, get_agent};
+use crate::components::copy_id::CopyId;
 use connection::ConnectionSetup;
 use credential::CredentialPanel;
+use inspect::{CardJson, InterfacesPanel};
 
 /// Reads the agent id from the route and shows its card.
 #[component]
@@ -50,7 +54,12 @@ fn AgentView(detail: AgentDetail) -> impl IntoView {
         <header class="page-header">
             <h1>{title}</h1>
             <p class="lede">{detail.card.as_ref().map(|c| c.description.clone())}</p>
-            <p class="agent-url">{detail.card_url.clone()}</p>
+            <dl class="facts card-urls">
+                <dt>"Card URL"</dt><dd><CopyId id=detail.card_url.clone() what="card URL"/></dd>
+                {detail.resolved_url.clone().filter(|u| *u != detail.card_url).map(|url| view! {
+                    <dt>"Resolved from"</dt><dd><CopyId id=url what="resolved card URL"/></dd>
+                })}
+            </dl>
         </header>
         {detail.error.clone().map(|error| view! {
             <p role="alert" class="error">{format!("The card could not be fetched just now: {error}")}</p>
@@ -85,7 +94,8 @@ fn AgentView(detail: AgentDetail) -> impl IntoView {
                     })}
                     <ConnectionSetup agent_id=detail.id.clone() interfaces pin=detail.pin.clone()/>
                     <CredentialPanel agent_id=detail.id.clone() state=detail.credential/>
-                    <CardSections card/>
+                    <CardSections agent_id=detail.id.clone() card/>
+                    {detail.raw_card.clone().map(|raw| view! { <CardJson raw/> })}
                 }
                 .into_any()
             }
@@ -94,9 +104,9 @@ fn AgentView(detail: AgentDetail) -> impl IntoView {
     }
 }
 
-/// Capabilities, interfaces, skills and security.
+/// Capabilities, interfaces (with their reachability), skills and security.
 #[component]
-fn CardSections(card: AgentCard) -> impl IntoView {
+fn CardSections(agent_id: String, card: AgentCard) -> impl IntoView {
     let yes_no = |on: bool| if on { "Yes" } else { "No" };
     let caps = card.capabilities;
     view! {
@@ -121,19 +131,7 @@ fn CardSections(card: AgentCard) -> impl IntoView {
                     }.into_any()
                 }}
             </section>
-            <section class="panel" aria-label="Interfaces">
-                <h2>"Interfaces"</h2>
-                <ul class="plain-list">
-                    {card.interfaces.into_iter().map(|i| view! {
-                        <li>
-                            <span class="chip">{i.binding.as_str().to_owned()}</span>
-                            <span class="chip">{format!("A2A {}", i.protocol_version)}</span>
-                            <code>{i.url}</code>
-                            {i.tenant.map(|t| format!(" · tenant {t}"))}
-                        </li>
-                    }).collect_view()}
-                </ul>
-            </section>
+            <InterfacesPanel agent_id interfaces=card.interfaces/>
             <section class="panel" aria-label="Skills">
                 <h2>"Skills"</h2>
                 {if card.skills.is_empty() {

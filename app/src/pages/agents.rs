@@ -6,6 +6,7 @@ use leptos_meta::Title;
 
 use crate::a2a::{ComplianceReport, Severity};
 use crate::api::agents::{AgentPreview, AgentSummary, PreviewAgent, RegisterAgent, RemoveAgent, list_agents};
+use crate::components::keys::on_escape;
 use crate::error::AppError;
 
 /// The page's two writes. Each finished request fetches the list again, whether it succeeded or
@@ -135,7 +136,7 @@ fn AgentList(
         })
     };
     view! {
-        <ul class="agent-list" aria-label="Registered agents">
+        <ul class="agent-list" aria-label="Registered agents" data-keynav>
             <For each=visible key=|agent| agent.id.clone() children=move |agent| view! { <AgentRow agent changes/> }/>
         </ul>
         <Show when=move || visible().is_empty()>
@@ -232,7 +233,7 @@ fn remove_agent_confirm(id: StoredValue<String>, confirming: RwSignal<bool>, cha
         });
     };
     view! {
-        <span class="confirm" role="group" aria-label="Confirm removal">
+        <span class="confirm" role="group" aria-label="Confirm removal" on:keydown=on_escape(move || confirming.set(false))>
             "Remove this agent? Its history is kept."
             <button type="button" class="button danger" disabled=busy on:click=remove>
                 {move || if busy() { "Removing…" } else { "Remove agent" }}
@@ -253,17 +254,26 @@ fn AddAgent(changes: Changes) -> impl IntoView {
             open.set(false);
         }
     });
+    let opener = NodeRef::<leptos::html::Button>::new();
+    // Escape closes the panel and gives the keyboard back to its button.
+    let close = move || {
+        open.set(false);
+        if let Some(button) = opener.get_untracked() {
+            let _ = button.focus();
+        }
+    };
     view! {
         <button
             type="button"
             class="button primary"
+            node_ref=opener
             aria-expanded=move || open.get().to_string()
             on:click=move |_| open.update(|open| *open = !*open)
         >
             "Add agent"
         </button>
         <Show when=move || open.get()>
-            <section class="panel" aria-label="Add agent">
+            <section class="panel" aria-label="Add agent" on:keydown=on_escape(close)>
                 {add_agent_panel(changes)}
             </section>
         </Show>

@@ -12,6 +12,7 @@ use crate::api::approvals::{ApprovalSummary, RequestStatus, list_approvals};
 use crate::components::when::When;
 use crate::live::{FRESHNESS_URL, LiveFrame, use_live_stream};
 
+mod decision;
 mod delegate;
 pub mod review;
 
@@ -145,7 +146,7 @@ fn ApprovalList(rows: Vec<ApprovalSummary>) -> impl IntoView {
         .into_any();
     }
     view! {
-        <ul class="task-list" aria-label="Approval requests">
+        <ul class="task-list" aria-label="Approval requests" data-keynav>
             {rows.into_iter().map(|row| view! { <ApprovalRow row/> }).collect_view()}
         </ul>
     }

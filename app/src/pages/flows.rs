@@ -6,6 +6,8 @@ mod graph;
 
 use leptos::Params;
 use leptos::prelude::*;
+
+use crate::components::copy_id::CopyId;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query;
 use leptos_router::params::Params;
@@ -149,7 +151,7 @@ fn FlowView(conversation: ConversationView) -> impl IntoView {
     let no_tasks = conversation.tasks.is_empty();
     view! {
         <div class="flows-context">
-            <span class="chip flows-context-id" title="A2A contextId">"contextId " <code>{context}</code></span>
+            <span class="chip flows-context-id" title="A2A contextId">"contextId " <CopyId id=context what="context id"/></span>
             <a class="flows-open-chat" href=format!("/chat/{}", encode_segment(&conversation.conversation_id))>
                 "Open chat →"
             </a>
@@ -213,7 +215,7 @@ fn TaskCard(task: FlowTask, testid: &'static str) -> impl IntoView {
                 <a class="flows-task-title" href=format!("/tasks/{}", encode_segment(&local_id))>{display_title(&title)}</a>
                 <StateChip state kind/>
             </div>
-            {remote_task_id.map(|id| view! { <p class="flows-task-remote"><code>{id}</code></p> })}
+            {remote_task_id.map(|id| view! { <p class="flows-task-remote"><CopyId id what="remote task id"/></p> })}
             {(!references.is_empty()).then(|| view! { <References references/> })}
         </article>
     }

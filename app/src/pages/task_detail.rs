@@ -11,6 +11,7 @@ use crate::api::tasks::{SubscribeTask, get_task};
 use crate::components::a2ui_surface::TaskInterface;
 use crate::components::artifact::ArtifactCard;
 use crate::components::cancel_task::CancelTaskControl;
+use crate::components::copy_id::CopyId;
 use crate::components::state_chip::StateChip;
 use crate::components::trace::{TraceFeed, TraceHistory, TracePanel};
 use crate::components::when::When;
@@ -197,6 +198,14 @@ fn StatusCard(task: Signal<TaskView>) -> impl IntoView {
     .into_any()
 }
 
+/// An id with its copy button, or a dash when there is none.
+fn copy_or_dash(id: Option<String>, what: &'static str) -> AnyView {
+    match id {
+        Some(id) => view! { <CopyId id what/> }.into_any(),
+        None => "—".into_any(),
+    }
+}
+
 /// Local and remote ids, tenant and counts.
 #[component]
 fn IdentifiersCard(task: Signal<TaskView>) -> impl IntoView {
@@ -206,10 +215,10 @@ fn IdentifiersCard(task: Signal<TaskView>) -> impl IntoView {
             <h2>"Identifiers"</h2>
             {move || task.with(|t| view! {
                 <dl class="facts mono-values">
-                    <dt>"Local id"</dt><dd>{t.local_id.clone()}</dd>
-                    <dt>"Remote task id"</dt><dd>{t.remote_task_id.clone().unwrap_or_else(none)}</dd>
+                    <dt>"Local id"</dt><dd><CopyId id=t.local_id.clone() what="local task id"/></dd>
+                    <dt>"Remote task id"</dt><dd>{copy_or_dash(t.remote_task_id.clone(), "remote task id")}</dd>
                     <dt>"Tenant"</dt><dd>{if t.tenant.is_empty() { none() } else { t.tenant.clone() }}</dd>
-                    <dt>"Context id"</dt><dd>{t.remote_context_id.clone().unwrap_or_else(none)}</dd>
+                    <dt>"Context id"</dt><dd>{copy_or_dash(t.remote_context_id.clone(), "context id")}</dd>
                     <dt>"Messages"</dt><dd>{t.messages.len() as u64 + t.omitted.messages}</dd>
                     <dt>"Artifacts"</dt><dd>{t.artifacts.len() as u64 + t.omitted.artifacts}</dd>
                     <dt>"Created"</dt><dd><When at=t.created_at.clone()/></dd>

@@ -9,6 +9,7 @@ use leptos_router::hooks::use_query;
 use leptos_router::params::Params;
 
 use crate::api::tasks::{TASK_PAGE_SIZE, TaskFilter, TaskPage, TaskSummary, list_tasks};
+use crate::components::copy_id::CopyId;
 use crate::components::state_chip::StateChip;
 use crate::components::when::When;
 use crate::live::{FRESHNESS_URL, LiveFrame, use_live_stream};
@@ -132,7 +133,7 @@ fn TaskTable(page: TaskPage, filter: TaskFilter, refresh: Callback<()>) -> impl 
         .into_any()
     } else {
         view! {
-            <ul class="task-list" aria-label="Tasks">
+            <ul class="task-list" aria-label="Tasks" data-keynav>
                 {tasks.into_iter().map(|task| view! { <TaskRow task/> }).collect_view()}
             </ul>
         }
@@ -172,7 +173,7 @@ fn TaskRow(task: TaskSummary) -> impl IntoView {
             <div class="task-row-main">
                 <a class="task-title" href=format!("/tasks/{}", task.local_id)>{title}</a>
                 <p class="task-meta">
-                    {task.remote_task_id.as_deref().map(|id| view! { <code title=id.to_owned()>{short_id(id)}</code> " · " })}
+                    {task.remote_task_id.clone().map(|id| view! { <CopyId id what="remote task id"/> " · " })}
                     {agent}
                     " · "
                     <When at=task.updated_at.clone()/>

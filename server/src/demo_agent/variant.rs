@@ -268,7 +268,24 @@ impl Variant {
             "name": self.title(),
             "description": self.description(),
             "tags": ["demo"],
+            "examples": self.examples(),
         })]
+    }
+
+    /// What to say to the variant (its skill's `examples`; the chat offers them as starter
+    /// prompts in an empty conversation).
+    pub fn examples(self) -> &'static [&'static str] {
+        match self {
+            Variant::Showcase => &["surface", "approve", "choose", "deploy billing-api"],
+            Variant::Form => &["deploy please", "choose an environment"],
+            Variant::Approver => &["please approve the cleanup", "structured deploy"],
+            Variant::A2ui => &["deploy", "deploy v0.8"],
+            Variant::Trace => &["check staging health"],
+            Variant::Slow => &["quarterly numbers"],
+            Variant::Files => &["send me the files"],
+            Variant::Flood => &["rate=200 count=1000"],
+            _ => &[],
+        }
     }
 }
 

@@ -18,6 +18,8 @@ use crate::vault::Vault;
 
 use super::credentials;
 
+pub mod probe;
+
 /// Errors of the agent services; each variant is something the caller shows or acts on.
 #[derive(Debug, thiserror::Error)]
 pub enum AgentServiceError {
@@ -216,7 +218,7 @@ where
 /// Why the interface at `interface_url`, advertised by the card served from `card_url`, may not
 /// be used (issue #26); `None` when it may, or when the URL does not parse (the caller reports
 /// that). Origins are classified only when they differ.
-async fn interface_refusal<F, Fut>(
+pub(crate) async fn interface_refusal<F, Fut>(
     card_url: &Url,
     interface_url: &str,
     allowed_origins: &[String],
@@ -299,10 +301,12 @@ pub async fn detail(
             .and_then(|pin| serde_json::from_value(pin).ok()),
         credential: Default::default(),
         trust: app::words::CardTrust::Unsigned,
+        raw_card: None,
     };
     match discover(db, gateway, vault, &agent).await {
         Ok(preview) => {
             detail.trust = preview.trust;
+            detail.raw_card = Some(preview.raw);
             detail.card = Some(preview.card);
             detail.report = Some(preview.report);
             detail.resolved_url = Some(preview.resolved_url);
@@ -312,6 +316,7 @@ pub async fn detail(
             detail.error = Some(error.to_string());
             if let Some(snapshot) = card_snapshots::latest(db, &agent.id).await? {
                 detail.card = AgentCard::decode(&snapshot.raw_card_json).ok();
+                detail.raw_card = Some(snapshot.raw_card_json.clone());
                 detail.report = serde_json::from_value(snapshot.compliance_json).ok();
                 detail.trust = Url::parse(&snapshot.resolved_card_url)
                     .map_or(app::words::CardTrust::Invalid, |url| {
@@ -326,6 +331,15 @@ pub async fn detail(
     if let Some(card) = detail.card.as_mut() {
         card.skills
             .retain(|skill| access.shows_skill(&agent.id, &skill.id));
+    }
+    // The raw card shows only the skills the typed one does.
+    if let Some(Value::Array(skills)) = detail.raw_card.as_mut().and_then(|c| c.get_mut("skills")) {
+        skills.retain(|skill| {
+            skill
+                .get("id")
+                .and_then(Value::as_str)
+                .is_some_and(|id| access.shows_skill(&agent.id, id))
+        });
     }
     if let Some(report) = detail.report.as_mut() {
         access.reduce_report(&agent.id, report);

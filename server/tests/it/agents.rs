@@ -440,9 +440,14 @@ async fn the_agent_page_shows_the_card_and_falls_back_to_the_last_snapshot() {
             .is_some_and(|m| !m.is_empty()),
         "{chat}"
     );
-    // The name, the modes and whether credentials allow calling it: not the whole card.
-    assert_eq!(chat.as_object().unwrap().len(), 5, "{chat}");
+    // The name, the modes, whether credentials allow calling it and the starter prompts (the
+    // skills' examples, issue #32): not the whole card.
+    assert_eq!(chat.as_object().unwrap().len(), 6, "{chat}");
     assert_eq!(chat["credential"], "notRequired");
+    assert_eq!(
+        chat["starters"],
+        serde_json::json!(["surface", "approve", "choose", "deploy billing-api"])
+    );
     let (_, detail) = call(&state, "get_agent", &format!("agent_id={}", offline.id)).await;
     assert!(
         detail["error"]
@@ -457,7 +462,7 @@ async fn the_agent_page_shows_the_card_and_falls_back_to_the_last_snapshot() {
     assert_eq!(
         chat,
         serde_json::json!({"id": offline.id, "name": null, "default_input_modes": [], "default_output_modes": [],
-                           "credential": "notRequired"})
+                           "credential": "notRequired", "starters": []})
     );
     let (status, body) = call(&state, "get_chat_agent", "agent_id=no-such-agent").await;
     assert_eq!((status, body), (404, serde_json::json!("NotFound")));
@@ -486,4 +491,78 @@ async fn the_agent_page_shows_the_card_and_falls_back_to_the_last_snapshot() {
     let response = get(&state, "/agents/no-such-agent").await;
     assert_eq!(response.status(), 404);
     assert!(text(response).await.contains("Not found."));
+}
+
+/// Issue #32, inspector: the agent page has the card exactly as served, and each interface is
+/// asked whether it answers (a task that does not exist: nothing changes at the agent).
+#[tokio::test]
+async fn the_agent_page_has_the_served_card_and_each_interface_s_reachability() {
+    let origin = demo().await;
+    let (state, _db) = support::app_with(&[("A2A_ALLOW_PRIVATE_NETWORKS", "true")]).await;
+    let org = organizations::local(&state.db).await.unwrap().id;
+    let card_url = format!("{origin}/showcase/card.json");
+    let agent = agent_store::register(&state.db, &org, &card_url, AgentSource::Managed)
+        .await
+        .unwrap();
+    let (status, detail) = call(&state, "get_agent", &format!("agent_id={}", agent.id)).await;
+    assert_eq!(status, 200);
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let served = crate::processes::get_json(&reqwest::Client::new(), &card_url).await;
+    assert_eq!(detail["raw_card"], served);
+    assert_eq!(detail["resolved_url"], card_url.as_str());
+
+    let (status, probes) = call(
+        &state,
+        "probe_agent_interfaces",
+        &format!("agent_id={}", agent.id),
+    )
+    .await;
+    assert_eq!(status, 200, "{probes}");
+    let probes = probes.as_array().unwrap();
+    let advertised = served["supportedInterfaces"].as_array().unwrap();
+    assert_eq!(probes.len(), advertised.len(), "{probes:?}");
+    for (probe, interface) in probes.iter().zip(advertised) {
+        assert_eq!(probe["url"], interface["url"]);
+        assert_eq!(probe["reachable"], true, "{probe}");
+        assert!(
+            probe["outcome"].as_str().unwrap().starts_with("Answered in "),
+            "{probe}"
+        );
+        assert!(probe["latencyMs"].is_u64(), "{probe}");
+    }
+
+    // A card whose interface is on a port nobody listens on: not reachable, and why.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let card = support::jsonrpc_card(&format!("http://127.0.0.1:{closed}"), "Gone agent", false);
+    let card_origin = support::serve(axum::Router::new().route(
+        "/card.json",
+        axum::routing::get(move || {
+            let card = card.clone();
+            async move { axum::Json(card) }
+        }),
+    ))
+    .await;
+    let gone = agent_store::register(
+        &state.db,
+        &org,
+        &format!("{card_origin}/card.json"),
+        AgentSource::Managed,
+    )
+    .await
+    .unwrap();
+    let (status, _) = call(&state, "get_agent", &format!("agent_id={}", gone.id)).await;
+    assert_eq!(status, 200);
+    let (_, probes) = call(&state, "probe_agent_interfaces", &format!("agent_id={}", gone.id)).await;
+    assert_eq!(probes[0]["reachable"], false, "{probes}");
+    assert_eq!(
+        probes[0]["outcome"], "No answer: Agent network request failed.",
+        "{probes}"
+    );
+    assert!(probes[0]["latencyMs"].is_null());
+    let (status, body) = call(&state, "probe_agent_interfaces", "agent_id=no-such-agent").await;
+    assert_eq!((status, body), (404, serde_json::json!("NotFound")));
 }

@@ -176,6 +176,17 @@ pub(super) fn choice_picker(
             }
         })
         .collect_view();
+    // A group always has a visible name (issue #32: v0.8 `MultipleChoice` carries no label).
+    let fallback = if multiple { "Choose any" } else { "Choose one" };
+    let legend = move || {
+        legend.with(|l| {
+            if l.trim().is_empty() {
+                fallback.to_owned()
+            } else {
+                l.clone()
+            }
+        })
+    };
     view! {
         <fieldset class="a2ui-choice">
             <legend>{legend}</legend>

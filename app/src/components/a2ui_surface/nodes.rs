@@ -28,6 +28,8 @@ pub(super) struct Ctx {
     pub prefix: StoredValue<String>,
     pub on_action: Callback<Vec<Value>>,
     pub busy: Signal<bool>,
+    /// The HTML level of each heading variant in this surface ([`super::shape::heading_levels`]).
+    pub headings: Memo<[u8; 5]>,
 }
 
 impl Ctx {
@@ -190,15 +192,20 @@ fn text(ctx: Ctx, variant: TextVariant, address: &[usize], inline: bool) -> AnyV
     if inline {
         return view! { <span class="a2ui-text">{value}</span> }.into_any();
     }
-    match variant {
-        TextVariant::H1 => view! { <h1 class="a2ui-text a2ui-h1">{value}</h1> }.into_any(),
-        TextVariant::H2 => view! { <h2 class="a2ui-text a2ui-h2">{value}</h2> }.into_any(),
-        TextVariant::H3 => view! { <h3 class="a2ui-text a2ui-h3">{value}</h3> }.into_any(),
-        TextVariant::H4 => view! { <h4 class="a2ui-text a2ui-h4">{value}</h4> }.into_any(),
-        TextVariant::H5 => view! { <h5 class="a2ui-text a2ui-h5">{value}</h5> }.into_any(),
-        TextVariant::Caption => view! { <p class="a2ui-text a2ui-caption">{value}</p> }.into_any(),
-        TextVariant::Body => view! { <p class="a2ui-text">{value}</p> }.into_any(),
-    }
+    // The agent's h1…h5 keep their look (the class); the element's level fits the page.
+    let class = match variant {
+        TextVariant::H1 => "a2ui-text a2ui-h1",
+        TextVariant::H2 => "a2ui-text a2ui-h2",
+        TextVariant::H3 => "a2ui-text a2ui-h3",
+        TextVariant::H4 => "a2ui-text a2ui-h4",
+        TextVariant::H5 => "a2ui-text a2ui-h5",
+        TextVariant::Caption => return view! { <p class="a2ui-text a2ui-caption">{value}</p> }.into_any(),
+        TextVariant::Body => return view! { <p class="a2ui-text">{value}</p> }.into_any(),
+    };
+    let level = super::shape::heading_index(variant)
+        .map(|index| ctx.headings.with_untracked(|levels| levels[index]))
+        .unwrap_or(6);
+    crate::components::heading::heading(level, class, None, value)
 }
 
 /// `a2ui-row a2ui-justify-… a2ui-align-…`.

@@ -57,6 +57,54 @@ fn blank(node: &mut RenderNode) {
     }
 }
 
+/// The HTML heading level of each A2UI heading variant (`h1`…`h5`) in a surface under a
+/// section whose headings start at `base`: the variants the surface uses, in order, take
+/// `base`, `base + 1`, … (at most 6), so its headings never skip a level whatever the agent
+/// chose (issue #32).
+pub fn heading_levels(node: &RenderNode, base: u8) -> [u8; 5] {
+    let mut used = [false; 5];
+    mark_headings(node, &mut used);
+    let mut levels = [base; 5];
+    let mut next = base;
+    for (index, used) in used.into_iter().enumerate() {
+        levels[index] = next.min(6);
+        if used {
+            next += 1;
+        }
+    }
+    levels
+}
+
+/// The index (0 for `h1` … 4 for `h5`) of a heading variant.
+pub fn heading_index(variant: crate::ext::a2ui::TextVariant) -> Option<usize> {
+    use crate::ext::a2ui::TextVariant;
+    match variant {
+        TextVariant::H1 => Some(0),
+        TextVariant::H2 => Some(1),
+        TextVariant::H3 => Some(2),
+        TextVariant::H4 => Some(3),
+        TextVariant::H5 => Some(4),
+        _ => None,
+    }
+}
+
+fn mark_headings(node: &RenderNode, used: &mut [bool; 5]) {
+    match node {
+        RenderNode::Text { variant, .. } => {
+            if let Some(index) = heading_index(*variant) {
+                used[index] = true;
+            }
+        }
+        RenderNode::Row { children, .. }
+        | RenderNode::Column { children, .. }
+        | RenderNode::List { children, .. } => children.iter().for_each(|c| mark_headings(c, used)),
+        // A button's text is inline, never a heading.
+        RenderNode::Card { child, .. } => mark_headings(child, used),
+        RenderNode::Tabs { tabs, .. } => tabs.iter().for_each(|t| mark_headings(&t.child, used)),
+        _ => {}
+    }
+}
+
 /// The node at `address` below `node`: each step is a child index (a container's children, a
 /// tab's content, `0` for a card's or a button's child).
 pub fn node_at<'a>(node: &'a RenderNode, address: &[usize]) -> Option<&'a RenderNode> {
@@ -135,6 +183,35 @@ mod tests {
             binding: Some("/reason".into()),
         };
         assert_eq!(shape_of(&field("a")), shape_of(&field("ab")));
+    }
+
+    /// Issue #32 (axe `heading-order`): a surface that uses `h3` and `h5` under a section whose
+    /// headings start at `h2` gets `h2` and `h3`; unused variants never leave a gap.
+    #[test]
+    fn heading_levels_start_at_the_section_and_never_skip() {
+        let heading = |variant| RenderNode::Text {
+            id: "h".into(),
+            text: "Title".into(),
+            variant,
+        };
+        let surface = column(vec![
+            heading(TextVariant::H3),
+            text("b", "body"),
+            heading(TextVariant::H5),
+        ]);
+        let levels = heading_levels(&surface, 2);
+        assert_eq!(levels[heading_index(TextVariant::H3).unwrap()], 2);
+        assert_eq!(levels[heading_index(TextVariant::H5).unwrap()], 3);
+        assert_eq!(heading_levels(&surface, 3)[4], 4);
+        let deep = column(vec![
+            heading(TextVariant::H1),
+            heading(TextVariant::H2),
+            heading(TextVariant::H3),
+            heading(TextVariant::H4),
+            heading(TextVariant::H5),
+        ]);
+        assert_eq!(heading_levels(&deep, 3), [3, 4, 5, 6, 6]);
+        assert_eq!(heading_index(TextVariant::Body), None);
     }
 
     #[test]

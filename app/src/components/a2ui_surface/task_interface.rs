@@ -45,7 +45,7 @@ fn Interface(task: Signal<TaskView>) -> impl IntoView {
         <Show when=shown>
             <section class="panel" aria-label="Interface" data-testid="task-interface">
                 <h2>"Interface"</h2>
-                <A2uiSurfaces task version on_action busy=send.pending()/>
+                <A2uiSurfaces task version on_action busy=send.pending() heading_level=3/>
                 {move || send.value().get().map(|result| match result {
                     Ok(_) => view! { <p class="muted" role="status">"Sent to the agent."</p> }.into_any(),
                     Err(error) => view! { <p class="error" role="alert">{format!("Not sent: {error}")}</p> }.into_any(),

@@ -97,7 +97,7 @@ fn hostile_text_stays_text() {
     assert!(html.contains("&lt;b&gt;Release notes&lt;/b&gt;&lt;img"), "{html}");
     assert!(!html.contains("<img src=x") && !html.contains("<b>"), "{html}");
     assert!(
-        html.contains("<h3") && html.contains("Confirm deployment"),
+        html.contains(r#"<h2 class="a2ui-text a2ui-h3""#) && html.contains("Confirm deployment"),
         "{html}"
     );
     assert!(html.contains("billing-api"), "{html}");
@@ -232,4 +232,28 @@ fn folding_reads_agent_messages_in_sequence_order() {
     part.metadata = Some(metadata);
     assert_eq!(a2ui_part_version(&part), Some(A2uiVersion::V09));
     assert_eq!(a2ui_part_version(&Part::text("[]")), None);
+}
+
+/// Issue #32 (axe): the surface's `h3` title is the first heading under the chat's `h1`, so it
+/// is drawn as an `h2` (an `h3` under the task page's "Interface" `h2`), with its look kept.
+#[test]
+fn surface_headings_start_one_below_the_section() {
+    let html = render(deploy_task(TaskState::InputRequired), Some(A2uiVersion::V09));
+    assert!(html.contains(r#"<h2 class="a2ui-text a2ui-h3""#), "{html}");
+    assert!(!html.contains("<h3"), "{html}");
+}
+
+/// Issue #32 (axe): a choice group without a label still has a visible name.
+#[test]
+fn a_choice_group_without_a_label_says_what_to_do() {
+    let mut surface = deploy_surface();
+    surface[1]["updateComponents"]["components"][6]["label"] = json!("");
+    let html = render(
+        task(
+            TaskState::InputRequired,
+            vec![message(Role::Agent, 1, vec![a2ui(surface)])],
+        ),
+        Some(A2uiVersion::V09),
+    );
+    assert!(html.contains("<legend>Choose one</legend>"), "{html}");
 }

@@ -5,25 +5,16 @@
 
 use leptos::prelude::*;
 use leptos_meta::Title;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::status_label;
 use crate::api::approvals::{
-    ActionKind, ApprovalDetail, ApprovalRevision, DecideApproval, DecisionInput, RequestStatus,
-    RevisionAuthor, get_approval,
+    ActionKind, ApprovalDetail, ApprovalRevision, RequestStatus, RevisionAuthor, get_approval,
 };
-use crate::components::structured_form::StructuredForm;
+use crate::components::state_chip::StateChip;
 use crate::components::when::When;
 use crate::content::json::JsonView;
-use crate::ext::approval::{MAX_RATIONALE_CHARS, Outcome, check_rationale};
-use crate::ext::form::parse_form;
 use crate::live::{FRESHNESS_URL, LiveFrame, use_live_stream};
-
-/// The idempotency key of a decision made on this page: a repeated click on the same outcome
-/// for the same revision is a replay, never a second decision.
-pub fn decision_key(request_id: &str, revision: i32, outcome: &str) -> String {
-    format!("ui:{request_id}:{revision}:{outcome}")
-}
 
 /// Reads the request id from the route and keeps the page current.
 #[component]
@@ -33,7 +24,7 @@ pub fn ApprovalReviewPage() -> impl IntoView {
     let (version, set_version) = signal(0_u64);
     let detail = Resource::new_blocking(move || (id(), version.get()), |(id, _)| get_approval(id));
     let refresh = Callback::new(move |()| set_version.update(|n| *n += 1));
-    let draft = Draft::default();
+    let draft = super::decision::Draft::default();
     // Committed changes reload the page, except while the reviewer is writing a decision: a
     // reload would replace the form under their hands (a stale decision is refused with 409).
     use_live_stream(Signal::derive(|| Some(FRESHNESS_URL.to_owned())), move |frame| {
@@ -53,43 +44,9 @@ pub fn ApprovalReviewPage() -> impl IntoView {
     }
 }
 
-/// The reviewer's unsent decision; it lives with the page, not with one rendering of it.
-#[derive(Clone, Copy)]
-struct Draft {
-    rationale: RwSignal<String>,
-    confirming: RwSignal<bool>,
-    editing: RwSignal<bool>,
-}
-
-impl Default for Draft {
-    fn default() -> Draft {
-        Draft {
-            rationale: RwSignal::new(String::new()),
-            confirming: RwSignal::new(false),
-            editing: RwSignal::new(false),
-        }
-    }
-}
-
-impl Draft {
-    /// Whether the reviewer has started writing a decision.
-    fn in_progress(self) -> bool {
-        self.confirming.get_untracked()
-            || self.editing.get_untracked()
-            || !self.rationale.with_untracked(|r| r.trim().is_empty())
-    }
-
-    /// Clears the draft after a decision was recorded.
-    fn clear(self) {
-        self.rationale.set(String::new());
-        self.confirming.set(false);
-        self.editing.set(false);
-    }
-}
-
 /// The whole review for one loaded request.
 #[component]
-fn Review(detail: ApprovalDetail, refresh: Callback<()>, draft: Draft) -> impl IntoView {
+fn Review(detail: ApprovalDetail, refresh: Callback<()>, draft: super::decision::Draft) -> impl IntoView {
     let request = detail.request.clone();
     let current = detail
         .revisions
@@ -117,8 +74,8 @@ fn Review(detail: ApprovalDetail, refresh: Callback<()>, draft: Draft) -> impl I
                 <a href=format!("/tasks/{}", request.task_id)>"View task"</a>
                 " · "
                 <a href=format!("/chat/{}", request.conversation_id)>"Open in chat"</a>
-                " · task state "
-                <code>{request.task_state.clone()}</code>
+                " · task "
+                <StateChip state=crate::a2a::TaskState::parse(&request.task_state)/>
             </p>
         </header>
         {(!request.summary.is_empty()).then(|| view! { <p class="approval-summary">{request.summary.clone()}</p> })}
@@ -142,7 +99,7 @@ fn Review(detail: ApprovalDetail, refresh: Callback<()>, draft: Draft) -> impl I
                         view! { <p class="muted" data-testid="read-only">{reason}</p> }
                     }
                 >
-                    <DecisionForm request_id=request_id.clone() task_id=task_id.clone() revision=revision.clone() refresh draft/>
+                    <super::decision::DecisionForm request_id=request_id.clone() task_id=task_id.clone() revision=revision.clone() refresh draft/>
                 </Show>
             }
         })}
@@ -218,153 +175,6 @@ fn Proposal(revision: ApprovalRevision) -> impl IntoView {
     }
 }
 
-/// Rationale, the four outcomes, and the edit form.
-#[component]
-fn DecisionForm(
-    request_id: String,
-    task_id: String,
-    revision: ApprovalRevision,
-    refresh: Callback<()>,
-    draft: Draft,
-) -> impl IntoView {
-    let Draft {
-        rationale,
-        confirming,
-        editing,
-    } = draft;
-    // The last refusal: the rationale check below, or the server's answer.
-    let error = RwSignal::new(None::<String>);
-    let decide = ServerAction::<DecideApproval>::new();
-    let request_id = StoredValue::new(request_id);
-    Effect::new(move |_| match decide.value().get() {
-        Some(Ok(_)) => {
-            error.set(None);
-            draft.clear();
-            refresh.run(());
-        }
-        Some(Err(e)) => error.set(Some(e.to_string())),
-        None => {}
-    });
-    let pending = decide.pending();
-    // The rationale rule is checked here first (same rule and message as the server), so a
-    // missing rationale is shown at once instead of after a refused request.
-    let send_to = move |outcome: &str, edit: Option<Value>, delegate: Option<String>| {
-        let checked =
-            Outcome::parse(outcome).map(|o| check_rationale(o, Some(rationale.get_untracked().as_str())));
-        if let Some(Err(e)) = checked {
-            error.set(Some(e.to_string()));
-            return;
-        }
-        decide.dispatch(DecideApproval {
-            id: request_id.get_value(),
-            key: request_id.with_value(|id| decision_key(id, revision.revision, outcome)),
-            input: DecisionInput {
-                outcome: outcome.to_owned(),
-                expected_revision: revision.revision,
-                rationale: Some(rationale.get_untracked()).filter(|r| !r.trim().is_empty()),
-                edit,
-                delegate_membership_id: delegate,
-            },
-        });
-    };
-    let send = move |outcome: &str, edit: Option<Value>| send_to(outcome, edit, None);
-    let on_delegate = Callback::new(move |target: String| send_to("delegate", None, Some(target)));
-    let action = revision.action.clone();
-    view! {
-        <section class="card decision" aria-labelledby="decision-heading">
-            <h2 id="decision-heading">"Your decision"</h2>
-            <label for="rationale">"Rationale"</label>
-            <p class="muted" id="rationale-help">"Required to reject, edit, request changes or delegate."</p>
-            <textarea
-                id="rationale"
-                aria-describedby="rationale-help"
-                maxlength=MAX_RATIONALE_CHARS.to_string()
-                prop:value=rationale
-                on:input=move |ev| rationale.set(event_target_value(&ev))
-            ></textarea>
-            {move || error.get().map(|e| view! { <p role="alert" class="error">{e}</p> })}
-            <div class="button-row">
-                {move || if confirming.get() {
-                    view! {
-                        <button type="button" class="button primary" disabled=pending on:click=move |_| send("approve", None)>
-                            "Confirm: send it to the agent"
-                        </button>
-                        <button type="button" class="button" on:click=move |_| confirming.set(false)>"Back"</button>
-                    }.into_any()
-                } else {
-                    view! {
-                        <button type="button" class="button primary" disabled=pending on:click=move |_| confirming.set(true)>"Approve"</button>
-                    }.into_any()
-                }}
-                <button type="button" class="button" disabled=pending on:click=move |_| editing.update(|e| *e = !*e)>"Edit…"</button>
-                <button type="button" class="button" disabled=pending on:click=move |_| send("request_changes", None)>"Request changes"</button>
-                <button type="button" class="button danger" disabled=pending on:click=move |_| send("reject", None)>"Reject"</button>
-            </div>
-            <super::delegate::DelegateControl task_id pending on_delegate/>
-            {move || editing.get().then(|| {
-                let action = action.clone();
-                let on_edit = Callback::new(move |edit| send("edit", Some(edit)));
-                view! { <EditProposal action on_edit/> }
-            })}
-        </section>
-    }
-}
-
-/// Edit then approve: the text of a `send_message`, or the values of a `send_data` form.
-#[component]
-fn EditProposal(action: Value, on_edit: Callback<Value>) -> impl IntoView {
-    if action
-        .get("kind")
-        .and_then(Value::as_str)
-        .and_then(ActionKind::parse)
-        == Some(ActionKind::SendData)
-    {
-        let form_json = action.get("form").cloned().unwrap_or(Value::Null);
-        let Ok(form) = parse_form(&form_json) else {
-            return view! { <p class="error">"The proposal's form cannot be edited here."</p> }.into_any();
-        };
-        let initial: Map<String, Value> = action
-            .get("values")
-            .and_then(Value::as_object)
-            .cloned()
-            .unwrap_or_default();
-        return view! {
-            <StructuredForm
-                form
-                initial
-                submit_label="Approve edited version".to_owned()
-                on_submit=Callback::new(move |values: Map<String, Value>| {
-                    on_edit.run(json!({"kind": ActionKind::SendData, "form": form_json.clone(), "values": values}));
-                })
-            />
-        }
-        .into_any();
-    }
-    let text = RwSignal::new(
-        action
-            .get("text")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_owned(),
-    );
-    let data = action.get("data").cloned();
-    view! {
-        <form class="edit-proposal" on:submit=move |ev| {
-            ev.prevent_default();
-            let mut edit = json!({"kind": ActionKind::SendMessage, "text": text.get_untracked()});
-            if let Some(data) = data.clone() {
-                edit["data"] = data;
-            }
-            on_edit.run(edit);
-        }>
-            <label for="edit-text">"Reply text"</label>
-            <textarea id="edit-text" prop:value=text on:input=move |ev| text.set(event_target_value(&ev))></textarea>
-            <button type="submit" class="button primary">"Approve edited version"</button>
-        </form>
-    }
-    .into_any()
-}
-
 /// Decisions, delivery and revisions.
 #[component]
 fn Record(detail: ApprovalDetail) -> impl IntoView {
@@ -412,17 +222,5 @@ fn Record(detail: ApprovalDetail) -> impl IntoView {
                 }).collect_view()}
             </ol>
         </section>
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_same_click_on_the_same_revision_is_one_key() {
-        assert_eq!(decision_key("r", 2, "approve"), decision_key("r", 2, "approve"));
-        assert_ne!(decision_key("r", 2, "approve"), decision_key("r", 3, "approve"));
-        assert_ne!(decision_key("r", 2, "approve"), decision_key("r", 2, "reject"));
     }
 }

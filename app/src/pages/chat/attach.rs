@@ -204,9 +204,6 @@ fn read_chosen_file(
     on_done: impl FnOnce(Result<(String, serde_json::Value), String>) + 'static,
 ) {
     use wasm_bindgen::JsCast;
-    use wasm_bindgen::closure::Closure;
-
-    use super::outgoing::{base64_of_data_url, check_file_size, file_part};
 
     let Some(input) = event
         .target()
@@ -219,6 +216,40 @@ fn read_chosen_file(
     };
     // Clearing the input lets the same file be chosen again; the File object stays readable.
     input.set_value("");
+    read_file(file, on_done);
+}
+
+/// Attaches every file of a drop or a paste to the draft (issue #32: files by drag-and-drop
+/// and paste); returns whether there were files.
+#[cfg(feature = "hydrate")]
+pub fn attach_files(files: Option<web_sys::FileList>, draft: Draft) -> bool {
+    let Some(files) = files.filter(|f| f.length() > 0) else {
+        return false;
+    };
+    for index in 0..files.length() {
+        if let Some(file) = files.get(index) {
+            read_file(file, move |result| match result {
+                Ok((label, part)) => draft.attach(label, part),
+                Err(error) => {
+                    draft.error.try_set(Some(error));
+                }
+            });
+        }
+    }
+    true
+}
+
+/// Reads `file` as base64 (within the size limit) and hands back its chip label and part.
+#[cfg(feature = "hydrate")]
+fn read_file(
+    file: web_sys::File,
+    on_done: impl FnOnce(Result<(String, serde_json::Value), String>) + 'static,
+) {
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen::closure::Closure;
+
+    use super::outgoing::{base64_of_data_url, check_file_size, file_part};
+
     let name = file.name();
     if let Err(error) = check_file_size(&name, file.size()) {
         on_done(Err(error));

@@ -1,8 +1,10 @@
 //! The composer: "Send to" chips, attached parts, the message box (Enter sends, Shift+Enter
-//! starts a new line), the Text / Markdown toggle, attach tools, the Options panel and Send.
+//! starts a new line; files dropped on the composer or pasted into it are attached), Send, and
+//! behind "+" the Text / Markdown toggle, attach tools and the Options panel.
 
 use leptos::prelude::*;
 
+use crate::components::keys::on_escape;
 use crate::settings::Preferences;
 
 use super::attach::{AttachTools, AttachmentChips};
@@ -117,13 +119,26 @@ pub fn Composer(state: ChatState) -> impl IntoView {
         draft.defaults.set_value(crate::settings::load());
         draft.apply_defaults();
     });
+    let input = NodeRef::<leptos::html::Textarea>::new();
     let agent_id = state.conversation.with_untracked(|c| c.agent_id.clone());
     // The agent's name and the modes its card declares, for the format toggle, attachments and
     // the Options panel.
-    let agent = {
+    // Kept in the page's state: the timeline offers its starter prompts.
+    let agent = state.agent;
+    {
         let agent_id = agent_id.clone();
-        crate::api::browser_value(move || get_chat_agent(agent_id.clone()))
-    };
+        crate::api::load_in_browser(agent, move || get_chat_agent(agent_id.clone()));
+    }
+    // A starter prompt chosen in the timeline becomes the draft, ready to send or edit.
+    Effect::new(move |_| {
+        if let Some(text) = state.prefill.get() {
+            draft.text.set(text);
+            state.prefill.set(None);
+            if let Some(input) = input.get_untracked() {
+                let _ = input.focus();
+            }
+        }
+    });
     // The agent's extensions, for the whole page (`ChatState::extensions`); loaded again when
     // the skill changes. Browser only: the Settings URIs live in localStorage.
     crate::api::load_in_browser(state.extensions, move || {
@@ -194,8 +209,34 @@ pub fn Composer(state: ChatState) -> impl IntoView {
             })
         })
     };
+    // A new chat is for writing: the message box takes the keyboard (browser only).
+    Effect::new(move |_| {
+        let new_chat = state
+            .conversation
+            .with_untracked(|c| c.conversation_id.is_empty());
+        if let (Some(input), true) = (input.get(), new_chat) {
+            // After the frame: the page is in the document by then (a route's view is built
+            // before it is attached, and a detached element takes no focus).
+            request_animation_frame(move || {
+                let _ = input.focus();
+            });
+        }
+    });
+    let tools_open = RwSignal::new(false);
     view! {
-        <section class="composer" aria-label="Composer">
+        <section
+            class="composer"
+            aria-label="Composer"
+            on:dragover=move |ev| ev.prevent_default()
+            on:drop=move |ev| {
+                #[cfg(feature = "hydrate")]
+                if super::attach::attach_files(ev.data_transfer().and_then(|d| d.files()), draft) {
+                    ev.prevent_default();
+                }
+                #[cfg(not(feature = "hydrate"))]
+                let _ = ev;
+            }
+        >
             {move || blocked().map(|(id, badge, reason)| view! {
                 <p class="credential-warning" role="status" data-testid="credential-blocked">
                     <span class="badge warning">{badge}</span>" "{reason}" "
@@ -213,11 +254,23 @@ pub fn Composer(state: ChatState) -> impl IntoView {
                 id="composer-input"
                 class="composer-input"
                 data-testid="composer-input"
+                node_ref=input
                 rows="3"
                 placeholder="Message the agent (Enter sends, Shift+Enter for a new line)"
                 prop:value=move || draft.text.get()
-                disabled=move || state.sending.get()
+                // Read-only, not disabled, while a send is out: the box keeps the keyboard.
+                readonly=move || state.sending.get()
+                aria-busy=move || state.sending.get().to_string()
                 on:input=move |ev| draft.text.set(event_target_value(&ev))
+                on:paste=move |ev| {
+                    // Pasted files are attached; pasted text is typed as usual.
+                    #[cfg(feature = "hydrate")]
+                    if super::attach::attach_files(ev.clipboard_data().and_then(|d| d.files()), draft) {
+                        ev.prevent_default();
+                    }
+                    #[cfg(not(feature = "hydrate"))]
+                    let _ = ev;
+                }
                 on:keydown=move |ev| {
                     if ev.key() == "Enter" && !ev.shift_key() && !ev.is_composing() {
                         ev.prevent_default();
@@ -226,17 +279,19 @@ pub fn Composer(state: ChatState) -> impl IntoView {
                 }
             ></textarea>
             <div class="composer-bar">
-                <FormatToggle draft modes/>
-                <AttachTools draft/>
+                // The tools take no room until asked for (issue #32): one "+" opens them.
                 <button
                     type="button"
-                    class="button subtle"
-                    aria-expanded=move || draft.options_open.get().to_string()
-                    aria-controls="send-options"
-                    on:click=move |_| draft.options_open.update(|open| *open = !*open)
+                    class="button subtle composer-more"
+                    data-testid="composer-tools-toggle"
+                    aria-label="Tools: format, attachments, options"
+                    aria-expanded=move || tools_open.get().to_string()
+                    aria-controls="composer-tools"
+                    on:click=move |_| tools_open.update(|open| *open = !*open)
                 >
-                    "Options"
+                    "+"
                 </button>
+                <span class="muted small composer-hint">"Drop or paste files to attach"</span>
                 <button
                     type="button"
                     class="button primary send-button"
@@ -248,11 +303,32 @@ pub fn Composer(state: ChatState) -> impl IntoView {
                     {move || if state.sending.get() { "Sending…" } else { "Send" }}
                 </button>
             </div>
+            <Show when=move || tools_open.get()>
+                <div
+                    id="composer-tools"
+                    class="composer-tools"
+                    role="group"
+                    aria-label="Composer tools"
+                    on:keydown=on_escape(move || tools_open.set(false))
+                >
+                    <FormatToggle draft modes/>
+                    <AttachTools draft/>
+                    <button
+                        type="button"
+                        class="button subtle"
+                        aria-expanded=move || draft.options_open.get().to_string()
+                        aria-controls="send-options"
+                        on:click=move |_| draft.options_open.update(|open| *open = !*open)
+                    >
+                        "Options"
+                    </button>
+                </div>
+            </Show>
             <Show when=move || viewer.get()>
                 <p class="muted small" data-testid="read-only">{crate::api::identity::READ_ONLY}</p>
             </Show>
             <Show when=move || draft.options_open.get()>
-                <OptionsPanel draft agent/>
+                <OptionsPanel draft agent=agent.into()/>
             </Show>
             <ExtensionsSummary state/>
             {move || draft.error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}

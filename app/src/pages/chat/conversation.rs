@@ -6,16 +6,17 @@ use leptos_meta::Title;
 use leptos_router::hooks::use_query;
 
 use super::composer::Composer;
+use super::follow::NewActivity;
 use super::landing::AgentQuery;
 use super::state::ChatState;
 use super::timeline::Timeline;
 use super::wire::WirePanel;
 use crate::api::tasks::{ConversationView, get_conversation, get_new_conversation};
+use crate::components::copy_id::CopyId;
 use crate::components::state_chip::StateChip;
 use crate::components::trace::{TraceHistory, TracePanel};
 use crate::error::AppError;
 use crate::live::encode_segment;
-use crate::pages::tasks::short_id;
 
 /// The route id of a chat not started yet.
 pub const NEW_CHAT: &str = "new";
@@ -43,7 +44,7 @@ pub fn ConversationPage() -> impl IntoView {
     let agent = crate::pages::route::while_on("/chat/", move || {
         query.with(|q| q.as_ref().ok().and_then(|q| q.agent.clone()).unwrap_or_default())
     });
-    let key = move || {
+    let route = Memo::new(move |_| {
         let id = page.get();
         let agent = if id == NEW_CHAT {
             agent.get()
@@ -51,9 +52,27 @@ pub fn ConversationPage() -> impl IntoView {
             String::new()
         };
         (id, agent)
-    };
+    });
+    // The first send of a new chat moves it to `/chat/<id>` without loading it again: the page
+    // keeps its state (open rails, the Wire log, the composer's choices) and its live stream.
+    let handoff = Handoff(StoredValue::new(None));
+    provide_context(handoff);
+    let load = Memo::new(move |previous: Option<&(String, u32)>| {
+        let id = route.with(|(id, _)| id.clone());
+        match previous {
+            None => (id, 0),
+            Some((from, n)) if from == NEW_CHAT && handoff.taken(&id) => (id, *n),
+            Some((_, n)) => (id, n + 1),
+        }
+    });
     // Blocking: the title and the HTTP status (404 for an unknown conversation) come from the data.
-    let chat = Resource::new_blocking(key, |(id, agent)| load_chat(id, agent));
+    let chat = Resource::new_blocking(
+        move || load.with(|(_, n)| *n),
+        move |_| {
+            let (id, agent) = route.get_untracked();
+            load_chat(id, agent)
+        },
+    );
     view! {
         <Transition fallback=|| view! { <p class="muted" aria-busy="true">"Loading the conversation…"</p> }>
             <ErrorBoundary fallback=|errors| {
@@ -75,6 +94,25 @@ pub fn ConversationPage() -> impl IntoView {
     .into_any()
 }
 
+/// The conversation a new chat's first send started, set just before the page moves to its URL
+/// (see [`ConversationPage`]); taken by that move, so a later visit loads the page as usual.
+#[derive(Clone, Copy)]
+pub struct Handoff(StoredValue<Option<String>>);
+
+impl Handoff {
+    /// Records that this page's new chat became `conversation_id`.
+    pub fn started(self, conversation_id: &str) {
+        self.0.try_set_value(Some(conversation_id.to_owned()));
+    }
+
+    /// Whether the page moved to `id` because its new chat started it (then forgets it).
+    fn taken(self, id: &str) -> bool {
+        self.0
+            .try_update_value(|started| started.take_if(|started| started == id).is_some())
+            .unwrap_or(false)
+    }
+}
+
 /// The loaded conversation with its live stream.
 #[component]
 fn ChatView(initial: ConversationView) -> impl IntoView {
@@ -83,10 +121,6 @@ fn ChatView(initial: ConversationView) -> impl IntoView {
     let wire_open = RwSignal::new(false);
     // One rail at a time: opening Trace closes Wire and the other way round.
     let trace_open = state.trace_open;
-    let history = TraceHistory {
-        conversation_id: conversation_id.clone(),
-        task_id: None,
-    };
     // Opening the Wire panel loads the stored exchange once; live events keep adding to it.
     let history_loaded = StoredValue::new(conversation_id.is_empty());
     let titles = Signal::derive(move || {
@@ -102,7 +136,10 @@ fn ChatView(initial: ConversationView) -> impl IntoView {
             <div class="chat-main">
                 <ChatHeader state wire_open trace_open/>
                 <Timeline state/>
-                <Composer state/>
+                <div class="chat-dock">
+                    <NewActivity follow=state.follow/>
+                    <Composer state/>
+                </div>
             </div>
             <Show when=move || wire_open.get()>
                 <aside class="chat-rail" aria-label="Wire inspector">
@@ -111,7 +148,8 @@ fn ChatView(initial: ConversationView) -> impl IntoView {
             </Show>
             <Show when=move || trace_open.get()>
                 <aside class="chat-rail" aria-label="Trace">
-                    <TracePanel feed=state.trace history=history.clone() titles/>
+                    // Read when opened: a new chat has its id once its first send is stored.
+                    <TracePanel feed=state.trace history=TraceHistory { conversation_id: state.conversation_id(), task_id: None } titles/>
                 </aside>
             </Show>
         </div>
@@ -171,7 +209,7 @@ fn ChatHeader(state: ChatState, wire_open: RwSignal<bool>, trace_open: RwSignal<
                 <h1>{agent_name}</h1>
                 <p class="agent-meta">
                     {move || match context() {
-                        Some(id) => view! { "context " <code title=id.clone()>{short_id(&id)}</code> }.into_any(),
+                        Some(id) => view! { "context " <CopyId id what="context id"/> }.into_any(),
                         None => view! { "new conversation" }.into_any(),
                     }}
                 </p>

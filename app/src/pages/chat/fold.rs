@@ -2,6 +2,8 @@
 //! shared projection fold), command status changes into the unsettled sends. Pure: the page
 //! decides what to re-fetch from the outcome.
 
+use std::collections::HashMap;
+
 use crate::a2a::DecodedEvent;
 use crate::api::tasks::{CommandStatus, CommandView, ConversationView, LedgerEvent};
 use crate::live::{decode_ledger_event, fold_decoded};
@@ -80,6 +82,37 @@ pub fn note_command(view: &mut ConversationView, command: CommandView) -> bool {
         None => view.commands.push(command),
     }
     false
+}
+
+/// The commands this page has seen settle. The send's own answer (still `pending`) and a
+/// conversation loaded before the dispatch ended can arrive after the live frame that settled
+/// it; neither may bring its "Sending…" back.
+#[derive(Clone, Debug, Default)]
+pub struct SettledCommands(HashMap<String, CommandView>);
+
+impl SettledCommands {
+    /// [`note_command`], unless the page already saw this command settle and `command` is an
+    /// older copy of it.
+    pub fn note(&mut self, view: &mut ConversationView, command: CommandView) -> bool {
+        if command.status.is_settled() {
+            self.0.insert(command.id.clone(), command.clone());
+        } else if self.0.contains_key(&command.id) {
+            return false;
+        }
+        note_command(view, command)
+    }
+
+    /// Brings a freshly loaded `view` up to date: unsettled copies of commands this page saw
+    /// settle leave (succeeded) or show how they ended (failed, uncertain).
+    pub fn apply(&self, view: &mut ConversationView) {
+        view.commands.retain_mut(|command| match self.0.get(&command.id) {
+            Some(settled) if command.in_flight() => {
+                *command = settled.clone();
+                settled.status != CommandStatus::Succeeded
+            }
+            _ => true,
+        });
+    }
 }
 
 #[cfg(test)]
@@ -224,6 +257,33 @@ mod tests {
             command("j", CommandStatus::Failed, None)
         ));
         assert_eq!(view.commands[0].status, CommandStatus::Failed);
+    }
+
+    /// Issue #32: "a Sending… placeholder stays after the task has completed" when the live
+    /// frame that settled a send arrives before the send's own answer or a slower reload.
+    #[test]
+    fn a_settled_command_never_goes_back_to_sending() {
+        let mut view = conversation();
+        let mut settled = SettledCommands::default();
+        assert!(!settled.note(&mut view, command("k", CommandStatus::Succeeded, Some("t1"))));
+        assert!(!settled.note(&mut view, command("k", CommandStatus::Pending, None)));
+        assert!(view.commands.is_empty());
+        // A reload taken before the dispatch ended.
+        let mut fresh = conversation();
+        fresh
+            .commands
+            .push(command("k", CommandStatus::Dispatching, None));
+        fresh.commands.push(command("j", CommandStatus::Pending, None));
+        settled.note(&mut view, command("f", CommandStatus::Failed, None));
+        fresh
+            .commands
+            .push(command("f", CommandStatus::Dispatching, None));
+        settled.apply(&mut fresh);
+        let left: Vec<_> = fresh.commands.iter().map(|c| (c.id.as_str(), c.status)).collect();
+        assert_eq!(
+            left,
+            [("j", CommandStatus::Pending), ("f", CommandStatus::Failed)]
+        );
     }
 
     #[test]

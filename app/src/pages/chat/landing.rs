@@ -127,7 +127,7 @@ fn ConversationList(conversations: Vec<ConversationSummary>) -> impl IntoView {
             .into_any();
     }
     view! {
-        <ul class="conversation-list">
+        <ul class="conversation-list" data-keynav>
             {conversations
                 .into_iter()
                 .map(|c| {

@@ -6,9 +6,10 @@ use leptos::prelude::*;
 use serde_json::{Map, Value};
 
 use super::state::ChatState;
+use super::summary::{PartPlace, Renders, Shown, shown_part};
 use crate::a2a::{Part, PartContent, Role, TaskState};
 use crate::api::tasks::SendInput;
-use crate::components::a2ui_surface::{a2ui_part_version, mask_user_secrets};
+use crate::components::a2ui_surface::mask_user_secrets;
 use crate::components::structured_form::StructuredForm;
 use crate::ext::form::{FormDefinition, is_form_media_type, parse_form, quick_replies, reply_parts};
 use crate::projection::{MessageView, TaskView};
@@ -91,7 +92,10 @@ pub fn reply_part_list(submission: &Map<String, Value>) -> Vec<Value> {
 pub struct TimelineMessage {
     /// The message with the parts its bubble shows.
     pub message: MessageView,
-    /// How many parts were left out (a rendered form, A2UI parts drawn as surfaces).
+    /// For each part shown, the one line it is shown as, if it is (see [`shown_part`]).
+    pub summaries: Vec<Option<String>>,
+    /// How many parts were left out (a rendered form, quick replies, an approval request, A2UI
+    /// parts drawn as surfaces).
     pub hidden: usize,
     /// The form rendered right after the bubble.
     pub form: Option<FormDefinition>,
@@ -104,11 +108,12 @@ impl TimelineMessage {
     }
 }
 
-/// The task's messages in sequence order, each with the parts its bubble shows: the active
-/// form's part is left out of its prompt (the form renders instead), and so are agent A2UI
-/// parts when the surfaces render (`a2ui`); every other part stays ordinary data.
-pub fn timeline_messages(task: &TaskView, forms_advertised: bool, a2ui: bool) -> Vec<TimelineMessage> {
-    let active = active_form(task, forms_advertised);
+/// The task's messages in sequence order, each with the parts its bubble shows and how
+/// ([`shown_part`]): what renders elsewhere (the active form, the open prompt's quick replies,
+/// an approval request, agent A2UI parts) is left out; what the chat understands is one line.
+pub fn timeline_messages(task: &TaskView, renders: Renders) -> Vec<TimelineMessage> {
+    let active = active_form(task, renders.forms);
+    let open = open_prompt(task).map(|m| m.message_id.clone());
     let mut messages = task.messages.clone();
     messages.sort_by_key(|m| m.sequence);
     mask_user_secrets(&mut messages, task);
@@ -119,17 +124,32 @@ pub fn timeline_messages(task: &TaskView, forms_advertised: bool, a2ui: bool) ->
                 .as_ref()
                 .filter(|(id, _, _)| *id == message.message_id)
                 .map(|(_, index, form)| (*index, form.clone()));
+            let open_prompt = open.as_deref() == Some(message.message_id.as_str());
             let before = message.parts.len();
-            let agent = message.role == Role::Agent;
+            let mut summaries = Vec::with_capacity(before);
             let mut index = 0;
             message.parts.retain(|part| {
-                let keep = form.as_ref().is_none_or(|(i, _)| *i != index)
-                    && !(a2ui && agent && a2ui_part_version(part).is_some());
+                let place = PartPlace {
+                    role: message.role,
+                    open_prompt,
+                    active_form: form.as_ref().is_some_and(|(i, _)| *i == index),
+                };
                 index += 1;
-                keep
+                match shown_part(part, place, renders) {
+                    Shown::Hidden => false,
+                    Shown::Full => {
+                        summaries.push(None);
+                        true
+                    }
+                    Shown::Summary(line) => {
+                        summaries.push(Some(line));
+                        true
+                    }
+                }
             });
             TimelineMessage {
                 hidden: before - message.parts.len(),
+                summaries,
                 message,
                 form: form.map(|(_, form)| form),
             }
@@ -159,7 +179,7 @@ pub fn PromptForm(
     let sending = Signal::derive(move || state.sending.get());
     view! {
         <div class="prompt-form" data-testid="prompt-form">
-            <StructuredForm form id_prefix disabled=sending on_submit/>
+            <StructuredForm form id_prefix disabled=sending heading_level=2 on_submit/>
         </div>
     }
 }
@@ -170,6 +190,17 @@ mod tests {
 
     use super::*;
     use crate::ext::uri::FORM_MEDIA_TYPE;
+
+    const A2UI: Renders = Renders {
+        forms: false,
+        a2ui: true,
+        approvals: false,
+    };
+    const FORMS: Renders = Renders {
+        forms: true,
+        a2ui: false,
+        approvals: false,
+    };
 
     fn definition(title: &str) -> Value {
         json!({
@@ -218,7 +249,7 @@ mod tests {
         user.role = Role::User;
         user.state = None;
         let task = waiting(vec![agent, user]);
-        let shown = timeline_messages(&task, false, true);
+        let shown = timeline_messages(&task, A2UI);
         let bubble = serde_json::to_string(&shown[1].message.parts).unwrap();
         assert!(!bubble.contains("hunter2"), "{bubble}");
         assert!(
@@ -360,12 +391,12 @@ mod tests {
 
     #[test]
     fn the_bubble_hides_only_a_rendered_form() {
-        let shown = timeline_messages(&deploy_prompt(), true, false);
+        let shown = timeline_messages(&deploy_prompt(), FORMS);
         assert_eq!(shown.len(), 1);
         assert_eq!(shown[0].message.parts, vec![Part::text("Where should I deploy?")]);
         assert_eq!((shown[0].hidden, shown[0].form.is_some()), (1, true));
         // Unadvertised: the definition stays ordinary data.
-        let shown = timeline_messages(&deploy_prompt(), false, false);
+        let shown = timeline_messages(&deploy_prompt(), Renders::default());
         assert_eq!(
             (
                 shown[0].message.parts.len(),
@@ -380,12 +411,12 @@ mod tests {
     fn agent_a2ui_parts_leave_the_bubble_when_surfaces_render() {
         let surface = Part::data(json!([]), Some("application/a2ui+json".into()));
         let mut task = waiting(vec![prompt("p", 1, vec![surface.clone()])]);
-        let shown = timeline_messages(&task, false, true);
+        let shown = timeline_messages(&task, A2UI);
         assert!(shown[0].message.parts.is_empty() && !shown[0].shows_bubble());
-        let shown = timeline_messages(&task, false, false);
+        let shown = timeline_messages(&task, Renders::default());
         assert!(shown[0].shows_bubble() && shown[0].hidden == 0);
         task.messages[0].role = Role::User;
-        assert_eq!(timeline_messages(&task, false, true)[0].hidden, 0);
+        assert_eq!(timeline_messages(&task, A2UI)[0].hidden, 0);
     }
 
     #[test]

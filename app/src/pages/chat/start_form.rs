@@ -69,7 +69,7 @@ fn start_form(state: ChatState) -> AnyView {
                 </button>
                 <div id="start-form-panel" class="start-form-panel" hidden=move || !open.get()>
                     <Show when=move || open.get()>
-                        <StructuredForm form=form.clone() id_prefix="start-form" disabled=sending on_submit/>
+                        <StructuredForm form=form.clone() id_prefix="start-form" disabled=sending heading_level=2 on_submit/>
                     </Show>
                 </div>
             </div>

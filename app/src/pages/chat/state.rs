@@ -6,7 +6,9 @@ use leptos::prelude::*;
 use leptos_router::hooks::use_navigate;
 use serde_json::json;
 
-use super::fold::{Folded, catch_up, fold_ledger_decoded, knows_task, note_command};
+use super::conversation::Handoff;
+use super::fold::{Folded, SettledCommands, catch_up, fold_ledger_decoded, knows_task};
+use super::follow::Follow;
 use super::wire::{WireEntry, check_decoded, record_checked};
 use crate::api::extensions::AgentExtensions;
 use crate::api::idempotency::DraftKey;
@@ -38,6 +40,11 @@ pub struct ChatState {
     /// send carries and why); `None` until loaded. The composer loads them in the browser (it
     /// shows most of them); the timeline reads them too.
     pub extensions: RwSignal<Option<AgentExtensions>>,
+    /// The agent's name, modes, credential state and starter prompts; `None` until loaded
+    /// (the composer loads it in the browser).
+    pub agent: RwSignal<Option<crate::api::agents::ChatAgent>>,
+    /// Text for the composer's draft (a starter prompt was chosen); the composer takes it.
+    pub prefill: RwSignal<Option<String>>,
     /// The wire inspector's log.
     pub wire: RwSignal<Vec<WireEntry>>,
     /// The Trace rail is open (one rail at a time: opening it closes the Wire rail).
@@ -45,11 +52,16 @@ pub struct ChatState {
     /// Live ledger events for the Trace rail, handed over while it is open (opening it loads
     /// the stored ones).
     pub trace: TraceFeed,
+    /// Following the newest item as it arrives.
+    pub follow: Follow,
     /// A send is on its way to the server.
     pub sending: RwSignal<bool>,
     /// Why the last send was refused.
     pub send_error: RwSignal<Option<String>>,
     refetch: StoredValue<Refetch>,
+    settled: StoredValue<SettledCommands>,
+    /// Tells the page that its new chat started (absent outside a conversation page).
+    handoff: Option<Handoff>,
     /// While a re-fetch runs: every ledger event received meanwhile, folded into the fresh
     /// view when it arrives. The live stream stays open across re-fetches, so no event is
     /// missed (a reconnect would drop those in flight) and none is lost from the view.
@@ -78,21 +90,29 @@ impl ChatState {
             conversation: RwSignal::new(initial),
             skill: RwSignal::new(None),
             extensions: RwSignal::new(None),
+            agent: RwSignal::new(None),
+            prefill: RwSignal::new(None),
             wire: RwSignal::new(Vec::new()),
             trace_open: RwSignal::new(false),
             trace: TraceFeed::new(),
+            follow: Follow::new(),
             sending: RwSignal::new(false),
             send_error: RwSignal::new(None),
             refetch: StoredValue::new(Refetch::Idle),
+            settled: StoredValue::new(SettledCommands::default()),
+            handoff: use_context::<Handoff>(),
             missed: StoredValue::new(None),
             #[cfg(feature = "hydrate")]
             navigate: StoredValue::new_local(Box::new(move |url: &str| navigate(url, Default::default()))),
         };
-        // Read when the stream (re)opens: it resumes after the newest event the page has.
+        // Opens once the conversation has an id (a new chat gets one with its first send) and
+        // resumes after the newest event the page has whenever it (re)opens.
+        let id = Memo::new(move |_| state.conversation.with(|c| c.conversation_id.clone()));
         let url = Signal::derive(move || {
-            state.conversation.with_untracked(|c| {
-                (!c.conversation_id.is_empty())
-                    .then(|| conversation_stream_url(&c.conversation_id, c.last_sequence))
+            let id = id.get();
+            (!id.is_empty()).then(|| {
+                let after = state.conversation.with_untracked(|c| c.last_sequence);
+                conversation_stream_url(&id, after)
             })
         });
         use_live_stream(url, move |frame| state.on_frame(frame));
@@ -131,9 +151,7 @@ impl ChatState {
                 });
                 folded == Some(Folded::UnknownTask)
             }
-            LiveFrame::Command(command) => {
-                self.conversation.try_update(|c| note_command(c, command)) == Some(true)
-            }
+            LiveFrame::Command(command) => self.note_command(command),
             LiveFrame::NewTask(task_id) => !self.conversation.with_untracked(|c| knows_task(c, &task_id)),
             LiveFrame::Freshness => false,
         };
@@ -167,6 +185,7 @@ impl ChatState {
                     .flatten()
                     .unwrap_or_default();
                 if let Ok(mut fresh) = loaded {
+                    self.settled.try_with_value(|settled| settled.apply(&mut fresh));
                     if catch_up(&mut fresh, &missed) {
                         // An event names a task this load did not have yet: load once more.
                         self.refetch.try_update_value(|r| *r = Refetch::Again);
@@ -205,6 +224,8 @@ impl ChatState {
         }
         self.sending.set(true);
         self.send_error.set(None);
+        // The reader sent something: they want to see it and what comes back.
+        self.follow.jump_to_end();
         self.wire.update(|log| {
             log.push(WireEntry::Sent {
                 action: "SendMessage",
@@ -219,12 +240,19 @@ impl ChatState {
             match result {
                 Ok(command) => {
                     done();
-                    let conversation_id = command.conversation_id.clone();
-                    let refetch = self.conversation.try_update(|c| note_command(c, command)) == Some(true);
-                    match conversation_id {
-                        Some(id) if new_chat => self.go_to(&format!("/chat/{id}")),
-                        _ if refetch => self.refetch(),
-                        _ => {}
+                    let started = command.conversation_id.clone().filter(|_| new_chat);
+                    if let Some(id) = &started {
+                        self.conversation.try_update(|c| c.conversation_id = id.clone());
+                    }
+                    let refetch = self.note_command(command);
+                    if let Some(id) = started {
+                        // The page stays as it is (see `Handoff`); its stream opens now.
+                        if let Some(handoff) = self.handoff {
+                            handoff.started(&id);
+                        }
+                        self.go_to(&format!("/chat/{id}"));
+                    } else if refetch {
+                        self.refetch();
                     }
                 }
                 Err(error) => {
@@ -242,8 +270,16 @@ impl ChatState {
                 body: json!({ "action": command.action, "taskId": command.task_id }),
             })
         });
-        self.conversation.update(|c| {
-            note_command(c, command);
-        });
+        self.note_command(command);
+    }
+
+    /// Records a command's status (see [`SettledCommands`]); `true` when it landed in a task
+    /// this page has not loaded.
+    fn note_command(self, command: CommandView) -> bool {
+        self.conversation.try_update(|c| {
+            self.settled
+                .try_update_value(|settled| settled.note(c, command))
+                .unwrap_or(false)
+        }) == Some(true)
     }
 }

@@ -1,5 +1,6 @@
 //! The conversation timeline: per task (oldest first) its message bubbles in sequence order
-//! (an open prompt's structured form right after its bubble), its A2UI surfaces, its artifacts
+//! (an open prompt's structured form right after its bubble, each A2UI surface right after the
+//! message that created it), its artifacts
 //! growing while they stream, quick replies and a task card with its steps; then the sends
 //! that have not settled yet.
 
@@ -8,13 +9,15 @@ use leptos::prelude::*;
 use super::approval_card::ApprovalCards;
 use super::prompt_form::{PromptForm, TimelineMessage, prompt_quick_replies, timeline_messages};
 use super::state::ChatState;
+use super::summary::Renders;
 use crate::a2a::{Role, TaskState};
-use crate::api::tasks::{CommandAction, CommandStatus, CommandView, SendInput};
-use crate::components::a2ui_surface::{A2uiSurfaces, has_a2ui_parts};
+use crate::api::tasks::SendInput;
+use crate::components::a2ui_surface::{A2uiRejected, A2uiSurfaces, has_a2ui_parts, surface_anchors};
 use crate::components::artifact::ArtifactCard;
 use crate::components::cancel_task::CancelTaskControl;
 use crate::components::state_chip::StateChip;
-use crate::content::PartsView;
+use crate::components::when::When;
+use crate::content::PartView;
 use crate::pages::task_detail::display_title;
 use crate::projection::{MessageView, TaskKind, TaskView};
 
@@ -31,16 +34,19 @@ pub fn Timeline(state: ChatState) -> impl IntoView {
             .conversation
             .with(|c| c.tasks.is_empty() && c.commands.is_empty())
     };
+    let element = NodeRef::new();
+    state.follow.watch(element);
     view! {
-        <div class="timeline" aria-live="polite" aria-label="Conversation">
+        <div class="timeline" aria-live="polite" aria-label="Conversation" node_ref=element>
             <Show when=empty>
                 <div class="timeline-empty">
                     <p><strong>"Messages are how you talk to the agent; tasks are what it runs."</strong></p>
                     <p class="muted">"Each send starts a task or continues one. Its progress, questions and results appear here as they happen."</p>
+                    <super::starters::Starters state/>
                 </div>
             </Show>
             <For each=task_ids key=|id| id.clone() children=move |id| view! { <TaskBlock state id/> }/>
-            <PendingCommands state/>
+            <super::pending::PendingCommands state/>
         </div>
     }
     .into_any()
@@ -61,10 +67,23 @@ fn TaskBlock(state: ChatState, id: String) -> impl IntoView {
             .extensions
             .with(|e| e.as_ref().is_some_and(|e| e.a2ui.is_some()))
     };
+    let approvals = move || state.extensions.with(|e| e.as_ref().is_some_and(|e| e.approvals));
     let messages = move || {
-        let (forms, a2ui) = (forms(), a2ui());
-        task.with(|t| timeline_messages(t, forms, a2ui))
+        let renders = Renders {
+            forms: forms(),
+            a2ui: a2ui(),
+            approvals: approvals(),
+        };
+        task.with(|t| timeline_messages(t, renders))
     };
+    // Where each A2UI surface goes: right after the message that created it.
+    let anchors = Memo::new(move |_| {
+        if a2ui() {
+            task.with(surface_anchors)
+        } else {
+            Vec::new()
+        }
+    });
     let artifacts = move || {
         task.with(|t| {
             let active = !t.state.is_terminal();
@@ -79,10 +98,16 @@ fn TaskBlock(state: ChatState, id: String) -> impl IntoView {
             <For
                 each=messages
                 key=|m| (m.message.message_id.clone(), m.message.sequence, m.hidden, m.form.is_some())
-                children=move |item| view! { <TimelineEntry state task item/> }
+                children=move |item| {
+                    let id = item.message.message_id.clone();
+                    let surfaces = Signal::derive(move || {
+                        anchors.with(|a| a.iter().find(|(m, _)| *m == id).map(|(_, s)| s.clone()).unwrap_or_default())
+                    });
+                    view! { <TimelineEntry state task item surfaces/> }
+                }
             />
             <Show when=move || a2ui() && task.with(has_a2ui_parts)>
-                {a2ui_surfaces(state, task)}
+                <A2uiRejected task/>
             </Show>
             <ApprovalCards state task/>
             <For
@@ -100,8 +125,8 @@ fn TaskBlock(state: ChatState, id: String) -> impl IntoView {
     .into_any()
 }
 
-/// The task's A2UI surfaces; an action is sent on the same task.
-fn a2ui_surfaces(state: ChatState, task: Memo<TaskView>) -> AnyView {
+/// The task's A2UI surfaces named by `only`; an action is sent on the same task.
+fn a2ui_surfaces(state: ChatState, task: Memo<TaskView>, only: Signal<Vec<String>>) -> AnyView {
     let version = Signal::derive(move || state.extensions.with(|e| e.as_ref().and_then(|e| e.a2ui)));
     let key = crate::api::idempotency::DraftKey::new();
     let on_action = Callback::new(move |parts: Vec<serde_json::Value>| {
@@ -109,23 +134,49 @@ fn a2ui_surfaces(state: ChatState, task: Memo<TaskView>) -> AnyView {
         state.send(input, key, || {});
     });
     let busy = Signal::derive(move || state.sending.get());
-    view! { <A2uiSurfaces task version on_action busy/> }.into_any()
+    view! { <A2uiSurfaces task version on_action busy only/> }.into_any()
 }
 
-/// One message: its bubble (unless all its parts render elsewhere), then the prompt's form.
+/// One message: its bubble (unless all its parts render elsewhere), then the prompt's form
+/// and the A2UI surfaces it created.
 #[component]
-fn TimelineEntry(state: ChatState, task: Memo<TaskView>, item: TimelineMessage) -> impl IntoView {
+fn TimelineEntry(
+    state: ChatState,
+    task: Memo<TaskView>,
+    item: TimelineMessage,
+    surfaces: Signal<Vec<String>>,
+) -> impl IntoView {
     let bubble = item.shows_bubble();
-    let TimelineMessage { message, form, .. } = item;
+    let TimelineMessage {
+        message,
+        summaries,
+        form,
+        ..
+    } = item;
+    let who = if message.role == Role::User {
+        "You".to_owned()
+    } else {
+        state
+            .conversation
+            .with_untracked(|c| c.agent_name.clone().unwrap_or_else(|| c.agent_id.clone()))
+    };
     view! {
-        {bubble.then(|| view! { <Bubble message/> })}
+        {bubble.then(|| view! { <Bubble message summaries who/> })}
         {form.map(|form| view! { <PromptForm state task form/> })}
+        <Show when=move || surfaces.with(|s| !s.is_empty())>
+            {a2ui_surfaces(state, task, surfaces)}
+        </Show>
     }
 }
 
-/// A message bubble; agent prompts that pause the task are marked.
+/// A message bubble: who wrote it and when, then its parts; agent prompts that pause the task
+/// are marked. A part with a summary is shown as that line (its JSON behind Raw).
 #[component]
-fn Bubble(message: MessageView) -> impl IntoView {
+fn Bubble(
+    message: MessageView,
+    #[prop(optional)] summaries: Vec<Option<String>>,
+    #[prop(optional, into)] who: String,
+) -> impl IntoView {
     let role = if message.role == Role::User {
         "user"
     } else {
@@ -144,8 +195,19 @@ fn Bubble(message: MessageView) -> impl IntoView {
     };
     view! {
         <article class=class data-testid="message-bubble" data-role=role>
-            {pause.map(|(_, label)| view! { <p class="bubble-label">{label}</p> })}
-            <PartsView parts=message.parts/>
+            <p class="bubble-meta">
+                <span class="bubble-who">{who}</span>
+                {message.timestamp.clone().map(|at| view! { " · " <When at clock=true/> })}
+                {pause.map(|(_, label)| view! { " · " <span class="bubble-label">{label}</span> })}
+            </p>
+            <div class="content-parts">
+                {message
+                    .parts
+                    .into_iter()
+                    .zip(summaries.into_iter().chain(std::iter::repeat(None)))
+                    .map(|(part, summary)| view! { <PartView part summary/> })
+                    .collect_view()}
+            </div>
         </article>
     }
     .into_any()
@@ -227,53 +289,6 @@ fn TaskCard(state: ChatState, task: Memo<TaskView>) -> impl IntoView {
     .into_any()
 }
 
-/// Sends and cancels not settled yet: "Sending…" while in flight, the error once failed or
-/// uncertain (the server's text says to check the task before resending). A handful at most,
-/// drawn again when they change.
-#[component]
-fn PendingCommands(state: ChatState) -> impl IntoView {
-    let commands = Memo::new(move |_| state.conversation.with(|c| c.commands.clone()));
-    move || {
-        commands
-            .get()
-            .into_iter()
-            .map(|command| view! { <PendingBubble command/> })
-            .collect_view()
-    }
-}
-
-/// One unsettled command.
-#[component]
-fn PendingBubble(command: CommandView) -> impl IntoView {
-    let cancel = command.action == CommandAction::CancelTask;
-    let (class, note) = if command.in_flight() {
-        let note = if cancel { "Canceling…" } else { "Sending…" };
-        ("bubble user pending", note.to_owned())
-    } else {
-        let fallback = if command.status == CommandStatus::Uncertain {
-            "Remote outcome is uncertain; check the task before sending again."
-        } else {
-            "The agent did not accept this."
-        };
-        (
-            "bubble user failed",
-            command.error.clone().unwrap_or_else(|| fallback.to_owned()),
-        )
-    };
-    let text = if cancel {
-        "Cancel task".to_owned()
-    } else {
-        command.text.clone()
-    };
-    view! {
-        <article class=class data-testid="pending-command" data-status=command.status.as_str()>
-            {(!text.is_empty()).then(|| view! { <p class="bubble-text">{text}</p> })}
-            <p class="bubble-note" role=if command.in_flight() { "status" } else { "alert" }>{note}</p>
-        </article>
-    }
-    .into_any()
-}
-
 #[cfg(all(test, feature = "ssr"))]
 mod tests {
     use super::*;
@@ -299,21 +314,6 @@ mod tests {
         }
     }
 
-    fn command(status: CommandStatus, error: Option<&str>) -> CommandView {
-        CommandView {
-            id: "k".into(),
-            agent_id: "a".into(),
-            action: CommandAction::Send,
-            message_id: "m".into(),
-            status,
-            error: error.map(str::to_owned),
-            task_id: None,
-            conversation_id: Some("c".into()),
-            text: "Deploy it".into(),
-            created_at: "2026-01-01T00:00:00Z".into(),
-        }
-    }
-
     #[test]
     fn prompts_that_pause_a_task_are_marked() {
         let html = render(|| {
@@ -333,22 +333,6 @@ mod tests {
             view! { <Bubble message/> }.into_any()
         });
         assert!(html.contains(r#"data-role="user""#) && !html.contains("bubble-label"));
-    }
-
-    #[test]
-    fn unsettled_commands_show_sending_or_the_error() {
-        let html =
-            render(|| view! { <PendingBubble command=command(CommandStatus::Pending, None)/> }.into_any());
-        assert!(
-            html.contains(r#"data-testid="pending-command""#) && html.contains("Sending…"),
-            "{html}"
-        );
-        assert!(html.contains("Deploy it"));
-        let uncertain = "Remote outcome is uncertain; check the task before resending.";
-        let html = render(|| {
-            view! { <PendingBubble command=command(CommandStatus::Uncertain, Some(uncertain))/> }.into_any()
-        });
-        assert!(html.contains("failed") && html.contains(uncertain), "{html}");
     }
 
     #[test]

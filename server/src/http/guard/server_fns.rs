@@ -58,6 +58,7 @@ pub const SERVER_FNS: &[ServerFnRule] = {
         SignOut => Read,
         ListAgents => Read,
         GetAgent => Read,
+        ProbeAgentInterfaces => Read,
         GetChatAgent => Read,
         GetAgentExtensions => Read,
         PreviewAgent => Administer,
