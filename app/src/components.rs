@@ -4,6 +4,7 @@ pub mod a2ui_surface;
 pub mod artifact;
 pub mod cancel_task;
 pub mod copy_id;
+pub mod dialog;
 pub mod error_alert;
 pub mod heading;
 pub mod icon;

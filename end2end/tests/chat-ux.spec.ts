@@ -230,3 +230,45 @@ test("ids are shown whole, each with a button that copies it", async ({ page, co
   await page.getByRole("link", { name: "Open in chat" }).click();
   await expect(page.locator(".chat-header .copy-id code")).toHaveText(contextId);
 });
+
+test("Tasks and Chat's recent conversations are searched by words and narrowed to one agent", async ({ page }) => {
+  const token = `n${Date.now().toString(36)}`;
+  await addAgent(page, "form", "Form fixture (form)");
+  await startChat(page, "Form fixture (form)", `${token} alpha deploy`);
+  await addAgent(page, "files", "Demo agent (files)");
+  await startChat(page, "Demo agent (files)", `${token} beta files`);
+
+  await openHydrated(page, "/tasks");
+  await page.keyboard.press("/");
+  await page.keyboard.type(`${token.toUpperCase()} ALPHA`);
+  await page.keyboard.press("Enter");
+  await expect(page).toHaveURL(new RegExp(`[?&]q=${token.toUpperCase()}(\\+|%20)ALPHA`));
+  const rows = page.getByTestId("task-row");
+  await expect(rows).toHaveCount(1);
+  await expect(rows.first()).toContainText(`${token} alpha deploy`);
+
+  const search = page.getByRole("main").getByRole("searchbox");
+  await search.fill(token);
+  await page.getByLabel("Agent").selectOption({ label: "Demo agent (files)" });
+  await page.getByRole("button", { name: "Search" }).click();
+  await expect(rows).toHaveCount(1);
+  await expect(rows.first()).toContainText(`${token} beta files`);
+  // A filter chip keeps the search.
+  await page.getByRole("navigation", { name: "Filter tasks" }).getByRole("link", { name: "Done" }).click();
+  await expect(page).toHaveURL(new RegExp(`filter=done&q=${token}&agent=`));
+  await expect(search).toHaveValue(token);
+  await search.fill(`${token} nothing-like-it`);
+  await search.press("Enter");
+  await expect(page.getByText("No task matches this search.")).toBeVisible();
+
+  await openHydrated(page, "/chat");
+  const recent = page.getByRole("region", { name: "Recent conversations" });
+  await recent.getByRole("searchbox").fill(`${token} BETA`);
+  await expect(recent.getByRole("listitem")).toHaveCount(1);
+  await expect(recent.getByRole("listitem")).toContainText(`${token} beta files`);
+  await recent.getByRole("searchbox").fill(token);
+  await expect(recent.getByRole("listitem")).toHaveCount(2);
+  await recent.getByLabel("Agent").selectOption({ label: "Form fixture (form)" });
+  await expect(recent.getByRole("listitem")).toHaveCount(1);
+  await expect(recent.getByRole("listitem")).toContainText(`${token} alpha deploy`);
+});

@@ -36,6 +36,7 @@ test("a start form begins a new task with the agent's own form", async ({ page }
   await addAgent(page, "form", "Form fixture (form)");
   await openHydrated(page, "/chat");
   await page.getByRole("region", { name: "Start a chat" }).getByRole("link", { name: "Form fixture (form)" }).click();
+  await page.getByTestId("composer-tools-toggle").click();
   await page.getByTestId("start-form-toggle").click();
   const form = page.getByTestId("structured-form");
   await form.getByLabel("Service").fill("billing-api");
@@ -128,6 +129,7 @@ test("a send restricted to a skill reaches the agent with that skill", async ({ 
   await page.getByRole("region", { name: "Start a chat" }).getByRole("link", { name: "Demo agent (skills)" }).click();
   const picker = page.getByTestId("skill-picker");
   await picker.selectOption("rollback");
+  await page.getByTestId("composer-tools-toggle").click();
   await page.getByTestId("extensions-summary").locator("summary").click();
   await expect(page.getByTestId("active-extension").filter({ hasText: "Roll back a release" })).toBeVisible();
   const input = page.getByTestId("composer-input");

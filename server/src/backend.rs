@@ -161,6 +161,22 @@ impl AgentsBackend for Agents {
         })
     }
 
+    fn agent_choices(&self) -> BoxFuture<'_, Result<Vec<app::api::agents::AgentChoice>, AppError>> {
+        Box::pin(async move {
+            let access = access().await?;
+            let agents = agent_store::list(&self.0.db, &access)
+                .await
+                .map_err(store_error)?;
+            Ok(agents
+                .into_iter()
+                .map(|a| app::api::agents::AgentChoice {
+                    name: a.display_name.unwrap_or_else(|| a.card_url.clone()),
+                    id: a.id,
+                })
+                .collect())
+        })
+    }
+
     fn probe_interfaces(
         &self,
         agent_id: String,

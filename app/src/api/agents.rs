@@ -90,6 +90,14 @@ pub struct AgentDetail {
     pub raw_card: Option<serde_json::Value>,
 }
 
+/// An agent as a filter offers it: its id and name, read from the database (no discovery).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgentChoice {
+    pub id: String,
+    /// The card's name as last stored, else the card URL.
+    pub name: String,
+}
+
 /// How one interface of an agent's card answered a reachability probe (the agent page).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -167,6 +175,8 @@ pub trait AgentsBackend: Send + Sync {
     fn register_agent(&self, card_url: String) -> crate::api::BoxFuture<'_, Result<String, AppError>>;
     /// One agent with a fresh discovery of its card (the latest snapshot if that fails).
     fn get_agent(&self, agent_id: String) -> crate::api::BoxFuture<'_, Result<AgentDetail, AppError>>;
+    /// The registered agents' ids and stored names, for filters (no card is fetched).
+    fn agent_choices(&self) -> crate::api::BoxFuture<'_, Result<Vec<AgentChoice>, AppError>>;
     /// Asks each interface of the agent's latest card for a task that does not exist, to see
     /// which ones answer.
     fn probe_interfaces(
@@ -212,6 +222,12 @@ pub async fn register_agent(card_url: String) -> Result<String, AppError> {
 #[server(prefix = "/api/fn", endpoint = "get_agent")]
 pub async fn get_agent(agent_id: String) -> Result<AgentDetail, AppError> {
     crate::api::respond(async { crate::api::backend()?.agents.get_agent(agent_id).await }.await)
+}
+
+/// The registered agents by name, for the Tasks screen's agent filter.
+#[server(prefix = "/api/fn", endpoint = "list_agent_choices")]
+pub async fn list_agent_choices() -> Result<Vec<AgentChoice>, AppError> {
+    crate::api::respond(async { crate::api::backend()?.agents.agent_choices().await }.await)
 }
 
 /// Which interfaces of the agent's card answer now (the agent page's reachability).

@@ -18,6 +18,32 @@ pub const TASK_PAGE_SIZE: u64 = 50;
 /// Stored ledger events the Wire panel loads when it opens (the newest ones).
 pub const WIRE_HISTORY: u64 = 200;
 
+/// Narrows the task list beyond its filter (the Tasks screen's search box and agent choice,
+/// `GET /api/tasks?q=&agentId=`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskSearch {
+    /// Words that must each appear in the title or the remote task id, any case; blank: none.
+    pub text: String,
+    /// Only this agent's tasks; empty: every agent.
+    pub agent_id: String,
+}
+
+/// The longest search text accepted.
+pub const MAX_SEARCH_CHARS: usize = 200;
+/// The refusal of a longer one.
+pub const SEARCH_TOO_LONG: &str = "Search text is at most 200 characters.";
+
+impl TaskSearch {
+    /// The search's words, lowercased; `Err` with [`SEARCH_TOO_LONG`] for a text over the limit.
+    pub fn words(&self) -> Result<Vec<String>, &'static str> {
+        if self.text.chars().count() > MAX_SEARCH_CHARS {
+            return Err(SEARCH_TOO_LONG);
+        }
+        Ok(self.text.split_whitespace().map(str::to_lowercase).collect())
+    }
+}
+
 /// The task list filters (`GET /api/tasks?filter=`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum TaskFilter {
@@ -247,6 +273,7 @@ pub trait TasksBackend: Send + Sync {
         &self,
         filter: TaskFilter,
         offset: u64,
+        search: TaskSearch,
     ) -> crate::api::BoxFuture<'_, Result<TaskPage, AppError>>;
     fn get_task(&self, task_id: String) -> crate::api::BoxFuture<'_, Result<TaskView, AppError>>;
     fn list_conversations(&self) -> crate::api::BoxFuture<'_, Result<Vec<ConversationSummary>, AppError>>;
@@ -268,10 +295,27 @@ pub trait TasksBackend: Send + Sync {
     fn subscribe(&self, task_id: String) -> crate::api::BoxFuture<'_, Result<(), AppError>>;
 }
 
-/// A page of the task list.
+/// A page of the task list; `search` and `agent_id` narrow it ([`TaskSearch`]).
 #[server(prefix = "/api/fn", endpoint = "list_tasks")]
-pub async fn list_tasks(filter: TaskFilter, offset: u64) -> Result<TaskPage, AppError> {
-    crate::api::respond(async { crate::api::backend()?.tasks.list_tasks(filter, offset).await }.await)
+pub async fn list_tasks(
+    filter: TaskFilter,
+    offset: u64,
+    #[server(default)] search: String,
+    #[server(default)] agent_id: String,
+) -> Result<TaskPage, AppError> {
+    let search = TaskSearch {
+        text: search,
+        agent_id,
+    };
+    crate::api::respond(
+        async {
+            crate::api::backend()?
+                .tasks
+                .list_tasks(filter, offset, search)
+                .await
+        }
+        .await,
+    )
 }
 
 /// One task with its timeline, history and artifacts.

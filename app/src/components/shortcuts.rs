@@ -7,7 +7,7 @@
 
 use leptos::prelude::*;
 
-use super::keys::on_escape;
+use super::dialog::Dialog;
 use super::nav::NAV_ITEMS;
 
 pub mod palette;
@@ -109,14 +109,7 @@ fn HelpDialog(open: RwSignal<bool>) -> impl IntoView {
         }
     });
     view! {
-        <div class="dialog-backdrop" on:click=move |_| open.set(false)></div>
-        <div
-            class="dialog shortcuts-help"
-            role="dialog"
-            aria-modal="true"
-            aria-labelledby="shortcuts-title"
-            on:keydown=on_escape(move || open.set(false))
-        >
+        <Dialog open class="shortcuts-help" labelled_by="shortcuts-title">
             <h2 id="shortcuts-title">"Keyboard shortcuts"</h2>
             <table class="shortcut-table">
                 <tbody>
@@ -127,7 +120,7 @@ fn HelpDialog(open: RwSignal<bool>) -> impl IntoView {
                 </tbody>
             </table>
             <button type="button" class="button" node_ref=close on:click=move |_| open.set(false)>"Close"</button>
-        </div>
+        </Dialog>
     }
 }
 

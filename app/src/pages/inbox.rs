@@ -40,7 +40,7 @@ impl InboxItems {
 /// Loads what the Inbox lists; the Inbox and its badge both count with this.
 pub async fn load_inbox() -> Result<InboxItems, crate::error::AppError> {
     let approvals = list_approvals(Some(RequestStatus::Pending.as_str().to_owned()), None).await?;
-    let page = list_tasks(TaskFilter::NeedsInput, 0).await?;
+    let page = list_tasks(TaskFilter::NeedsInput, 0, String::new(), String::new()).await?;
     let mut tasks = page.tasks;
     tasks.retain(|t| !approvals.iter().any(|a| a.task_id == t.local_id));
     Ok(InboxItems {

@@ -1,5 +1,5 @@
 //! The Tasks screen (`/tasks`): every task the console has observed, newest first, filtered by
-//! state (`?filter=`) and paged (`?offset=`); re-queried whenever the app-wide freshness signal
+//! state (`?filter=`), searched by words and agent (`?q=&agent=`) and paged (`?offset=`); re-queried whenever the app-wide freshness signal
 //! says something was committed.
 
 use leptos::Params;
@@ -8,11 +8,16 @@ use leptos_meta::Title;
 use leptos_router::hooks::use_query;
 use leptos_router::params::Params;
 
-use crate::api::tasks::{TASK_PAGE_SIZE, TaskFilter, TaskPage, TaskSummary, list_tasks};
+use leptos_router::components::Form;
+
+use crate::api::agents::list_agent_choices;
+use crate::api::tasks::{
+    MAX_SEARCH_CHARS, TASK_PAGE_SIZE, TaskFilter, TaskPage, TaskSearch, TaskSummary, list_tasks,
+};
 use crate::components::copy_id::CopyId;
 use crate::components::state_chip::StateChip;
 use crate::components::when::When;
-use crate::live::{FRESHNESS_URL, LiveFrame, use_live_stream};
+use crate::live::{FRESHNESS_URL, LiveFrame, encode_segment, use_live_stream};
 use crate::pages::route::Lenient;
 
 /// How many characters of a remote id a row shows.
@@ -30,9 +35,20 @@ pub fn short_id(id: &str) -> String {
 
 /// The list URL for a filter and offset (`/tasks` for the defaults).
 pub fn tasks_href(filter: TaskFilter, offset: u64) -> String {
+    narrowed_href(filter, offset, &TaskSearch::default())
+}
+
+/// The list URL for a filter, an offset and a search (`?q=&agent=`), empty parts left out.
+pub fn narrowed_href(filter: TaskFilter, offset: u64, search: &TaskSearch) -> String {
     let mut query = Vec::new();
     if filter != TaskFilter::All {
         query.push(format!("filter={}", filter.as_str()));
+    }
+    if !search.text.trim().is_empty() {
+        query.push(format!("q={}", encode_segment(search.text.trim())));
+    }
+    if !search.agent_id.is_empty() {
+        query.push(format!("agent={}", encode_segment(&search.agent_id)));
     }
     if offset > 0 {
         query.push(format!("offset={offset}"));
@@ -44,11 +60,13 @@ pub fn tasks_href(filter: TaskFilter, offset: u64) -> String {
     }
 }
 
-/// `?filter=` and `?offset=`; a malformed one reads as absent.
+/// `?filter=`, `?offset=`, `?q=` and `?agent=`; a malformed one reads as absent.
 #[derive(Params, Clone, Debug, PartialEq, Eq)]
 struct TasksQuery {
     filter: Lenient<TaskFilter>,
     offset: Lenient<u64>,
+    q: Option<String>,
+    agent: Option<String>,
 }
 
 /// The filter chips, the page of rows and the pager.
@@ -58,10 +76,19 @@ pub fn TasksPage() -> impl IntoView {
     let filter =
         Memo::new(move |_| query.with(|q| q.as_ref().ok().and_then(|q| q.filter.0).unwrap_or_default()));
     let offset = Memo::new(move |_| query.with(|q| q.as_ref().ok().and_then(|q| q.offset.0).unwrap_or(0)));
+    let search = Memo::new(move |_| {
+        query.with(|q| {
+            let q = q.as_ref().ok();
+            TaskSearch {
+                text: q.and_then(|q| q.q.clone()).unwrap_or_default(),
+                agent_id: q.and_then(|q| q.agent.clone()).unwrap_or_default(),
+            }
+        })
+    });
     let (freshness, set_freshness) = signal(0_u64);
     let tasks = Resource::new(
-        move || (filter.get(), offset.get(), freshness.get()),
-        |(filter, offset, _)| list_tasks(filter, offset),
+        move || (filter.get(), offset.get(), search.get(), freshness.get()),
+        |(filter, offset, search, _)| list_tasks(filter, offset, search.text, search.agent_id),
     );
     let refresh = Callback::new(move |()| set_freshness.update(|n| *n += 1));
     use_live_stream(Signal::derive(|| Some(FRESHNESS_URL.to_owned())), move |frame| {
@@ -75,11 +102,14 @@ pub fn TasksPage() -> impl IntoView {
             <h1>"Tasks"</h1>
             <p class="lede">"Every task the console has observed, newest first."</p>
         </header>
-        <FilterChips current=filter/>
+        <FilterChips current=filter search/>
+        <SearchForm filter search/>
         <Transition fallback=|| view! { <p class="muted" aria-busy="true">"Loading tasks…"</p> }>
             <ErrorBoundary fallback=crate::components::error_alert::error_alert>
                 {move || Suspend::new(async move {
-                    tasks.await.map(|page| view! { <TaskTable page filter=filter.get_untracked() refresh/> })
+                    tasks.await.map(|page| {
+                        view! { <TaskTable page filter=filter.get_untracked() search=search.get_untracked() refresh/> }
+                    })
                 })}
             </ErrorBoundary>
         </Transition>
@@ -87,9 +117,49 @@ pub fn TasksPage() -> impl IntoView {
     .into_any()
 }
 
-/// All / Active / Needs you / Done, as links so the filter lives in the URL.
+/// The search box and the agent choice: a GET form, so the search lives in the URL (`/`
+/// puts the keyboard in the box). The agents come from the database, no card is fetched.
 #[component]
-fn FilterChips(current: Memo<TaskFilter>) -> impl IntoView {
+fn SearchForm(filter: Memo<TaskFilter>, search: Memo<TaskSearch>) -> impl IntoView {
+    let agents = crate::api::browser_value(list_agent_choices);
+    view! {
+        <Form method="GET" action="/tasks" attr:class="task-search" attr:role="search" attr:aria-label="Search tasks">
+            {move || (filter.get() != TaskFilter::All).then(|| view! {
+                <input type="hidden" name="filter" value=filter.get().as_str()/>
+            })}
+            <label for="task-search" class="visually-hidden">"Search tasks"</label>
+            <input
+                id="task-search"
+                type="search"
+                name="q"
+                maxlength=MAX_SEARCH_CHARS.to_string()
+                placeholder="Search titles and task ids"
+                prop:value=move || search.with(|s| s.text.clone())
+            />
+            <label for="task-agent" class="visually-hidden">"Agent"</label>
+            <select id="task-agent" name="agent" prop:value=move || search.with(|s| s.agent_id.clone())>
+                <option value="">"All agents"</option>
+                {move || {
+                    let chosen = search.with(|s| s.agent_id.clone());
+                    agents
+                        .get()
+                        .unwrap_or_default()
+                        .into_iter()
+                        .map(|a| {
+                            let selected = a.id == chosen;
+                            view! { <option value=a.id selected=selected>{a.name}</option> }
+                        })
+                        .collect_view()
+                }}
+            </select>
+            <button type="submit" class="button">"Search"</button>
+        </Form>
+    }
+}
+
+/// All / Active / Needs you / Done, as links so the filter lives in the URL (the search stays).
+#[component]
+fn FilterChips(current: Memo<TaskFilter>, search: Memo<TaskSearch>) -> impl IntoView {
     view! {
         <nav class="filter-chips" aria-label="Filter tasks">
             {TaskFilter::ALL
@@ -98,7 +168,7 @@ fn FilterChips(current: Memo<TaskFilter>) -> impl IntoView {
                     view! {
                         <a
                             class="filter-chip"
-                            href=tasks_href(filter, 0)
+                            href=move || search.with(|s| narrowed_href(filter, 0, s))
                             aria-current=move || (current.get() == filter).then_some("page")
                         >
                             {filter.label()}
@@ -112,14 +182,17 @@ fn FilterChips(current: Memo<TaskFilter>) -> impl IntoView {
 
 /// One page of rows (or the empty state) and the pager.
 #[component]
-fn TaskTable(page: TaskPage, filter: TaskFilter, refresh: Callback<()>) -> impl IntoView {
+fn TaskTable(page: TaskPage, filter: TaskFilter, search: TaskSearch, refresh: Callback<()>) -> impl IntoView {
     let TaskPage {
         tasks,
         offset,
         has_more,
     } = page;
     let rows = if tasks.is_empty() {
-        let text = if filter == TaskFilter::All && offset == 0 {
+        let searching = !search.text.trim().is_empty() || !search.agent_id.is_empty();
+        let text = if searching {
+            "No task matches this search."
+        } else if filter == TaskFilter::All && offset == 0 {
             "Tasks appear here once you send a message to an agent in Chat."
         } else {
             "No task matches this filter on this page."
@@ -144,13 +217,13 @@ fn TaskTable(page: TaskPage, filter: TaskFilter, refresh: Callback<()>) -> impl 
         {rows}
         <nav class="pager" aria-label="Pages">
             {if offset > 0 {
-                view! { <a class="button" href=tasks_href(filter, previous)>"Previous"</a> }.into_any()
+                view! { <a class="button" href=narrowed_href(filter, previous, &search)>"Previous"</a> }.into_any()
             } else {
                 view! { <button type="button" class="button" disabled>"Previous"</button> }.into_any()
             }}
             <button type="button" class="button" on:click=move |_| refresh.run(())>"Refresh"</button>
             {if has_more {
-                view! { <a class="button" href=tasks_href(filter, offset + TASK_PAGE_SIZE)>"Next"</a> }.into_any()
+                view! { <a class="button" href=narrowed_href(filter, offset + TASK_PAGE_SIZE, &search)>"Next"</a> }.into_any()
             } else {
                 view! { <button type="button" class="button" disabled>"Next"</button> }.into_any()
             }}

@@ -4,7 +4,7 @@
 use app::api::BoxFuture;
 use app::api::tasks::{
     CommandView, ConversationSummary, ConversationView, LedgerEvent, SendInput, TASK_PAGE_SIZE, TaskFilter,
-    TaskPage, TasksBackend,
+    TaskPage, TaskSearch, TasksBackend,
 };
 use app::error::AppError;
 use app::projection::TaskView;
@@ -46,12 +46,29 @@ fn task_error(error: TaskError) -> AppError {
 }
 
 impl TasksBackend for Tasks {
-    fn list_tasks(&self, filter: TaskFilter, offset: u64) -> BoxFuture<'_, Result<TaskPage, AppError>> {
+    fn list_tasks(
+        &self,
+        filter: TaskFilter,
+        offset: u64,
+        search: TaskSearch,
+    ) -> BoxFuture<'_, Result<TaskPage, AppError>> {
         Box::pin(async move {
             let access = super::access().await?;
-            task_services::list(&self.0.db, &access, filter, offset, TASK_PAGE_SIZE)
-                .await
-                .map_err(store_error)
+            let words = search.words().map_err(|message| AppError::Invalid {
+                field: "search".into(),
+                message: message.into(),
+            })?;
+            task_services::list(
+                &self.0.db,
+                &access,
+                filter,
+                &words,
+                &search.agent_id,
+                offset,
+                TASK_PAGE_SIZE,
+            )
+            .await
+            .map_err(store_error)
         })
     }
 

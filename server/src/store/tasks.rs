@@ -4,6 +4,7 @@
 use app::a2a::TaskState;
 use app::api::tasks::{ConversationSummary, LedgerEvent, TaskFilter, TaskPage, TaskSummary};
 use app::projection::TaskKind;
+use sea_orm::sea_query::{Expr, ExprTrait, Func, LikeExpr, SimpleExpr};
 use sea_orm::{ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 use serde_json::Value;
 
@@ -85,18 +86,44 @@ fn summary(row: task::Model, agent_name: Option<String>) -> TaskSummary {
     }
 }
 
-/// One page of the tasks `access` reads, newest first: the grants filter in SQL, before the
-/// page is cut, so a page never holds a hidden row (§1.3).
+/// What narrows a task page beyond its filter: lowercased words that must each appear in the
+/// title or the remote task id, and one agent (empty: any).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Narrow<'a> {
+    pub words: &'a [String],
+    pub agent_id: &'a str,
+}
+
+/// `LOWER(column) LIKE '%word%'`, the word's `%`, `_` and `\` taken literally.
+fn contains_word(column: task::Column, word: &str) -> SimpleExpr {
+    let escaped = word.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
+    Expr::expr(Func::lower(Expr::col((task::Entity, column))))
+        .like(LikeExpr::new(format!("%{escaped}%")).escape('\\'))
+}
+
+/// One page of the tasks `access` reads, newest first, narrowed by `narrow`: the grants filter
+/// in SQL, before the page is cut, so a page never holds a hidden row (§1.3).
 pub async fn list<C: ConnectionTrait>(
     db: &C,
     access: &Access,
     filter: TaskFilter,
+    narrow: Narrow<'_>,
     offset: u64,
     limit: u64,
 ) -> Result<TaskPage, StoreError> {
     let mut query = task::Entity::find()
         .filter(task::Column::OrganizationId.eq(&access.organization_id))
         .filter(readable(access));
+    if !narrow.agent_id.is_empty() {
+        query = query.filter(task::Column::AgentId.eq(narrow.agent_id));
+    }
+    for word in narrow.words {
+        query = query.filter(
+            Condition::any()
+                .add(contains_word(task::Column::Title, word))
+                .add(contains_word(task::Column::RemoteTaskId, word)),
+        );
+    }
     query = match filter {
         TaskFilter::All => query,
         TaskFilter::Active => query.filter(task::Column::State.is_in(ACTIVE)),

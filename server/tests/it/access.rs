@@ -148,9 +148,16 @@ async fn task(state: &AppState, org: &str, agent: &str, remote: &str, skill: Opt
         .await
         .unwrap();
     let access = Access::everything(org);
-    let page = server::store::tasks::list(&state.db.read, &access, app::api::tasks::TaskFilter::All, 0, 100)
-        .await
-        .unwrap();
+    let page = server::store::tasks::list(
+        &state.db.read,
+        &access,
+        app::api::tasks::TaskFilter::All,
+        Default::default(),
+        0,
+        100,
+    )
+    .await
+    .unwrap();
     page.tasks
         .into_iter()
         .find(|t| t.remote_task_id.as_deref() == Some(remote))
@@ -752,7 +759,7 @@ async fn grants_combine_and_filter_in_sql_on_every_backend_security_1_3() {
         let granted = access().await;
         assert!(granted.reads(&agent, Some("s1")) && !granted.reads(&agent, Some("s2")));
         assert!(granted.operates(&other, None), "{}", test_db.name);
-        let rows = server::store::tasks::list(&db.read, &granted, TaskFilter::All, 0, 10)
+        let rows = server::store::tasks::list(&db.read, &granted, TaskFilter::All, Default::default(), 0, 10)
             .await
             .unwrap();
         let mut seen: Vec<String> = rows.tasks.into_iter().filter_map(|t| t.remote_task_id).collect();

@@ -48,6 +48,7 @@ mod send_stream;
 mod ssr;
 mod store;
 mod support;
+mod task_search;
 mod task_view;
 mod tcp_proxy;
 mod upgrade;

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use leptos_router::hooks::use_navigate;
 
 use crate::api::tasks::{ConversationSummary, list_conversations};
-use crate::components::keys::on_escape;
+use crate::components::dialog::Dialog;
 use crate::components::nav::NAV_ITEMS;
 use crate::live::encode_segment;
 use crate::pages::task_detail::display_title;
@@ -108,14 +108,7 @@ pub fn CommandPalette(open: RwSignal<bool>) -> impl IntoView {
         }
     };
     view! {
-        <div class="dialog-backdrop" on:click=move |_| open.set(false)></div>
-        <div
-            class="dialog palette"
-            role="dialog"
-            aria-modal="true"
-            aria-label="Command palette"
-            on:keydown=on_escape(move || open.set(false))
-        >
+        <Dialog open class="palette" label="Command palette">
             <input
                 type="text"
                 class="palette-input"
@@ -158,7 +151,7 @@ pub fn CommandPalette(open: RwSignal<bool>) -> impl IntoView {
                 }}
             </ul>
             {move || shown.with(Vec::is_empty).then(|| view! { <p class="muted">"Nothing matches."</p> })}
-        </div>
+        </Dialog>
     }
 }
 

@@ -243,7 +243,6 @@ pub fn Composer(state: ChatState) -> impl IntoView {
                     <a href=format!("/agents/{id}")>"Open the agent's page"</a>
                 </p>
             })}
-            <super::start_form::StartForm state/>
             <SendToChips state draft/>
             <SkillPicker state new_task=Signal::derive(move || {
                 state.conversation.with(|c| effective_target(draft.target.get().as_ref(), &c.tasks).task_id().is_none())
@@ -255,7 +254,7 @@ pub fn Composer(state: ChatState) -> impl IntoView {
                 class="composer-input"
                 data-testid="composer-input"
                 node_ref=input
-                rows="3"
+                rows="1"
                 placeholder="Message the agent (Enter sends, Shift+Enter for a new line)"
                 prop:value=move || draft.text.get()
                 // Read-only, not disabled, while a send is out: the box keeps the keyboard.
@@ -311,6 +310,7 @@ pub fn Composer(state: ChatState) -> impl IntoView {
                     aria-label="Composer tools"
                     on:keydown=on_escape(move || tools_open.set(false))
                 >
+                    <super::start_form::StartForm state/>
                     <FormatToggle draft modes/>
                     <AttachTools draft/>
                     <button
@@ -330,7 +330,9 @@ pub fn Composer(state: ChatState) -> impl IntoView {
             <Show when=move || draft.options_open.get()>
                 <OptionsPanel draft agent=agent.into()/>
             </Show>
-            <ExtensionsSummary state/>
+            <Show when=move || tools_open.get()>
+                <ExtensionsSummary state/>
+            </Show>
             {move || draft.error.get().map(|e| view! { <p class="error" role="alert">{e}</p> })}
             {move || state.send_error.get().map(|e| view! { <p class="error" role="alert">{format!("Not sent: {e}")}</p> })}
         </section>

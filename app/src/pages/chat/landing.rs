@@ -119,39 +119,114 @@ fn RecentConversations() -> impl IntoView {
     }
 }
 
-/// The list, or an empty state.
+/// Whether a conversation matches the search words (title or agent, any case) and the agent.
+pub fn conversation_matches(c: &ConversationSummary, words: &str, agent_id: &str) -> bool {
+    if !agent_id.is_empty() && c.agent_id != agent_id {
+        return false;
+    }
+    let agent = c.agent_name.as_deref().unwrap_or(&c.agent_id).to_lowercase();
+    let title = c.title.to_lowercase();
+    words
+        .split_whitespace()
+        .map(str::to_lowercase)
+        .all(|w| title.contains(&w) || agent.contains(&w))
+}
+
+/// A search box and an agent choice over the list, or an empty state.
 #[component]
 fn ConversationList(conversations: Vec<ConversationSummary>) -> impl IntoView {
     if conversations.is_empty() {
         return view! { <p class="muted">"No conversations yet. Start one with an agent above."</p> }
             .into_any();
     }
+    let words = RwSignal::new(String::new());
+    let agent = RwSignal::new(String::new());
+    let mut agents: Vec<(String, String)> = Vec::new();
+    for c in &conversations {
+        if !agents.iter().any(|(id, _)| *id == c.agent_id) {
+            agents.push((
+                c.agent_id.clone(),
+                c.agent_name.clone().unwrap_or_else(|| c.agent_id.clone()),
+            ));
+        }
+    }
+    let all = StoredValue::new(conversations);
+    let shown = move || {
+        let (words, agent) = (words.get(), agent.get());
+        all.with_value(|list| {
+            list.iter()
+                .filter(|c| conversation_matches(c, &words, &agent))
+                .cloned()
+                .collect::<Vec<_>>()
+        })
+    };
     view! {
+        <div class="conversation-search" role="search" aria-label="Search conversations">
+            <label for="conversation-search" class="visually-hidden">"Search conversations"</label>
+            <input
+                id="conversation-search"
+                type="search"
+                placeholder="Search titles and agents"
+                prop:value=words
+                on:input=move |ev| words.set(event_target_value(&ev))
+            />
+            <label for="conversation-agent" class="visually-hidden">"Agent"</label>
+            <select id="conversation-agent" on:change=move |ev| agent.set(event_target_value(&ev))>
+                <option value="">"All agents"</option>
+                {agents.into_iter().map(|(id, name)| view! { <option value=id>{name}</option> }).collect_view()}
+            </select>
+        </div>
         <ul class="conversation-list" data-keynav>
-            {conversations
-                .into_iter()
-                .map(|c| {
-                    let agent = c.agent_name.clone().unwrap_or_else(|| c.agent_id.clone());
-                    let tasks = if c.task_count == 1 { "1 task".to_owned() } else { format!("{} tasks", c.task_count) };
-                    view! {
-                        <li class="conversation-row">
-                            <div class="task-row-main">
-                                <a class="task-title" href=format!("/chat/{}", c.conversation_id)>{display_title(&c.title)}</a>
-                                <p class="task-meta">{agent} " · " {tasks} " · " <When at=c.updated_at.clone()/></p>
-                            </div>
-                            <StateChip state=c.state.clone()/>
-                        </li>
-                    }
-                })
-                .collect_view()}
+            <For each=shown key=|c| c.conversation_id.clone() children=|c| view! { <ConversationRow c/> }/>
         </ul>
+        <Show when=move || words.with(|w| !w.trim().is_empty()) || agent.with(|a| !a.is_empty())>
+            {move || shown().is_empty().then(|| view! { <p class="muted">"No recent conversation matches."</p> })}
+        </Show>
     }
     .into_any()
+}
+
+/// One conversation: title, agent, task count, last change and the newest task's state.
+#[component]
+fn ConversationRow(c: ConversationSummary) -> impl IntoView {
+    let agent = c.agent_name.clone().unwrap_or_else(|| c.agent_id.clone());
+    let tasks = if c.task_count == 1 {
+        "1 task".to_owned()
+    } else {
+        format!("{} tasks", c.task_count)
+    };
+    view! {
+        <li class="conversation-row">
+            <div class="task-row-main">
+                <a class="task-title" href=format!("/chat/{}", c.conversation_id)>{display_title(&c.title)}</a>
+                <p class="task-meta">{agent} " · " {tasks} " · " <When at=c.updated_at.clone()/></p>
+            </div>
+            <StateChip state=c.state.clone()/>
+        </li>
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn conversations_match_every_word_in_title_or_agent_and_the_agent() {
+        let c = ConversationSummary {
+            conversation_id: "c".into(),
+            agent_id: "a1".into(),
+            agent_name: Some("Deploy Bot".into()),
+            title: "Roll back billing".into(),
+            task_count: 1,
+            state: crate::a2a::TaskState::Completed,
+            updated_at: "2026-12-05T10:00:00Z".into(),
+        };
+        assert!(conversation_matches(&c, "", ""));
+        assert!(conversation_matches(&c, " BILLING  deploy ", ""));
+        assert!(!conversation_matches(&c, "billing payroll", ""));
+        assert!(conversation_matches(&c, "roll", "a1"));
+        assert!(!conversation_matches(&c, "", "a2"));
+    }
 
     #[test]
     fn new_chat_links_name_the_agent() {

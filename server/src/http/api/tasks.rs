@@ -89,6 +89,8 @@ pub async fn list(
         &state.db,
         &principal.access,
         query.filter,
+        &[],
+        "",
         query.offset,
         query.limit,
     )

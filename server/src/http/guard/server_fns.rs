@@ -59,6 +59,7 @@ pub const SERVER_FNS: &[ServerFnRule] = {
         ListAgents => Read,
         GetAgent => Read,
         ProbeAgentInterfaces => Read,
+        ListAgentChoices => Read,
         GetChatAgent => Read,
         GetAgentExtensions => Read,
         PreviewAgent => Administer,

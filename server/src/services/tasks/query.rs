@@ -23,10 +23,13 @@ pub async fn list(
     db: &Db,
     access: &Access,
     filter: TaskFilter,
+    words: &[String],
+    agent_id: &str,
     offset: u64,
     limit: u64,
 ) -> Result<TaskPage, StoreError> {
-    task_store::list(&db.read, access, filter, offset, limit).await
+    let narrow = task_store::Narrow { words, agent_id };
+    task_store::list(&db.read, access, filter, narrow, offset, limit).await
 }
 
 /// One task row of the organization by its local id.

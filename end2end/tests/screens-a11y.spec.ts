@@ -3,6 +3,9 @@ import { test, expect, openHydrated } from "./fixtures";
 import { addAgent, startChat } from "./helpers";
 import type { Browser, Page } from "@playwright/test";
 
+// (Named to run after agents.spec.ts, which counts the agents registered at start: this file
+// registers more.)
+//
 // Issue #32, "Accessibility as a test": axe on every screen, in both themes, on a desktop and
 // a phone, with WCAG 2.2 AA and axe's best practices. Any violation fails the run. The detail
 // screens are scanned with real content: a chat with an A2UI surface (v0.9 and v0.8), a form
