@@ -156,6 +156,15 @@ test("an agent's page shows its card: capabilities, interfaces, skills and secur
   await expect(page.getByRole("region", { name: "Interfaces" })).toContainText("HTTP+JSON");
   await expect(page.getByRole("region", { name: "Security" })).toContainText("None advertised");
   await expect(page.getByRole("region", { name: "Security" })).toContainText("text/plain");
+  // Issue #32, inspector: each interface says whether it answers now; the card JSON is one click away.
+  const reach = page.getByRole("region", { name: "Interfaces" }).getByTestId("reachability");
+  await expect(reach.first()).toContainText(/^Reachable · Answered in \d+ ms/);
+  expect(await reach.count()).toBe(await page.getByRole("region", { name: "Interfaces" }).getByTestId("interface").count());
+  await expect(page.getByRole("button", { name: "Check again" })).toBeEnabled();
+  const card = page.getByTestId("card-json");
+  await card.locator("summary").click();
+  await expect(card.locator("pre")).toContainText('"name": "Form fixture (form)"');
+  await expect(card.getByRole("button", { name: "Copy the card JSON" })).toBeVisible();
   await page.getByRole("link", { name: "← Agents" }).click();
   await expect(page).toHaveURL("/agents");
 });

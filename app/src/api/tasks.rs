@@ -18,8 +18,8 @@ pub const TASK_PAGE_SIZE: u64 = 50;
 /// Stored ledger events the Wire panel loads when it opens (the newest ones).
 pub const WIRE_HISTORY: u64 = 200;
 
-/// Narrows the task list beyond its filter (the Tasks screen's search box and agent choice,
-/// `GET /api/tasks?q=&agentId=`).
+/// Narrows the task list beyond its filter (the Tasks screen's search box and agent choice;
+/// the `list_tasks` server function, not yet `GET /api/tasks`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TaskSearch {

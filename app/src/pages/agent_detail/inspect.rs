@@ -8,19 +8,30 @@ use crate::api::agents::{InterfaceProbe, probe_agent_interfaces};
 use crate::components::copy_id::CopyButton;
 
 /// The card's interfaces, each with its reachability (probed when the page opens in the
-/// browser, and again on "Check again").
+/// browser, and again on "Check again"). The probes come back in card order, one per interface.
 #[component]
 pub fn InterfacesPanel(agent_id: String, interfaces: Vec<AgentInterface>) -> impl IntoView {
     let again = RwSignal::new(0_u32);
-    let probes = crate::api::browser_value(move || {
-        again.track();
-        probe_agent_interfaces(agent_id.clone())
-    });
+    let probes = RwSignal::new(None::<Vec<InterfaceProbe>>);
+    let failed = RwSignal::new(None::<String>);
     let checking = RwSignal::new(true);
+    // Browser only (effects do not run on the server); an error ends the check too.
     Effect::new(move |_| {
-        if probes.with(Option::is_some) {
-            checking.set(false);
-        }
+        again.track();
+        checking.set(true);
+        let agent_id = agent_id.clone();
+        leptos::task::spawn_local(async move {
+            match probe_agent_interfaces(agent_id).await {
+                Ok(found) => {
+                    probes.try_set(Some(found));
+                    failed.try_set(None);
+                }
+                Err(error) => {
+                    failed.try_set(Some(error.to_string()));
+                }
+            }
+            checking.try_set(false);
+        });
     });
     view! {
         <section class="panel" aria-label="Interfaces">
@@ -28,11 +39,9 @@ pub fn InterfacesPanel(agent_id: String, interfaces: Vec<AgentInterface>) -> imp
             <ul class="plain-list interface-list">
                 {interfaces
                     .into_iter()
-                    .map(|i| {
-                        let url = i.url.clone();
-                        let probe = move || {
-                            probes.with(|p| p.as_ref().and_then(|p| p.iter().find(|x| x.url == url).cloned()))
-                        };
+                    .enumerate()
+                    .map(|(index, i)| {
+                        let probe = move || probes.with(|p| p.as_ref().and_then(|p| p.get(index).cloned()));
                         view! {
                             <li data-testid="interface">
                                 <span class="chip">{i.binding.as_str().to_owned()}</span>
@@ -45,14 +54,12 @@ pub fn InterfacesPanel(agent_id: String, interfaces: Vec<AgentInterface>) -> imp
                     })
                     .collect_view()}
             </ul>
+            {move || failed.get().map(|e| view! { <p role="alert" class="error">{format!("Could not check: {e}")}</p> })}
             <button
                 type="button"
                 class="button subtle"
                 disabled=move || checking.get()
-                on:click=move |_| {
-                    checking.set(true);
-                    again.update(|n| *n += 1);
-                }
+                on:click=move |_| again.update(|n| *n += 1)
             >
                 {move || if checking.get() { "Checking…" } else { "Check again" }}
             </button>

@@ -62,7 +62,11 @@ pub fn ConversationPage() -> impl IntoView {
         match previous {
             None => (id, 0),
             Some((from, n)) if from == NEW_CHAT && handoff.taken(&id) => (id, *n),
-            Some((_, n)) => (id, n + 1),
+            Some((_, n)) => {
+                // Any other move loads, and forgets a handoff that did not happen.
+                handoff.forget();
+                (id, n + 1)
+            }
         }
     });
     // Blocking: the title and the HTTP status (404 for an unknown conversation) come from the data.
@@ -103,6 +107,11 @@ impl Handoff {
     /// Records that this page's new chat became `conversation_id`.
     pub fn started(self, conversation_id: &str) {
         self.0.try_set_value(Some(conversation_id.to_owned()));
+    }
+
+    /// Forgets a recorded start (the page moved elsewhere first).
+    fn forget(self) {
+        self.0.try_set_value(None);
     }
 
     /// Whether the page moved to `id` because its new chat started it (then forgets it).

@@ -111,16 +111,27 @@ fn watch(follow: Follow, timeline: NodeRef<Div>) {
         let Some(element) = timeline.get() else {
             return;
         };
+        // Only growth is news: a pending bubble leaving or a reflow is not.
+        let element_for_size = element.clone();
+        let mut last_height = 0;
         let on_resize = Closure::<dyn FnMut()>::new(move || {
+            let height = element_for_size.scroll_height();
+            let grew = height > last_height;
+            last_height = height;
             if follow.at_end.get_untracked() {
                 scroll_to_end();
-            } else {
+            } else if grew {
                 follow.unseen.set(true);
             }
         });
         if let Ok(resize) = web_sys::ResizeObserver::new(on_resize.as_ref().unchecked_ref()) {
             resize.observe(&element);
-            observer.set_value(Some((resize, on_resize)));
+            if let Some((old, _)) = observer
+                .try_update_value(|o| o.replace((resize, on_resize)))
+                .flatten()
+            {
+                old.disconnect();
+            }
         }
     });
     on_cleanup(move || {

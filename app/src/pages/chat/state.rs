@@ -241,9 +241,12 @@ impl ChatState {
                 Ok(command) => {
                     done();
                     let started = command.conversation_id.clone().filter(|_| new_chat);
-                    if let Some(id) = &started {
-                        self.conversation.try_update(|c| c.conversation_id = id.clone());
-                    }
+                    // A page that was left meanwhile (disposed) records nothing and goes nowhere.
+                    let started = started.filter(|id| {
+                        self.conversation
+                            .try_update(|c| c.conversation_id = id.clone())
+                            .is_some()
+                    });
                     let refetch = self.note_command(command);
                     if let Some(id) = started {
                         // The page stays as it is (see `Handoff`); its stream opens now.

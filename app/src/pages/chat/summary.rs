@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::a2a::{Part, PartContent, Role};
 use crate::components::a2ui_surface::a2ui_part_version;
+use crate::ext::approval::{parse_approval, validate_action};
 use crate::ext::form::{is_form_media_type, parse_form, quick_replies};
 use crate::ext::uri::{A2UI_LEGACY_MEDIA_TYPE, A2UI_MEDIA_TYPE, APPROVAL_MEDIA_TYPE};
 
@@ -63,7 +64,12 @@ pub fn shown_part(part: &Part, place: PartPlace, renders: Renders) -> Shown {
     if renders.a2ui && a2ui_part_version(part).is_some() {
         return Shown::Hidden;
     }
-    if place.active_form || (renders.approvals && media_type.eq_ignore_ascii_case(APPROVAL_MEDIA_TYPE)) {
+    // An approval request the console can open is its card; one it cannot (malformed, or an
+    // action it refuses) stays content, so nothing the agent sent disappears.
+    let approval = renders.approvals
+        && media_type.eq_ignore_ascii_case(APPROVAL_MEDIA_TYPE)
+        && parse_approval(data).is_ok_and(|request| validate_action(&request.action).is_ok());
+    if place.active_form || approval {
         return Shown::Hidden;
     }
     if renders.forms
@@ -175,9 +181,17 @@ mod tests {
 
     #[test]
     fn an_approval_request_is_only_its_card_when_approvals_render() {
-        let part = data(json!({"title": "Delete the cluster"}), Some(APPROVAL_MEDIA_TYPE));
+        let request = json!({"title": "Delete the cluster", "risk": "high",
+            "action": {"kind": "send_message", "text": "Approved."}});
+        let part = data(request, Some(APPROVAL_MEDIA_TYPE));
         assert_eq!(shown_part(&part, AGENT, ALL), Shown::Hidden);
         assert_eq!(shown_part(&part, AGENT, Renders::default()), Shown::Full);
+        // One the console cannot open as a request stays content (review of issue #32).
+        let malformed = data(
+            json!({"title": "  ", "action": {"kind": "run_shell"}}),
+            Some(APPROVAL_MEDIA_TYPE),
+        );
+        assert_eq!(shown_part(&malformed, AGENT, ALL), Shown::Full);
     }
 
     #[test]

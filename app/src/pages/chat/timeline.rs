@@ -97,7 +97,14 @@ fn TaskBlock(state: ChatState, id: String) -> impl IntoView {
         <section class="task-block" data-task-id=move || task.with(|t| t.local_id.clone())>
             <For
                 each=messages
-                key=|m| (m.message.message_id.clone(), m.message.sequence, m.hidden, m.form.is_some())
+                // How many parts are hidden and how many summarised both change how the entry
+                // draws (the agent's extensions arrive after the first render): either redraws it.
+                key=|m| (
+                    m.message.message_id.clone(),
+                    m.message.sequence,
+                    m.hidden * 1024 + m.summaries.iter().flatten().count(),
+                    m.form.is_some(),
+                )
                 children=move |item| {
                     let id = item.message.message_id.clone();
                     let surfaces = Signal::derive(move || {

@@ -42,6 +42,15 @@ pub async fn interfaces(
     let Ok(card_url) = Url::parse(&snapshot.resolved_card_url) else {
         return Ok(Vec::new());
     };
+    // An untrusted or invalid card (or an unsigned one when signatures are required) is shown
+    // but never called (§2.4): nothing is probed.
+    if let Err(refused) = gateway.check_trust(gateway.card_trust(&snapshot.raw_card_json, &card_url)) {
+        return Ok(card
+            .interfaces
+            .iter()
+            .map(|i| not_probed(i, format!("Not probed: {refused}")))
+            .collect());
+    }
     // The agent's credential, as any call would carry it; if it cannot be attached, nothing is
     // sent (never anonymously in its place) and each interface says why.
     let gateway = super::credentials::gateway_for(db, vault, gateway, agent, card_url.as_str(), &card)
@@ -54,19 +63,24 @@ pub async fn interfaces(
     Ok(futures::future::join_all(probes).await)
 }
 
+/// An interface that was not asked, and why.
+fn not_probed(interface: &AgentInterface, outcome: String) -> InterfaceProbe {
+    InterfaceProbe {
+        url: interface.url.clone(),
+        binding: interface.binding.as_str().to_owned(),
+        protocol_version: interface.protocol_version.clone(),
+        reachable: false,
+        outcome,
+        latency_ms: None,
+    }
+}
+
 async fn probe(
     gateway: Result<&Gateway, &GatewayError>,
     card_url: &Url,
     interface: &AgentInterface,
 ) -> InterfaceProbe {
-    let mut probe = InterfaceProbe {
-        url: interface.url.clone(),
-        binding: interface.binding.as_str().to_owned(),
-        protocol_version: interface.protocol_version.clone(),
-        reachable: false,
-        outcome: String::new(),
-        latency_ms: None,
-    };
+    let mut probe = not_probed(interface, String::new());
     let (Some(transport), Some(version)) = (interface.binding.transport(), interface.version()) else {
         probe.outcome = "Not probed: the console does not speak this binding and version.".into();
         return probe;
