@@ -63,7 +63,10 @@ test("a send whose answer arrives after the live update leaves no 'Sending…' b
   await page.getByTestId("quick-reply").filter({ hasText: "production" }).click();
   await answered;
   await expect(page.getByTestId("message-bubble").last()).toContainText("Deploying to production.");
-  // Give the page the animation frame it renders in, then look.
+  // The page has handled the late answer once its send is over (the Send button reads "Send"
+  // again in the same step that records the answer); only then does "no pending bubble" mean
+  // something.
+  await expect(page.getByTestId("send-button")).toHaveText("Send");
   await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   await expect(page.getByTestId("pending-command")).toHaveCount(0);
 });
