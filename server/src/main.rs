@@ -9,9 +9,17 @@ use server::telemetry;
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // `credentials` prints one fixed line for every failure, a bad argument or configuration
+    // (the key ring) included, and exits 1 (`security-and-durability.md` §2.2 "CLI failures").
+    let credentials = std::env::args().nth(1).as_deref() == Some("credentials");
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) if credentials && error.use_stderr() => return credentials_failed(),
+        Err(error) => error.exit(),
+    };
     let config = match Config::from_env() {
         Ok(config) => config,
+        Err(_) if credentials => return credentials_failed(),
         Err(error) => {
             eprintln!("agent-taskbay: invalid configuration: {error}");
             return ExitCode::from(2);
@@ -25,4 +33,9 @@ async fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+fn credentials_failed() -> ExitCode {
+    eprintln!("agent-taskbay: {}", cli::credentials::FAILED);
+    ExitCode::FAILURE
 }

@@ -81,7 +81,8 @@ impl ComplianceReport {
                 Severity::Error,
                 "Unsigned card: this deployment requires signed cards (A2A_REQUIRE_SIGNED_CARDS), so the console will not call it.".to_owned(),
             ),
-            CardTrust::Unsigned => return,
+            // Every state is in the report (issue #30), an unsigned card as a note.
+            CardTrust::Unsigned => (Severity::Info, trust.describe().to_owned()),
             CardTrust::Untrusted | CardTrust::Invalid => (Severity::Error, trust.describe().to_owned()),
         };
         if severity == Severity::Error {
@@ -514,6 +515,32 @@ mod tests {
         );
         assert_eq!(r.score, 0);
         assert!(r.issues.len() >= 8);
+    }
+
+    /// Issue #30: every signature state is in the report: unsigned and verified as notes,
+    /// untrusted, invalid and (when signatures are required) unsigned as errors that cost score.
+    #[test]
+    fn every_signature_state_is_reported_issue_30() {
+        use crate::words::CardTrust;
+        for (trust, required, severity) in [
+            (CardTrust::Unsigned, false, Severity::Info),
+            (CardTrust::Verified, false, Severity::Info),
+            (CardTrust::Unsigned, true, Severity::Error),
+            (CardTrust::Untrusted, false, Severity::Error),
+            (CardTrust::Invalid, false, Severity::Error),
+        ] {
+            let mut r = check_card(&v1_card());
+            let before = r.score;
+            r.record_trust(trust, required);
+            let issue = r.issue_at("signatures").expect("a signatures row");
+            assert_eq!(issue.severity, severity, "{trust:?}");
+            if severity == Severity::Error {
+                assert_eq!(r.score, before.saturating_sub(ERROR_PENALTY));
+            } else {
+                assert_eq!(r.score, before);
+                assert_eq!(issue.message, trust.describe());
+            }
+        }
     }
 
     #[test]

@@ -62,6 +62,24 @@ pub async fn binding(db: &Db, vault: &Vault, agent: &agent::Model) -> Result<Opt
         .transpose()
 }
 
+/// The secrets of `agent`'s stored credential, to redact from what it sends (a push, say),
+/// revoked or not: a revoked secret can still be echoed back. `Ok(None)` when none is stored.
+pub async fn binding_to_redact(
+    db: &Db,
+    vault: &Vault,
+    agent: &agent::Model,
+) -> Result<Option<Binding>, CredentialFailure> {
+    let row = store::find(&db.read, &agent.organization_id, &agent.id)
+        .await
+        .map_err(|_| CredentialFailure::VaultUnavailable)?;
+    row.map(|row| {
+        vault
+            .open(&row.organization_id, &row.agent_id, &row.key_id, &row.ciphertext)
+            .map_err(|_| CredentialFailure::VaultUnavailable)
+    })
+    .transpose()
+}
+
 fn open(vault: &Vault, row: &agent_credential::Model) -> Result<Binding, VaultError> {
     if !row.enabled {
         return Err(VaultError::Disabled);

@@ -218,6 +218,38 @@ async fn a_binding_must_cover_the_card_and_every_interface_origin_section_2_1() 
     stop.cancel();
 }
 
+/// The rule's second half: a binding that covers the card's origin but not the origin of the
+/// interface the card advertises (the demo agent's `bearer` card served from another origin,
+/// its interfaces at `localhost`) is refused; listing the interface's origin too opens it.
+#[tokio::test]
+async fn a_binding_must_cover_the_interface_origins_too_not_only_the_card_s_section_2_1() {
+    use axum::routing::get;
+    let demo = support::demo().await;
+    let interfaces = demo.replace("127.0.0.1", "localhost");
+    let card =
+        server::demo_agent::card::card(server::demo_agent::Variant::parse("bearer").unwrap(), &interfaces);
+    let card_origin = support::serve(axum::Router::new().route(
+        "/elsewhere/card.json",
+        get(move || async move { axum::Json(card) }),
+    ))
+    .await;
+    let (state, _db) = app().await;
+    let (_tracker, stop) = support::start_workers(&state);
+    let agent = register(&state, &card_origin, "elsewhere").await;
+    let card_only = put_binding(&state, &agent, &bearer(&card_origin, BEARER_TOKEN)).await;
+    assert_eq!(card_only.status, StatusCode::OK, "{}", card_only.body);
+    send(&state, &agent, "hello").await.assert_error(
+        StatusCode::CONFLICT,
+        "Agent credential destination is not permitted.",
+    );
+    let both = json!({"origins": [card_origin, interfaces], "credential": {"type": "bearer", "token": BEARER_TOKEN}});
+    let stored = put_binding(&state, &agent, &both).await;
+    assert_eq!(stored.status, StatusCode::OK, "{}", stored.body);
+    let answer = send(&state, &agent, "hello").await;
+    assert!(!completed_text(&answer).is_empty());
+    stop.cancel();
+}
+
 #[tokio::test]
 async fn echoed_secrets_are_redacted_before_they_are_stored_section_2_3_step_9() {
     use base64::Engine as _;

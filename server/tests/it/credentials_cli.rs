@@ -97,6 +97,15 @@ async fn the_cli_stores_revokes_and_reencrypts_and_fails_with_one_fixed_line() {
         let output = credentials(&data, &k1, "k1", &args, &stdin);
         assert_eq!(lines(&output), failed, "{args:?}");
     }
+    // A key ring that is not one, an active key it lacks, an unknown argument: the same line.
+    for (keys, active, args) in [
+        (format!("{{\"k1\":\"{SECRET}\"}}"), "k1", store.clone()),
+        (k1.clone(), "k7", store.clone()),
+        (k1.clone(), "k1", [&store[..], &["--echo", SECRET]].concat()),
+    ] {
+        let output = credentials(&data, &keys, active, &args, &binding);
+        assert_eq!(lines(&output), failed, "{args:?}");
+    }
     // The rotation procedure: add k2, make it active, re-encrypt everything, drop k1.
     let both = ring(&[("k1", K1), ("k2", K2)]);
     assert_eq!(

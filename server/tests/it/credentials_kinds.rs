@@ -199,6 +199,33 @@ async fn a_client_certificate_opens_the_mtls_agent_and_another_ca_s_does_not_sec
     assert!(!stored.body.contains("PRIVATE KEY"), "{}", stored.body);
     completed_text(&send(&state, &agent, "hello").await);
     stop.cancel();
+
+    // The agent itself refuses a caller without a client certificate (one that trusts its CA).
+    let bare = crate::oidc::client_trusting(ca.to_str().unwrap());
+    let anonymous = bare
+        .post(format!("{origin}/mtls/a2a"))
+        .header("content-type", "application/json")
+        .body(r#"{"jsonrpc":"2.0","id":"1","method":"GetTask","params":{"id":"x"}}"#)
+        .send()
+        .await;
+    assert_eq!(anonymous.unwrap().status(), StatusCode::UNAUTHORIZED);
+    // A console that does not trust the agent's CA refuses its server certificate: the agent is
+    // registered, but its card, which the first console read, cannot be fetched (server
+    // certificates are always verified).
+    let (untrusting, _other_db) = support::app_with(&[("A2A_ALLOW_PRIVATE_NETWORKS", "true")]).await;
+    let reply = crate::client::post(
+        &untrusting,
+        "/api/agents",
+        json!({"cardUrl": format!("{origin}/mtls/card.json")}),
+        &[],
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::CREATED, "{}", reply.body);
+    let id = reply.json()["agent"]["id"].as_str().unwrap().to_owned();
+    get(&untrusting, &format!("/api/agents/{id}")).await.assert_error(
+        StatusCode::BAD_GATEWAY,
+        &format!("Agent Card discovery failed. Tried: {origin}/mtls/card.json"),
+    );
 }
 
 #[tokio::test]

@@ -143,7 +143,7 @@ async fn authorize(provider_url: &url::Url, ca: &str, subject: &str) -> BTreeMap
 }
 
 /// A client that trusts only the test CA `ca` and follows no redirect.
-fn client_trusting(ca: &str) -> reqwest::Client {
+pub(crate) fn client_trusting(ca: &str) -> reqwest::Client {
     use rustls::pki_types::CertificateDer;
     use rustls::pki_types::pem::PemObject;
     let mut roots = rustls::RootCertStore::empty();

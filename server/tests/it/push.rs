@@ -330,6 +330,88 @@ async fn a_registration_takes_120_deliveries_a_minute_then_429_with_retry_after_
     assert_eq!(refused.header("retry-after"), "60");
 }
 
+/// §2.3 step 9 holds for pushes too: a push that echoes the agent's credential (literally, in
+/// base64, inside a key) is stored with the secret redacted; a credential that cannot be opened
+/// (the vault lost its key) refuses the push with 503 so the agent retries, and stores nothing.
+#[tokio::test]
+async fn a_pushed_event_is_stored_with_the_agent_s_secrets_redacted_2_3_step_9() {
+    use base64::Engine as _;
+    use server::vault::{Binding, KeyRing, Vault};
+
+    let (one, nine) = ("1".repeat(64), "9".repeat(64));
+    let ring = crate::credentials::keys(&[("k1", one.as_str())]);
+    let mut vars = push_vars("http://127.0.0.1:3002/");
+    vars.push(("A2A_VAULT_KEYS", ring.clone()));
+    vars.push(("A2A_VAULT_ACTIVE_KEY", "k1".to_owned()));
+    let vars: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let (state, _db) = support::app_with(&vars).await;
+    let (org, agent, task, registration) = registered_task(&state, "remote-s").await;
+    let secret = "push-echo-token-4242";
+    let binding = Binding::parse(
+        crate::credentials::bearer("http://127.0.0.1:9", secret)
+            .to_string()
+            .as_bytes(),
+    )
+    .unwrap();
+    let vault = Vault::new(KeyRing::from_vars(Some(&ring), Some("k1")).unwrap());
+    let sealed = vault.seal(&org, &agent, &binding).unwrap();
+    server::store::credentials::store(
+        &state.db,
+        &org,
+        &agent,
+        binding.credential.kind(),
+        sealed,
+        &server::store::audit::Actor::System,
+    )
+    .await
+    .unwrap();
+    let bearer = format!(
+        "Bearer {}",
+        server::push::callback_token(&key(), &org, &registration)
+    );
+    let encoded = base64::engine::general_purpose::STANDARD.encode(secret);
+    let body = json!({"statusUpdate": {"taskId": "remote-s", "contextId": "ctx-1", "status": {
+        "state": "TASK_STATE_WORKING",
+        "message": {"messageId": "echo-1", "role": "ROLE_AGENT",
+            "parts": [{"text": format!("your token is {secret}, or {encoded}")}],
+            "metadata": {secret: "as a key"}}}}})
+    .to_string();
+    let reply = deliver(&state, &registration, &bearer, "application/json", &body).await;
+    assert_eq!(reply.status, StatusCode::NO_CONTENT, "{}", reply.body);
+    let stored = server::store::tasks::ledger(&state.db.read, &task).await.unwrap();
+    let pushed = stored
+        .iter()
+        .find(|e| e.source == "push")
+        .expect("the push is stored");
+    let text = pushed.payload_json.to_string();
+    assert!(!text.contains(secret) && !text.contains(&encoded), "{text}");
+    assert!(text.contains("your token is [redacted], or [redacted]"), "{text}");
+    assert!(text.contains(r#""[redacted]":"as a key""#), "{text}");
+
+    // Revoked, the secret is still redacted from what the agent echoes (and the push accepted).
+    server::store::credentials::revoke(&state.db, &org, &agent, &server::store::audit::Actor::System)
+        .await
+        .unwrap();
+    let revoked = body.replace("echo-1", "echo-r");
+    let reply = deliver(&state, &registration, &bearer, "application/json", &revoked).await;
+    assert_eq!(reply.status, StatusCode::NO_CONTENT, "{}", reply.body);
+    let stored = server::store::tasks::ledger(&state.db.read, &task).await.unwrap();
+    let text = serde_json::to_string(&stored.iter().map(|e| &e.payload_json).collect::<Vec<_>>()).unwrap();
+    assert!(!text.contains(secret), "{text}");
+    assert_eq!(push_rows(&state, &task).await, 2);
+
+    // The vault loses its key: the agent's secrets are unknown, the push waits.
+    let mut config = (*state.config).clone();
+    let other_ring = crate::credentials::keys(&[("k9", nine.as_str())]);
+    config.vault_keys = KeyRing::from_vars(Some(&other_ring), Some("k9")).unwrap();
+    let blind = AppState::new(support::leptos_options(), config, state.db.clone()).unwrap();
+    let again = body.replace("echo-1", "echo-2");
+    deliver(&blind, &registration, &bearer, "application/json", &again)
+        .await
+        .assert_error(StatusCode::SERVICE_UNAVAILABLE, UNAVAILABLE);
+    assert_eq!(push_rows(&state, &task).await, 2);
+}
+
 /// The demo agent, with a layer that loses the answer to the first push config create (the
 /// config is stored, then the client gets a 502), counting creates and reads.
 async fn lossy_demo() -> (String, Arc<AtomicUsize>, Arc<AtomicUsize>) {

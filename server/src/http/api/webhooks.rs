@@ -26,6 +26,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
 use super::error::ApiError;
+use crate::gateway::redact::Redactor;
 use crate::ingest::{Fence, IngestError, Observation, Source};
 use crate::state::AppState;
 use crate::store::push_registrations::{self, PushStatus};
@@ -114,13 +115,11 @@ async fn receive_checked(state: &AppState, registration_id: &str, request: Reque
     ) {
         return Err(unauthorized());
     }
-    let agent_usable = agents::by_id(&state.db.write, &registration.agent_id)
+    let agent = agents::by_id(&state.db.write, &registration.agent_id)
         .await
         .map_err(unavailable)?
-        .is_some_and(|a| a.enabled && a.removed_at.is_none());
-    if !agent_usable {
-        return Err(unauthorized());
-    }
+        .filter(|a| a.enabled && a.removed_at.is_none())
+        .ok_or_else(unauthorized)?;
     // 3. The registration's own budget, counted in the database (it holds across replicas).
     if !push_registrations::take_delivery(&state.db.write, &registration.id, chrono::Utc::now())
         .await
@@ -144,7 +143,7 @@ async fn receive_checked(state: &AppState, registration_id: &str, request: Reque
     let bytes = axum::body::to_bytes(request.into_body(), BODY_LIMIT)
         .await
         .map_err(|_| refuse(StatusCode::PAYLOAD_TOO_LARGE, crate::http::guard::BODY_TOO_LARGE))?;
-    let payload: Value =
+    let mut payload: Value =
         serde_json::from_slice(&bytes).map_err(|_| refuse(StatusCode::BAD_REQUEST, INVALID_PAYLOAD))?;
     let version =
         app::a2a::push_envelope(&payload).ok_or_else(|| refuse(StatusCode::BAD_REQUEST, INVALID_ENVELOPE))?;
@@ -178,6 +177,12 @@ async fn receive_checked(state: &AppState, registration_id: &str, request: Reque
             .map_err(unavailable)?;
         return Ok(());
     }
+    // §2.3 step 9: a push is an agent's answer too; the secrets of its credential are redacted
+    // before anything is stored (a vault that cannot say what they are: 503, the agent retries).
+    redactor(state, &agent)
+        .await
+        .map_err(unavailable)?
+        .value(&mut payload);
     // 7–8. Committed before the answer.
     let observation = Observation {
         organization_id: task.organization_id.clone(),
@@ -203,5 +208,22 @@ async fn receive_checked(state: &AppState, registration_id: &str, request: Reque
         // Deleted, failed or its agent disabled since it was checked: nothing was committed.
         Err(IngestError::LeaseLost) => Err(unauthorized()),
         Err(error) => Err(unavailable(error)),
+    }
+}
+
+/// The redactor of `agent`'s credential (its secrets and its current OAuth token), revoked or
+/// not, empty when it has none; `Err` when the stored credential cannot be opened.
+async fn redactor(
+    state: &AppState,
+    agent: &crate::db::entity::agent::Model,
+) -> Result<Redactor, crate::gateway::CredentialFailure> {
+    match crate::services::credentials::binding_to_redact(&state.db, &state.vault, agent).await? {
+        None => Ok(Redactor::default()),
+        Some(binding) => state
+            .gateway
+            .clone()
+            .with_binding(binding)
+            .map(|gateway| gateway.redactor())
+            .map_err(|_| crate::gateway::CredentialFailure::VaultUnavailable),
     }
 }
