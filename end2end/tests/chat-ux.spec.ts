@@ -275,3 +275,48 @@ test("Tasks and Chat's recent conversations are searched by words and narrowed t
   await expect(recent.getByRole("listitem")).toHaveCount(1);
   await expect(recent.getByRole("listitem")).toContainText(`${token} alpha deploy`);
 });
+
+test("the Wire panel lists the HTTP requests made to the agent, filters by kind and copies what it shows", async ({
+  page,
+  context: browserContext,
+}) => {
+  await browserContext.grantPermissions(["clipboard-read", "clipboard-write"]);
+  await addAgent(page, "form", "Form fixture (form)");
+  await startChat(page, "Form fixture (form)", "choose an environment");
+  await expect(page.getByTestId("quick-reply").first()).toBeVisible({ timeout: 20_000 });
+  await page.getByTestId("wire-toggle").click();
+  const rail = page.getByRole("complementary", { name: "Wire inspector" });
+  // The worker's request to the agent, with its status and time to the answer's head.
+  const http = rail.getByTestId("wire-http").first();
+  await expect(http).toContainText(/POST (SendMessage|SendStreamingMessage) · 200 · \d+ ms/, { timeout: 10_000 });
+  await http.locator("summary").click();
+  await expect(http.locator("summary")).toContainText("/form/");
+  await expect(http.locator(".wire-headers").first()).toContainText("a2a-version");
+  await expect(http.locator(".wire-headers").last()).toContainText("content-type");
+  // Filter by kind: HTTP only hides the events; Sent only hides the HTTP list and what came in.
+  await rail.getByLabel("HTTP", { exact: true }).check();
+  await expect(rail.getByTestId("wire-entry").first()).toBeHidden();
+  await expect(http).toBeVisible();
+  await rail.getByLabel("Sent", { exact: true }).check();
+  await expect(http).toBeHidden();
+  await expect(rail.locator('[data-testid="wire-entry"][data-direction="out"]').first()).toBeVisible();
+  await expect(rail.locator('[data-testid="wire-entry"][data-direction="in"]').first()).toBeHidden();
+  // Copy as JSON copies what the filter shows.
+  // The clipboard is written asynchronously: read it until it holds what was copied.
+  const copied = async () => {
+    const text = await page.evaluate(() => navigator.clipboard.readText());
+    try {
+      return JSON.parse(text) as { kind: string; body?: { text: string } }[];
+    } catch {
+      return [];
+    }
+  };
+  const kindsOf = async () => [...new Set((await copied()).map((entry) => entry.kind))].sort();
+  await page.evaluate(() => navigator.clipboard.writeText(""));
+  await rail.getByRole("button", { name: "Copy the shown Wire log as JSON" }).click();
+  await expect.poll(kindsOf).toEqual(["sent"]);
+  expect((await copied())[0].body?.text).toBe("choose an environment");
+  await rail.getByLabel("All", { exact: true }).check();
+  await rail.getByRole("button", { name: "Copy the shown Wire log as JSON" }).click();
+  await expect.poll(kindsOf).toEqual(["event", "http", "sent"]);
+});

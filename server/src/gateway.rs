@@ -14,6 +14,7 @@
 //! - [`discovery`]: Agent Card candidate URLs and fetching.
 //! - `credential`: an agent's credential on every request ([`Gateway::with_binding`]); [`redact`]:
 //!   its secrets removed from every answer.
+//! - [`exchanges`]: each HTTP exchange of a tagged operation, noted for the Wire panel.
 //! - [`error`]: the one error type, [`GatewayError`].
 
 pub mod calls;
@@ -23,6 +24,7 @@ mod credential;
 pub mod discovery;
 pub mod endpoint;
 pub mod error;
+pub mod exchanges;
 pub mod interface_rule;
 mod jsonrpc;
 pub mod methods;

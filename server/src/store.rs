@@ -49,6 +49,7 @@ pub mod subscriptions;
 pub mod sync_cursors;
 pub mod task_rows;
 pub mod tasks;
+pub mod wire_exchanges;
 
 /// Errors callers act on; anything else is a database fault.
 #[derive(Debug, thiserror::Error)]

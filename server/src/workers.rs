@@ -8,6 +8,7 @@
 pub mod approvals;
 mod claim_loop;
 pub mod dispatch;
+pub mod exchanges;
 pub mod housekeeping;
 pub mod push;
 pub mod reconcile;
@@ -143,6 +144,37 @@ pub fn doubling(attempts: i32, start: Duration, max: Duration) -> Duration {
     start.saturating_mul(2u32.saturating_pow(doublings)).min(max)
 }
 
+/// `gateway` for one operation of a conversation: its HTTP exchanges are noted for the Wire
+/// panel (ADR 0046). Without a conversation nothing would list them, so it stays untagged.
+pub(crate) fn for_conversation(
+    gateway: Gateway,
+    organization_id: &str,
+    agent_id: &str,
+    conversation_id: Option<&str>,
+    task_id: Option<&str>,
+) -> Gateway {
+    match conversation_id {
+        Some(conversation_id) => gateway.tagged(crate::gateway::exchanges::ExchangeTag {
+            organization_id: organization_id.to_owned(),
+            agent_id: agent_id.to_owned(),
+            conversation_id: conversation_id.to_owned(),
+            task_id: task_id.map(str::to_owned),
+        }),
+        None => gateway,
+    }
+}
+
+/// `gateway` for one operation on `task` ([`for_conversation`]).
+pub(crate) fn for_task(gateway: Gateway, task: &crate::db::entity::task::Model) -> Gateway {
+    for_conversation(
+        gateway,
+        &task.organization_id,
+        &task.agent_id,
+        Some(&task.conversation_id),
+        Some(&task.id),
+    )
+}
+
 /// A fresh lease owner id.
 pub fn owner_id() -> String {
     uuid::Uuid::new_v4().to_string()
@@ -152,6 +184,10 @@ pub fn owner_id() -> String {
 /// The worker set gets its own [`StreamSlots`], sized from `deps.tuning.max_streams`.
 pub fn start(mut deps: WorkerDeps, tracker: &TaskTracker, shutdown: CancellationToken) {
     deps.streams = StreamSlots::new(deps.tuning.max_streams);
+    // The Wire panel's exchange log, written by one task (ADR 0046).
+    let (log, queue) = crate::gateway::exchanges::ExchangeLog::channel(crate::gateway::exchanges::QUEUE);
+    deps.gateway = deps.gateway.with_exchange_log(log);
+    tracker.spawn(exchanges::run(deps.db.clone(), queue, shutdown.clone()));
     tracker.spawn(dispatch::run(deps.clone(), tracker.clone(), shutdown.clone()));
     tracker.spawn(approvals::run(
         deps.clone(),

@@ -18,8 +18,38 @@ pub const TASK_PAGE_SIZE: u64 = 50;
 /// Stored ledger events the Wire panel loads when it opens (the newest ones).
 pub const WIRE_HISTORY: u64 = 200;
 
+/// HTTP exchanges the Wire panel lists for a conversation (the newest ones).
+pub const WIRE_EXCHANGES: u64 = 200;
+
+/// One HTTP request a worker made to the conversation's agent and what came back (issue #32:
+/// the Wire panel as an inspector). Headers carry every secret replaced by `[redacted]`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WireExchange {
+    pub id: String,
+    /// The local task, once the exchange had one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_id: Option<String>,
+    /// The A2A operation (`SendStreamingMessage`, `GetTask`, …).
+    pub operation: String,
+    pub method: String,
+    pub url: String,
+    /// The HTTP status; absent when no answer came.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// Milliseconds from sending to the response head (a stream's events come later).
+    pub latency_ms: u32,
+    /// Why no answer came.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    pub request_headers: Vec<(String, String)>,
+    pub response_headers: Vec<(String, String)>,
+    /// RFC 3339.
+    pub started_at: String,
+}
+
 /// Narrows the task list beyond its filter (the Tasks screen's search box and agent choice;
-/// the `list_tasks` server function, not yet `GET /api/tasks`).
+/// the `list_tasks` server function and `GET /api/tasks?q=&agentId=`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TaskSearch {
@@ -286,6 +316,11 @@ pub trait TasksBackend: Send + Sync {
         &self,
         conversation_id: String,
     ) -> crate::api::BoxFuture<'_, Result<Vec<LedgerEvent>, AppError>>;
+    /// The newest [`WIRE_EXCHANGES`] HTTP exchanges of a conversation, oldest first.
+    fn conversation_exchanges(
+        &self,
+        conversation_id: String,
+    ) -> crate::api::BoxFuture<'_, Result<Vec<WireExchange>, AppError>>;
     fn send(&self, input: SendInput) -> crate::api::BoxFuture<'_, Result<CommandView, AppError>>;
     fn cancel(
         &self,
@@ -374,6 +409,21 @@ pub async fn get_conversation_events(conversation_id: String) -> Result<Vec<Ledg
             crate::api::backend()?
                 .tasks
                 .conversation_events(conversation_id)
+                .await
+        }
+        .await,
+    )
+}
+
+/// The HTTP exchanges of a conversation for the Wire panel: the newest requests the workers
+/// made to its agent, with what came back (headers without secrets).
+#[server(prefix = "/api/fn", endpoint = "get_conversation_exchanges")]
+pub async fn get_conversation_exchanges(conversation_id: String) -> Result<Vec<WireExchange>, AppError> {
+    crate::api::respond(
+        async {
+            crate::api::backend()?
+                .tasks
+                .conversation_exchanges(conversation_id)
                 .await
         }
         .await,

@@ -27,10 +27,22 @@ pub fn CopyButton(
     #[prop(into)]
     what: String,
 ) -> impl IntoView {
-    let copied = RwSignal::new(false);
     let text = StoredValue::new(text);
+    view! { <CopyWith text=Callback::new(move |()| text.get_value()) what/> }
+}
+
+/// A copy button whose text is made when it is pressed (a whole log, say), labelled `label`.
+#[component]
+pub fn CopyWith(
+    text: Callback<(), String>,
+    /// What is copied, for the button's accessible name.
+    #[prop(into)]
+    what: String,
+    #[prop(default = "Copy")] label: &'static str,
+) -> impl IntoView {
+    let copied = RwSignal::new(false);
     let on_click = move |_| {
-        text.with_value(|text| write_clipboard(text));
+        write_clipboard(&text.run(()));
         copied.set(true);
         set_timeout(
             move || {
@@ -41,7 +53,7 @@ pub fn CopyButton(
     };
     view! {
         <button type="button" class="copy-button" aria-label=format!("Copy the {what}") on:click=on_click>
-            {move || if copied.get() { "Copied" } else { "Copy" }}
+            {move || if copied.get() { "Copied" } else { label }}
         </button>
         <span class="visually-hidden" role="status">{move || copied.get().then_some("Copied.")}</span>
     }

@@ -29,6 +29,7 @@ pub mod summary;
 pub mod targets;
 pub mod timeline;
 pub mod wire;
+pub mod wire_http;
 
 pub use conversation::ConversationPage;
 pub use landing::ChatPage;

@@ -4,7 +4,7 @@
 use app::api::BoxFuture;
 use app::api::tasks::{
     CommandView, ConversationSummary, ConversationView, LedgerEvent, SendInput, TASK_PAGE_SIZE, TaskFilter,
-    TaskPage, TaskSearch, TasksBackend,
+    TaskPage, TaskSearch, TasksBackend, WireExchange,
 };
 use app::error::AppError;
 use app::projection::TaskView;
@@ -106,6 +106,18 @@ impl TasksBackend for Tasks {
         Box::pin(async move {
             let access = super::access().await?;
             task_services::conversation_events(&self.0.db, &access, &conversation_id)
+                .await
+                .map_err(task_error)
+        })
+    }
+
+    fn conversation_exchanges(
+        &self,
+        conversation_id: String,
+    ) -> BoxFuture<'_, Result<Vec<WireExchange>, AppError>> {
+        Box::pin(async move {
+            let access = super::access().await?;
+            task_services::conversation_exchanges(&self.0.db, &access, &conversation_id)
                 .await
                 .map_err(task_error)
         })

@@ -31,3 +31,4 @@ pub mod team;
 pub mod team_membership;
 pub mod user;
 pub mod user_session;
+pub mod wire_exchange;

@@ -24,6 +24,7 @@ mod m20261205_000010_decision_people;
 mod m20261205_000011_agent_credentials;
 mod m20261205_000012_sync_cursors;
 mod m20261205_000013_push_registrations;
+mod m20261205_000014_wire_exchanges;
 
 /// An index named `name` on `columns` of `table`.
 fn index(name: &str, table: impl IntoIden, columns: Vec<DynIden>, unique: bool) -> IndexCreateStatement {
@@ -61,6 +62,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261205_000011_agent_credentials::Migration),
             Box::new(m20261205_000012_sync_cursors::Migration),
             Box::new(m20261205_000013_push_registrations::Migration),
+            Box::new(m20261205_000014_wire_exchanges::Migration),
         ]
     }
 

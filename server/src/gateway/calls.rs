@@ -105,7 +105,7 @@ impl Gateway {
     ) -> Result<Value, GatewayError> {
         let (request, rpc_id) = self.prepare(endpoint, operation, params, extensions, attempt)?;
         let request = request.header(ACCEPT, accept_json(endpoint));
-        let response = self.send(request).await?;
+        let response = self.send(operation.name(), request).await?;
         let status = response.status().as_u16();
         let body = self.read_capped(response, MAX_RESPONSE_BYTES).await?;
         match rpc_id {
@@ -134,12 +134,12 @@ impl Gateway {
         }
         let retry_params = params.clone();
         let (request, rpc_id) = self.prepare(endpoint, operation, params, extensions, Attempt::First)?;
-        let mut response = self.open_stream(request).await?;
+        let mut response = self.open_stream(operation, request).await?;
         if response.status() == reqwest::StatusCode::METHOD_NOT_ALLOWED
             && Attempt::Get.applies(endpoint, operation)
         {
             let (request, _) = self.prepare(endpoint, operation, retry_params, extensions, Attempt::Get)?;
-            response = self.open_stream(request).await?;
+            response = self.open_stream(operation, request).await?;
         }
         let status = response.status().as_u16();
         if !response.status().is_success() || !is_event_stream(&response) {
@@ -162,9 +162,13 @@ impl Gateway {
         Ok(events.map(move |event| gateway.redacted(event)).boxed())
     }
 
-    async fn open_stream(&self, request: RequestBuilder) -> Result<Response, GatewayError> {
+    async fn open_stream(
+        &self,
+        operation: Operation,
+        request: RequestBuilder,
+    ) -> Result<Response, GatewayError> {
         let request = request.header(ACCEPT, HeaderValue::from_static("text/event-stream"));
-        self.send_streaming(request).await
+        self.send_streaming(operation.name(), request).await
     }
 
     /// The events of an open stream; over JSON-RPC (`rpc_id` set) each must carry the id.

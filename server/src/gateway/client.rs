@@ -43,6 +43,10 @@ pub struct Gateway {
     pub(super) trust: Arc<TrustPolicy>,
     /// The PEM certificates of `A2A_EXTRA_CA_CERTS`, trusted beside the public roots.
     pub(super) extra_roots: Option<Arc<str>>,
+    /// Where exchanges are noted for the Wire panel ([`Gateway::with_exchange_log`]).
+    pub(super) exchange_log: Option<super::exchanges::ExchangeLog>,
+    /// The conversation this operation is made for ([`Gateway::tagged`]).
+    pub(super) exchange_tag: Option<Arc<super::exchanges::ExchangeTag>>,
 }
 
 /// `A2A_TRUSTED_CARD_KEYS` and `A2A_REQUIRE_SIGNED_CARDS`.
@@ -75,6 +79,8 @@ impl Gateway {
             credential: None,
             credential_cache: Arc::default(),
             extra_roots,
+            exchange_log: None,
+            exchange_tag: None,
             trust: Arc::new(TrustPolicy {
                 pins: config.trusted_card_keys.clone(),
                 require_signed: config.require_signed_cards,
@@ -166,15 +172,25 @@ impl Gateway {
         Ok(self.http.request(method, url))
     }
 
-    /// Sends a unary request under the timeout (which also covers reading the body).
-    pub(crate) async fn send(&self, request: RequestBuilder) -> Result<Response, GatewayError> {
-        let response = self.execute(request.timeout(self.timeout)).await?;
+    /// Sends a unary request for `operation` under the timeout (which also covers reading the
+    /// body).
+    pub(crate) async fn send(
+        &self,
+        operation: &'static str,
+        request: RequestBuilder,
+    ) -> Result<Response, GatewayError> {
+        let response = self.execute(operation, request.timeout(self.timeout)).await?;
         refuse_redirect(response)
     }
 
     /// Sends `request` with the attached credential. An OAuth token the agent answers 401 to is
-    /// fetched again and the request sent once more.
-    async fn execute(&self, request: RequestBuilder) -> Result<Response, GatewayError> {
+    /// fetched again and the request sent once more. Each request sent is noted for the Wire
+    /// panel when the operation is tagged.
+    async fn execute(
+        &self,
+        operation: &'static str,
+        request: RequestBuilder,
+    ) -> Result<Response, GatewayError> {
         let mut request = request
             .build()
             .map_err(|e| from_reqwest(e, self.timeout_seconds()))?;
@@ -183,19 +199,12 @@ impl Gateway {
             .then(|| request.try_clone())
             .flatten();
         self.authorize(&mut request, false).await?;
-        let client = self.http_client();
-        let response = client
-            .execute(request)
-            .await
-            .map_err(|e| from_reqwest(e, self.timeout_seconds()))?;
+        let response = self.execute_noted(operation, request).await?;
         match retry {
             Some(mut again) if response.status() == reqwest::StatusCode::UNAUTHORIZED => {
                 tracing::debug!("agent refused the OAuth token; fetching a new one");
                 self.authorize(&mut again, true).await?;
-                client
-                    .execute(again)
-                    .await
-                    .map_err(|e| from_reqwest(e, self.timeout_seconds()))
+                self.execute_noted(operation, again).await
             }
             _ => Ok(response),
         }
@@ -203,8 +212,12 @@ impl Gateway {
 
     /// Sends a streaming request: the timeout bounds the wait for the response head only, so a
     /// long stream is not cut; silence between chunks is bounded by the reader.
-    pub(crate) async fn send_streaming(&self, request: RequestBuilder) -> Result<Response, GatewayError> {
-        let response = tokio::time::timeout(self.timeout, self.execute(request))
+    pub(crate) async fn send_streaming(
+        &self,
+        operation: &'static str,
+        request: RequestBuilder,
+    ) -> Result<Response, GatewayError> {
+        let response = tokio::time::timeout(self.timeout, self.execute(operation, request))
             .await
             .map_err(|_| GatewayError::Timeout {
                 seconds: self.timeout_seconds(),

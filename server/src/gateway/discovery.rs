@@ -109,7 +109,7 @@ impl Gateway {
                 VERSION_HEADER,
                 HeaderValue::from_static(ProtocolVersion::V1_0.as_str()),
             );
-        let response = self.send(request).await?;
+        let response = self.send("GetAgentCard", request).await?;
         let status = response.status();
         if !status.is_success() {
             return Err(GatewayError::Http {

@@ -6,7 +6,10 @@
 mod query;
 mod send;
 
-pub use query::{RECENT_CONVERSATIONS, conversation, conversation_events, conversations, find, list, view};
+pub use query::{
+    RECENT_CONVERSATIONS, conversation, conversation_events, conversation_exchanges, conversations, find,
+    list, view,
+};
 pub use send::{cancel, follow, resubscribe, send};
 
 use crate::services::commands::CommandError;

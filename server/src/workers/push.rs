@@ -200,6 +200,7 @@ async fn lifecycle(deps: &WorkerDeps, settings: &PushSettings, row: &registratio
             Ok(connected) => connected,
             Err(_) => return Step::Retry("unreachable"),
         };
+    let gateway = crate::workers::for_task(gateway, &task);
     let reference = encode_push_config_ref(&remote, &row.id, &task.tenant, endpoint.version);
     if !row.desired {
         return match gateway.delete_push_config(&endpoint, reference, &[]).await {

@@ -304,6 +304,7 @@ async fn target(deps: &WorkerDeps, sub: &task_subscription::Model) -> Result<Opt
     let (endpoint, gateway) = agent_services::connect(&deps.db, &deps.gateway, &deps.vault, &agent)
         .await
         .map_err(|e| e.to_string())?;
+    let gateway = crate::workers::for_task(gateway, &task);
     let snapshot = card_snapshots::latest(&deps.db, &agent.id)
         .await
         .map_err(|e| e.to_string())?;

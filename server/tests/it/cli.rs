@@ -104,7 +104,7 @@ fn migrate_creates_the_embedded_database() {
     );
     assert_eq!(
         String::from_utf8(output.stdout).unwrap(),
-        "13 migration(s) applied; the sqlite database is up to date.\n"
+        "14 migration(s) applied; the sqlite database is up to date.\n"
     );
     assert!(data.join("agent-taskbay.sqlite3").exists());
     let output = binary()

@@ -52,5 +52,6 @@ mod task_search;
 mod task_view;
 mod tcp_proxy;
 mod upgrade;
+mod wire_exchanges;
 mod worker_limits;
 mod workers;

@@ -30,12 +30,13 @@ async fn migrations_create_the_local_organization_and_are_idempotent() {
                 "m20261205_000010_decision_people",
                 "m20261205_000011_agent_credentials",
                 "m20261205_000012_sync_cursors",
-                "m20261205_000013_push_registrations"
+                "m20261205_000013_push_registrations",
+                "m20261205_000014_wire_exchanges"
             ],
             "{}",
             test_db.name
         );
-        assert_eq!(migration::migrate(&db).await.unwrap(), 13, "{}", test_db.name);
+        assert_eq!(migration::migrate(&db).await.unwrap(), 14, "{}", test_db.name);
         assert_eq!(migration::migrate(&db).await.unwrap(), 0, "{}", test_db.name);
         assert!(migration::pending(&db).await.unwrap().is_empty());
         let local = organizations::local(&db).await.unwrap();

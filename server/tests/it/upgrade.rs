@@ -52,7 +52,7 @@ async fn a_database_from_an_older_release_is_backed_up_migrated_and_served_with_
     assert!(ok, "{err}");
     assert_eq!(
         out,
-        "6 migration(s) applied; the sqlite database is up to date.\n"
+        "7 migration(s) applied; the sqlite database is up to date.\n"
     );
     let (_, again, _) = run(&env, &["migrate"]);
     assert_eq!(

@@ -5,9 +5,11 @@
 use leptos::prelude::*;
 use serde_json::Value;
 
+use super::wire_http::{HttpExchanges, WireFilter, copy_json, keep_loaded};
 use crate::a2a::{DecodedEvent, StreamEvent, decode_stream_event};
+use crate::api::tasks::WireExchange;
 use crate::api::tasks::{ConversationView, LedgerEvent};
-#[cfg(any(feature = "hydrate", test))]
+use crate::components::copy_id::CopyWith;
 use crate::ext::a2ui::{A2uiState, mask_secret_action_values};
 
 /// One line of the log.
@@ -229,18 +231,66 @@ pub fn WirePanel(
         });
     }
     #[cfg(not(feature = "hydrate"))]
-    let _ = (shown, conversation);
+    let _ = shown;
+    let filter = RwSignal::new(WireFilter::All);
+    let exchanges = RwSignal::new(Vec::<WireExchange>::new());
+    let conversation_id = Signal::derive(move || conversation.with(|c| c.conversation_id.clone()));
+    keep_loaded(conversation_id, exchanges);
+    let copy = Callback::new(move |()| {
+        let a2ui = move |task: &str| {
+            conversation
+                .try_with_untracked(|c| task_surfaces(c, task))
+                .flatten()
+        };
+        let json_of = |entry: &WireEntry| entry_value(entry, &a2ui);
+        entries.with_untracked(|log| {
+            exchanges.with_untracked(|http| copy_json(filter.get_untracked(), log, http, &json_of))
+        })
+    });
     view! {
-        <section class="wire-panel" aria-label="Wire inspector">
+        <section class="wire-panel" aria-label="Wire inspector" data-show=move || filter.get().key()>
             <h2>"{ } Wire"</h2>
-            <p class="muted small">"This conversation's stored exchange (the newest 200 events), then what arrives live."</p>
+            <p class="muted small">"This conversation's stored exchange (the newest 200 events and HTTP requests), then what arrives live."</p>
+            <div class="wire-tools">
+                <FilterChoice filter/>
+                <CopyWith text=copy what="shown Wire log as JSON" label="Copy as JSON"/>
+            </div>
+            <HttpExchanges exchanges/>
+            <h3 class="wire-events-title">"Events"</h3>
             <Show when=move || entries.with(Vec::is_empty)>
                 <p class="muted small">"Nothing on the wire yet."</p>
             </Show>
-            <ol class="wire-list" node_ref=list inner_html=first_lines></ol>
+            <ol class="wire-list wire-events" node_ref=list inner_html=first_lines></ol>
         </section>
     }
     .into_any()
+}
+
+/// The kind filter: one radio group, so arrow keys move between its choices.
+#[component]
+fn FilterChoice(filter: RwSignal<WireFilter>) -> impl IntoView {
+    view! {
+        <fieldset class="wire-filter">
+            <legend class="visually-hidden">"Show"</legend>
+            {WireFilter::ALL
+                .into_iter()
+                .map(|choice| {
+                    view! {
+                        <label>
+                            <input
+                                type="radio"
+                                name="wire-filter"
+                                value=choice.key()
+                                prop:checked=move || filter.get() == choice
+                                on:change=move |_| filter.set(choice)
+                            />
+                            {choice.label()}
+                        </label>
+                    }
+                })
+                .collect_view()}
+        </fieldset>
+    }
 }
 
 /// Draws every line of `log` again.
@@ -316,26 +366,27 @@ fn line_html(number: usize, entry: &WireEntry) -> String {
     }
 }
 
-/// The formatted JSON of an entry: the event's payload, or the request sent, with the values
-/// of obscured A2UI fields masked. `a2ui` gives a local task's folded A2UI surfaces.
+/// The formatted JSON of an entry: [`entry_value`], pretty-printed.
 #[cfg(any(feature = "hydrate", test))]
 fn entry_json(entry: &WireEntry, a2ui: &dyn Fn(&str) -> Option<A2uiState>) -> String {
+    pretty(&entry_value(entry, a2ui))
+}
+
+/// The JSON of an entry: the event's payload, or the request sent, with the values of obscured
+/// A2UI fields masked. `a2ui` gives a local task's folded A2UI surfaces.
+fn entry_value(entry: &WireEntry, a2ui: &dyn Fn(&str) -> Option<A2uiState>) -> Value {
     let (task_id, json) = match entry {
         WireEntry::Received { payload, task_id, .. } => (Some(task_id.as_str()), payload),
         WireEntry::Sent { body, .. } => (body.get("taskId").and_then(Value::as_str), body),
     };
-    match task_id.and_then(a2ui) {
-        Some(state) => {
-            let mut masked = json.clone();
-            mask_secret_action_values(&mut masked, &state);
-            pretty(&masked)
-        }
-        None => pretty(json),
+    let mut value = json.clone();
+    if let Some(state) = task_id.and_then(a2ui) {
+        mask_secret_action_values(&mut value, &state);
     }
+    value
 }
 
 /// The folded A2UI surfaces of a task of the conversation.
-#[cfg(feature = "hydrate")]
 fn task_surfaces(conversation: &ConversationView, task_id: &str) -> Option<A2uiState> {
     let task = conversation.tasks.iter().find(|t| t.local_id == task_id)?;
     crate::components::a2ui_surface::has_a2ui_parts(task)

@@ -75,6 +75,7 @@ pub const SERVER_FNS: &[ServerFnRule] = {
         GetConversation => Read,
         GetNewConversation => Read,
         GetConversationEvents => Read,
+        GetConversationExchanges => Read,
         SendMessage => Operate,
         CancelTask => Operate,
         SubscribeTask => Operate,

@@ -90,6 +90,26 @@ pub async fn conversation(
     })
 }
 
+/// The latest [`WIRE_EXCHANGES`](app::api::tasks::WIRE_EXCHANGES) HTTP exchanges of a
+/// conversation, oldest first (ADR 0046).
+pub async fn conversation_exchanges(
+    db: &Db,
+    access: &Access,
+    conversation_id: &str,
+) -> Result<Vec<app::api::tasks::WireExchange>, TaskError> {
+    if uuid::Uuid::parse_str(conversation_id).is_err() {
+        return Err(TaskError::NotFound);
+    }
+    Ok(crate::store::wire_exchanges::of_conversation(
+        &db.read,
+        access,
+        conversation_id,
+        app::api::tasks::WIRE_EXCHANGES,
+    )
+    .await
+    .map_err(crate::store::StoreError::from)?)
+}
+
 /// The latest [`WIRE_HISTORY`] ledger events of a conversation, oldest first.
 pub async fn conversation_events(
     db: &Db,

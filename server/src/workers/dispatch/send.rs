@@ -174,7 +174,13 @@ async fn discover_target(
             card,
             negotiated,
             endpoint,
-            gateway,
+            gateway: crate::workers::for_conversation(
+                gateway,
+                &command.organization_id,
+                &command.agent_id,
+                command.conversation_id.as_deref(),
+                command.task_id.as_deref(),
+            ),
         })),
         Err(error) => {
             settle(deps, command, from, lease, Settled::Failed(error.to_string())).await?;
