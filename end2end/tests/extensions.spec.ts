@@ -143,12 +143,26 @@ test("the Trace panel fills while the agent works, debug hidden until asked for"
   await startChat(page, "Demo agent (trace)", "check staging health");
   await page.getByTestId("trace-toggle").click();
   const panel = page.getByTestId("trace-panel");
-  await expect(panel.getByTestId("trace-event").filter({ hasText: "Agent execution started" })).toBeVisible({
-    timeout: 20_000,
-  });
+  // Issue #32: the waterfall first. The agent's run is one span holding the kubectl tool span
+  // (paired started/completed, with a duration); a failed tool without a start is an instant.
+  const agentSpan = panel.getByTestId("trace-span").filter({ hasText: "Agent execution" });
+  await expect(agentSpan).toBeVisible({ timeout: 20_000 });
   await expect(page.getByTestId("task-card").last()).toHaveAttribute("data-state", "TASK_STATE_COMPLETED", {
     timeout: 20_000,
   });
+  await expect(agentSpan).toHaveAttribute("data-outcome", "done");
+  await expect(agentSpan.locator(".span-duration")).toHaveText(/^\d+(\.\d)? (ms|s)$/);
+  const tool = panel.getByTestId("trace-span").filter({ hasText: "tool kubectl.get_pods" });
+  await expect(tool).toHaveAttribute("data-outcome", "done");
+  await expect(tool.locator(".span-duration")).toHaveText(/^\d+ ms$/);
+  await expect(tool).toHaveAttribute("style", "--depth: 1");
+  await expect(panel.getByTestId("trace-span").filter({ hasText: "tool http.get" })).toHaveAttribute(
+    "data-outcome",
+    "instant",
+  );
+  // The flat list is one toggle away.
+  await panel.getByLabel("List").check();
+  await expect(panel.getByTestId("trace-event").filter({ hasText: "Agent execution started" })).toBeVisible();
   await expect(panel.locator('[data-testid="trace-event"][data-level="debug"]')).toHaveCount(0);
   const shown = await panel.getByTestId("trace-event").count();
   await panel.getByTestId("trace-level").selectOption({ label: "Debug and up" });
@@ -186,6 +200,8 @@ test("a task's page decodes its stored trace, and has no Interface section witho
   await openHydrated(page, href!);
   // The stored sideband events of this task, decoded by the panel once its code has loaded.
   const panel = page.getByTestId("trace-panel");
+  await expect(panel.getByTestId("trace-span").filter({ hasText: "Agent execution" })).toBeVisible();
+  await panel.getByLabel("List").check();
   await expect(panel.getByTestId("trace-event").filter({ hasText: "Agent execution started" })).toBeVisible();
   await expect(page.getByTestId("task-interface")).toHaveCount(0);
 });

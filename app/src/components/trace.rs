@@ -4,6 +4,7 @@
 //! - [`decode_ledger_event`] / [`decode_history`]: ledger events → [`TraceItem`]s (pure).
 //! - [`merge`]: adds items in sequence order, dropping ones already shown (§3.5 dedupe key).
 //! - [`group_visible`], [`hidden_count`]: the level filter and the per-task grouping (pure).
+//! - [`spans`]: the waterfall's rows, started/completed events paired into nested spans (pure).
 //! - [`sideband_part_to_part`]: a normalised sideband part as an A2A part for the content renderers.
 //! - [`TracePanel`]: the component, fed by a page's [`TraceFeed`] and its stored history.
 //!
@@ -19,6 +20,7 @@ use crate::api::tasks::LedgerEvent;
 use crate::ext::sideband::{self, DecodeContext, Level, PartKind, SidebandEvent, SidebandPart};
 
 mod panel;
+pub mod spans;
 
 pub use panel::TracePanel;
 
@@ -194,5 +196,7 @@ pub fn sideband_part_to_part(part: &SidebandPart) -> Part {
     }
 }
 
+#[cfg(test)]
+mod spans_tests;
 #[cfg(test)]
 mod tests;

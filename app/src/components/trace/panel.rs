@@ -2,6 +2,7 @@
 
 use leptos::prelude::*;
 
+use super::spans::{Span, duration_text, placement};
 use super::{
     LEVEL_CHOICES, TraceFeed, TraceHistory, TraceItem, decode_history, group_visible, hidden_count,
     level_label, merge, parse_level, sideband_part_to_part,
@@ -80,7 +81,13 @@ fn load_history(history: TraceHistory, items: RwSignal<Vec<TraceItem>>) {
 
 /// The panel over decoded `items` (what [`TracePanel`] shows once its code has loaded).
 #[component]
-pub(super) fn Panel(items: Signal<Vec<TraceItem>>, titles: Signal<Vec<(String, String)>>) -> impl IntoView {
+pub(super) fn Panel(
+    items: Signal<Vec<TraceItem>>,
+    titles: Signal<Vec<(String, String)>>,
+    /// Open on the flat list rather than the waterfall.
+    #[prop(optional)]
+    list: bool,
+) -> impl IntoView {
     let level = RwSignal::new(Level::Info);
     let groups = Memo::new(move |_| items.with(|i| group_visible(i, level.get())));
     let hidden = move || items.with(|i| hidden_count(i, level.get()));
@@ -98,10 +105,23 @@ pub(super) fn Panel(items: Signal<Vec<TraceItem>>, titles: Signal<Vec<(String, S
         });
         view! { <TraceGroup title items/> }
     };
+    let waterfall = RwSignal::new(!list);
+    // Paired over every event (a hidden start still opens its span), then filtered by level.
+    let all_spans = Memo::new(move |_| items.with(|i| super::spans::spans(i)));
+    let spans = Memo::new(move |_| {
+        let min = level.get();
+        all_spans.with(|s| {
+            s.iter()
+                .filter(|span| span.level >= min)
+                .cloned()
+                .collect::<Vec<_>>()
+        })
+    });
     view! {
         <section class="trace-panel" data-testid="trace-panel" aria-label="Trace">
             <div class="trace-head">
                 <h2>"Trace"</h2>
+                <ViewChoice waterfall/>
                 <LevelFilter level=level.into() on_change=Callback::new(move |l| level.set(l))/>
             </div>
             <Show when=move || items.with(Vec::is_empty)>
@@ -110,12 +130,108 @@ pub(super) fn Panel(items: Signal<Vec<TraceItem>>, titles: Signal<Vec<(String, S
             <Show when=move || { hidden() > 0 }>
                 <p class="muted small" data-testid="trace-hidden">{move || hidden_note(hidden())}</p>
             </Show>
-            <div class="trace-groups" aria-live="polite">
-                <For each=group_ids key=|task| task.clone() children=group/>
-            </div>
+            <Show
+                when=move || waterfall.get()
+                fallback=move || view! {
+                    <div class="trace-groups" aria-live="polite">
+                        <For each=group_ids key=|task| task.clone() children=group/>
+                    </div>
+                }
+            >
+                <Waterfall spans=spans.into() titles/>
+            </Show>
         </section>
     }
     .into_any()
+}
+
+/// Waterfall or flat list: one radio group.
+#[component]
+fn ViewChoice(waterfall: RwSignal<bool>) -> impl IntoView {
+    let choice = move |value: bool, label: &'static str| {
+        view! {
+            <label>
+                <input
+                    type="radio"
+                    name="trace-view"
+                    prop:checked=move || waterfall.get() == value
+                    on:change=move |_| waterfall.set(value)
+                />
+                {label}
+            </label>
+        }
+    };
+    view! {
+        <fieldset class="trace-view">
+            <legend class="visually-hidden">"View"</legend>
+            {choice(true, "Waterfall")}
+            {choice(false, "List")}
+        </fieldset>
+    }
+}
+
+/// The spans as rows: label (indented by depth), a bar on the shared time axis, the duration.
+#[component]
+fn Waterfall(spans: Signal<Vec<Span>>, titles: Signal<Vec<(String, String)>>) -> impl IntoView {
+    let extent = move || spans.with(|s| super::spans::extent(s));
+    let several_tasks = move || spans.with(|s| s.iter().any(|span| span.task_id != s[0].task_id));
+    let row = move |span: Span| {
+        let duration = duration_text(&span);
+        let label = span.label.clone();
+        // The axis grows as events arrive: every bar is placed again.
+        let bar = {
+            let span = span.clone();
+            move || {
+                let (left, width) = extent().map_or((0.0, 0.0), |extent| placement(&span, extent));
+                format!("left: {left:.3}%; width: {width:.3}%")
+            }
+        };
+        let task = span.task_id.clone();
+        let task_title = move || several_tasks().then(|| titles.with(|t| group_heading(&task, t)));
+        view! {
+            <li
+                class="span-row"
+                data-testid="trace-span"
+                data-outcome=span.outcome.as_str()
+                data-level=span.level.as_str()
+                style=format!("--depth: {}", span.depth)
+            >
+                <span class="span-label">
+                    {label}
+                    {move || task_title().map(|title| view! { <span class="muted small">" · " {title}</span> })}
+                </span>
+                <span class="span-track" aria-hidden="true">
+                    <span class="span-bar" style=bar></span>
+                </span>
+                <span class="span-duration">{duration}</span>
+            </li>
+        }
+    };
+    view! {
+        <Show when=move || spans.with(|s| !s.is_empty())>
+            <p class="muted small trace-extent">
+                {move || extent().map(|(start, end)| format!("{} from the first event to the last.", span_length(end - start)))}
+            </p>
+            <ol class="trace-waterfall" aria-label="Waterfall" aria-live="polite">
+                <For each=move || spans.get() key=|span| (span.key.clone(), span.end, span.outcome.as_str()) children=row/>
+            </ol>
+        </Show>
+    }
+}
+
+/// A length of time in the waterfall's words.
+fn span_length(ms: i64) -> String {
+    let span = Span {
+        key: (0, String::new()),
+        task_id: String::new(),
+        label: String::new(),
+        start: 0,
+        end: Some(ms),
+        outcome: super::spans::Outcome::Done,
+        depth: 0,
+        level: Level::Info,
+    };
+    duration_text(&span)
 }
 
 /// The "Show:" level `<select>`.

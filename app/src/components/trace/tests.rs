@@ -298,8 +298,33 @@ mod render {
         owner.with(|| {
             let items = Signal::stored(items);
             let titles = Signal::stored(titles);
+            view! { <Panel items titles list=true/> }.to_html()
+        })
+    }
+
+    /// The panel as it opens: the waterfall.
+    fn render_waterfall(items: Vec<TraceItem>) -> String {
+        let owner = Owner::new();
+        owner.with(|| {
+            let items = Signal::stored(items);
+            let titles = Signal::stored(Vec::new());
             view! { <Panel items titles/> }.to_html()
         })
+    }
+
+    #[test]
+    fn the_panel_opens_on_the_waterfall_with_titles_as_text() {
+        let mut hostile = item(1, "x", Level::Info, "t1");
+        hostile.event.title = "<script>alert(1)</script>".into();
+        let debug = item(2, "quiet", Level::Debug, "t1");
+        let html = render_waterfall(vec![hostile, debug]);
+        assert!(!html.contains("<script>"), "{html}");
+        assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"), "{html}");
+        assert_eq!(html.matches("data-testid=\"trace-span\"").count(), 1, "{html}");
+        assert!(html.contains("data-outcome=\"instant\""), "{html}");
+        assert!(!html.contains("Event quiet"), "{html}");
+        assert!(html.contains("1 event hidden by the filter."), "{html}");
+        assert!(!html.contains("data-testid=\"trace-event\""), "{html}");
     }
 
     #[test]
