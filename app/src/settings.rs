@@ -45,6 +45,9 @@ pub struct Preferences {
     pub history_length: Option<u64>,
     /// Activated on every request when enabled.
     pub extension_uris: Vec<ExtensionUri>,
+    /// The single-key shortcuts (`?`, `/`, `j`, `k`, `g` then a letter) are on; off, only
+    /// Ctrl/Cmd-K works (WCAG 2.1.4: character-key shortcuts can be turned off).
+    pub single_key_shortcuts: bool,
 }
 
 impl Default for Preferences {
@@ -54,6 +57,7 @@ impl Default for Preferences {
             return_immediately: true,
             history_length: None,
             extension_uris: Vec::new(),
+            single_key_shortcuts: true,
         }
     }
 }

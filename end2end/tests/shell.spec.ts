@@ -331,3 +331,45 @@ test("the keyboard drives the console: ?, g then a letter, /, j/k with Enter, an
   await expect(page).toHaveURL("/settings");
   await expect(palette).toHaveCount(0);
 });
+
+test("a dialog keeps Tab inside it and gives the focus back when it closes", async ({ page }) => {
+  await openHydrated(page, "/tasks");
+  const nav = page.getByRole("link", { name: "Tasks" }).first();
+  await nav.focus();
+  await page.keyboard.press("?");
+  const help = page.getByRole("dialog", { name: "Keyboard shortcuts" });
+  const close = help.getByRole("button", { name: "Close" });
+  await expect(close).toBeFocused();
+  // The Close button is the dialog's only control: Tab and Shift-Tab stay on it.
+  await page.keyboard.press("Tab");
+  await expect(close).toBeFocused();
+  await page.keyboard.press("Shift+Tab");
+  await expect(close).toBeFocused();
+  await page.keyboard.press("Escape");
+  await expect(help).toHaveCount(0);
+  await expect(nav).toBeFocused();
+});
+
+test("single-key shortcuts can be turned off in Settings; Ctrl-K still works (WCAG 2.1.4)", async ({ page }) => {
+  await openHydrated(page, "/settings");
+  const toggle = page.getByTestId("single-key-shortcuts");
+  await expect(toggle).toBeChecked();
+  await toggle.uncheck();
+  await expect(page.getByTestId("settings-status")).toHaveText("Saved in this browser.");
+  await page.locator("body").click({ position: { x: 5, y: 5 } });
+  await page.keyboard.press("?");
+  await page.keyboard.press("g");
+  await page.keyboard.press("t");
+  await expect(page.getByRole("dialog", { name: "Keyboard shortcuts" })).toHaveCount(0);
+  await expect(page).toHaveURL("/settings");
+  await page.keyboard.press("Control+k");
+  await expect(page.getByRole("dialog", { name: "Command palette" })).toBeVisible();
+  await page.keyboard.press("Escape");
+  // Back on: the keys work again, after a reload too.
+  await toggle.check();
+  await openHydrated(page, "/settings");
+  await page.locator("body").click({ position: { x: 5, y: 5 } });
+  await expect(page.getByTestId("single-key-shortcuts")).toBeChecked();
+  await page.keyboard.press("?");
+  await expect(page.getByRole("dialog", { name: "Keyboard shortcuts" })).toBeVisible();
+});

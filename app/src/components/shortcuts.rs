@@ -37,6 +37,8 @@ pub struct Press<'a> {
     pub typing: bool,
     /// `g` was the previous key.
     pub after_g: bool,
+    /// The single-key shortcuts are turned off in Settings: only Ctrl/Cmd-K.
+    pub single_keys_off: bool,
 }
 
 /// The shortcut `press` means, if any. Only Ctrl/Cmd-K works while typing; nothing else is
@@ -45,7 +47,7 @@ pub fn interpret(press: Press<'_>) -> Option<Shortcut> {
     if press.command && !press.alt && press.key.eq_ignore_ascii_case("k") {
         return Some(Shortcut::Palette);
     }
-    if press.typing || press.command || press.alt {
+    if press.typing || press.command || press.alt || press.single_keys_off {
         return None;
     }
     if press.after_g {
@@ -146,6 +148,13 @@ fn listen(help: RwSignal<bool>, palette_open: RwSignal<bool>) {
             alt: ev.alt_key(),
             typing,
             after_g: after_g.get_value(),
+            // Read at each press that could be one (never while typing): a change in Settings
+            // applies at once.
+            single_keys_off: !(typing
+                || ev.ctrl_key()
+                || ev.meta_key()
+                || ev.alt_key()
+                || crate::settings::load().single_key_shortcuts),
         };
         let shortcut = interpret(press);
         after_g.set_value(shortcut == Some(Shortcut::GoPrefix));
@@ -245,6 +254,31 @@ mod tests {
             key,
             ..Press::default()
         }
+    }
+
+    /// WCAG 2.1.4: with the single-key shortcuts turned off, no character key does anything;
+    /// the palette's Ctrl/Cmd-K still works.
+    #[test]
+    fn single_key_shortcuts_can_be_turned_off() {
+        for key in ["?", "/", "j", "k", "g"] {
+            let off = Press {
+                single_keys_off: true,
+                ..press(key)
+            };
+            assert_eq!(interpret(off), None, "{key}");
+        }
+        let after_g = Press {
+            single_keys_off: true,
+            after_g: true,
+            ..press("t")
+        };
+        assert_eq!(interpret(after_g), None);
+        let palette = Press {
+            single_keys_off: true,
+            command: true,
+            ..press("k")
+        };
+        assert_eq!(interpret(palette), Some(Shortcut::Palette));
     }
 
     #[test]

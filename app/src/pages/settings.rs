@@ -27,7 +27,7 @@ pub fn SettingsPage() -> impl IntoView {
         <Title text="Settings"/>
         <header class="page-header">
             <h1>"Settings"</h1>
-            <p class="lede">"Request defaults and the extension URIs activated on every request."</p>
+            <p class="lede">"Request defaults, the extension URIs activated on every request, and the keyboard."</p>
         </header>
         <Show
             when=move || loaded.get()
@@ -37,9 +37,36 @@ pub fn SettingsPage() -> impl IntoView {
             <div class="settings-cards">
                 <RequestDefaults preferences=preferences.into() commit/>
                 <ExtensionsCard preferences=preferences.into() commit/>
+                <KeyboardCard preferences=preferences.into() commit/>
                 <AccessCard/>
             </div>
         </Show>
+    }
+}
+
+/// Keyboard: the single-key shortcuts on or off (WCAG 2.1.4).
+#[component]
+fn KeyboardCard(preferences: Signal<Preferences>, commit: Callback<Preferences>) -> impl IntoView {
+    let on = move || preferences.with(|p| p.single_key_shortcuts);
+    view! {
+        <section class="panel settings-card" aria-labelledby="settings-keyboard-title">
+            <h2 id="settings-keyboard-title">"Keyboard"</h2>
+            <label class="settings-check">
+                <input
+                    type="checkbox"
+                    data-testid="single-key-shortcuts"
+                    prop:checked=on
+                    on:change=move |ev| {
+                        let checked = event_target_checked(&ev);
+                        edit(preferences, commit, |p| p.single_key_shortcuts = checked);
+                    }
+                />
+                "Single-key shortcuts"
+            </label>
+            <p class="muted settings-note">
+                "? lists them; / searches, j and k move through lists, g then a letter goes to a screen. Turn them off if they get in the way of a screen reader or speech input; Ctrl K (⌘ K) still opens the command palette."
+            </p>
+        </section>
     }
 }
 
