@@ -105,3 +105,50 @@ fn a_search_longer_than_the_limit_is_refused_with_its_message() {
     };
     assert_eq!(fine.words(), Ok(vec!["deploy".to_owned(), "billing".to_owned()]));
 }
+
+/// `GET /api/tasks?q=&agentId=` narrows the list as the Tasks screen does; a search over the
+/// limit is a 400 with its message.
+#[tokio::test]
+async fn the_http_task_list_takes_q_and_agent_id() {
+    let (state, _db) = support::app().await;
+    let (org, agent) = support::local_agent(&state.db).await;
+    for (remote, title) in [("r-1", "Deploy billing"), ("r-2", "Roll back payroll")] {
+        state
+            .ingestor
+            .ingest(&support::observation(
+                &org,
+                &agent,
+                &uuid::Uuid::now_v7().to_string(),
+                json!({"task": {"id": remote, "contextId": format!("ctx-{remote}"),
+                    "status": {"state": "TASK_STATE_COMPLETED"},
+                    "history": [{"messageId": format!("m-{remote}"), "role": "ROLE_USER",
+                                 "parts": [{"text": title}]}]}}),
+            ))
+            .await
+            .unwrap();
+    }
+    let remote_ids = |reply: crate::client::Reply| -> Vec<String> {
+        assert_eq!(reply.status, axum::http::StatusCode::OK, "{}", reply.body);
+        reply.json()["tasks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["taskId"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(
+        remote_ids(crate::client::get(&state, "/api/tasks?q=BILLING").await),
+        ["r-1"]
+    );
+    assert_eq!(
+        remote_ids(crate::client::get(&state, &format!("/api/tasks?agentId={agent}&q=payroll")).await),
+        ["r-2"]
+    );
+    assert!(remote_ids(crate::client::get(&state, "/api/tasks?agentId=someone-else").await).is_empty());
+    crate::client::get(&state, &format!("/api/tasks?q={}", "x".repeat(201)))
+        .await
+        .assert_error(
+            axum::http::StatusCode::BAD_REQUEST,
+            app::api::tasks::SEARCH_TOO_LONG,
+        );
+}

@@ -1,7 +1,9 @@
 //! Task routes (`shared/spec/reference.md` §4.7), read from the committed projections:
 //!
-//! - `GET /api/tasks?filter=&limit=&offset=` (read): `filter` one of `all` (default), `active`,
-//!   `needs-input`, `done` (else `400 Invalid task filter.`), `limit` 1..100 (50), `offset` ≥ 0;
+//! - `GET /api/tasks?filter=&limit=&offset=&q=&agentId=` (read): `filter` one of `all`
+//!   (default), `active`, `needs-input`, `done` (else `400 Invalid task filter.`), `limit`
+//!   1..100 (50), `offset` ≥ 0; `q` words that must each appear in the title or remote task id
+//!   (any case; at most 200 characters, else `400`), `agentId` one agent's tasks;
 //!   `{"tasks": [summary…]}` newest first.
 //! - `GET /api/tasks/{taskId}?limit=` (read): the local id; `{"task": view}`; `404 Task not
 //!   found.`. The view holds the latest `limit` (1..500, default 200) messages, artifacts and
@@ -10,7 +12,7 @@
 
 use std::collections::HashMap;
 
-use app::api::tasks::{TaskFilter, TaskSummary};
+use app::api::tasks::{TaskFilter, TaskSearch, TaskSummary};
 use axum::Json;
 use axum::extract::{Path, Query, State};
 use serde_json::{Value, json};
@@ -32,11 +34,15 @@ pub const DEFAULT_LIMIT: u64 = 50;
 pub const MAX_LIMIT: u64 = 100;
 
 /// The list query, validated.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ListQuery {
     pub filter: TaskFilter,
     pub limit: u64,
     pub offset: u64,
+    /// `q`: words that must each appear in the title or remote task id, lowercased.
+    pub words: Vec<String>,
+    /// `agentId`: only this agent's tasks; empty: every agent.
+    pub agent_id: String,
 }
 
 impl ListQuery {
@@ -55,10 +61,17 @@ impl ListQuery {
         if !(1..=MAX_LIMIT).contains(&limit) {
             return Err(ApiError::bad_request(INVALID_PAGE));
         }
+        let search = TaskSearch {
+            text: query.get("q").cloned().unwrap_or_default(),
+            agent_id: value("agentId").unwrap_or_default().to_owned(),
+        };
+        let words = search.words().map_err(ApiError::bad_request)?;
         Ok(ListQuery {
             filter,
             limit,
             offset: number("offset", 0)?,
+            words,
+            agent_id: search.agent_id,
         })
     }
 }
@@ -89,8 +102,8 @@ pub async fn list(
         &state.db,
         &principal.access,
         query.filter,
-        &[],
-        "",
+        &query.words,
+        &query.agent_id,
         query.offset,
         query.limit,
     )
@@ -145,8 +158,19 @@ mod tests {
             ListQuery {
                 filter: TaskFilter::All,
                 limit: 50,
-                offset: 0
+                offset: 0,
+                words: Vec::new(),
+                agent_id: String::new(),
             }
+        );
+        let q = parse(&[("q", "  Deploy  STAGING "), ("agentId", " a-1 ")]).unwrap();
+        assert_eq!(
+            (q.words, q.agent_id.as_str()),
+            (vec!["deploy".to_owned(), "staging".to_owned()], "a-1")
+        );
+        assert_eq!(
+            parse(&[("q", &"x".repeat(201))]).unwrap_err(),
+            app::api::tasks::SEARCH_TOO_LONG
         );
         let q = parse(&[("filter", "needs-input"), ("limit", "100"), ("offset", "7")]).unwrap();
         assert_eq!((q.filter, q.limit, q.offset), (TaskFilter::NeedsInput, 100, 7));
