@@ -566,3 +566,59 @@ async fn the_agent_page_has_the_served_card_and_each_interface_s_reachability() 
     let (status, body) = call(&state, "probe_agent_interfaces", "agent_id=no-such-agent").await;
     assert_eq!((status, body), (404, serde_json::json!("NotFound")));
 }
+
+/// §2.4 "shown but never called", for the reachability check too: with signatures required, an
+/// unsigned card's interfaces are listed as not probed and the agent gets no request at all.
+#[tokio::test]
+async fn an_untrusted_card_is_never_probed_section_2_4() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let calls = Arc::new(AtomicUsize::new(0));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let origin = format!("http://{}", listener.local_addr().unwrap());
+    let card = support::jsonrpc_card(&origin, "Unsigned agent", false);
+    let counted = calls.clone();
+    let router = axum::Router::new()
+        .route(
+            "/card.json",
+            axum::routing::get(move || async move { axum::Json(card) }),
+        )
+        .route(
+            "/a2a",
+            axum::routing::post(move || {
+                counted.fetch_add(1, Ordering::SeqCst);
+                async { "{}" }
+            }),
+        );
+    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+    let (state, _db) = support::app_with(&[
+        ("A2A_ALLOW_PRIVATE_NETWORKS", "true"),
+        ("A2A_REQUIRE_SIGNED_CARDS", "true"),
+    ])
+    .await;
+    let org = organizations::local(&state.db).await.unwrap().id;
+    let agent = agent_store::register(
+        &state.db,
+        &org,
+        &format!("{origin}/card.json"),
+        AgentSource::Managed,
+    )
+    .await
+    .unwrap();
+    let (status, _) = call(&state, "get_agent", &format!("agent_id={}", agent.id)).await;
+    assert_eq!(status, 200);
+    let (status, probes) = call(
+        &state,
+        "probe_agent_interfaces",
+        &format!("agent_id={}", agent.id),
+    )
+    .await;
+    assert_eq!(status, 200, "{probes}");
+    assert_eq!(probes[0]["url"], format!("{origin}/a2a"), "{probes}");
+    assert_eq!(probes[0]["reachable"], false, "{probes}");
+    assert_eq!(
+        probes[0]["outcome"], "Not probed: Agent Card trust policy rejected this connection.",
+        "{probes}"
+    );
+    assert_eq!(calls.load(Ordering::SeqCst), 0, "the agent was called");
+}

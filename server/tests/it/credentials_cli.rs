@@ -9,7 +9,7 @@ use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
 use server::cli::credentials::FAILED;
-use server::demo_agent::locked::BEARER_TOKEN;
+use server::demo_agent::locked::{API_KEY, BEARER_TOKEN, OAUTH_CLIENT_SECRET};
 use server::store::{agents as agent_store, credentials as credential_store, organizations};
 use server::vault::{KeyRing, Vault};
 
@@ -203,36 +203,57 @@ async fn a_secret_reaches_no_log_line_metric_or_answer_section_2_3() {
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+    // Every kind whose secret the console holds: a bearer token, an API key, an OAuth client
+    // secret (and the token it is exchanged for, which the agent echoes when asked to leak).
+    let kinds = [
+        (
+            "bearer",
+            format!(r#"{{"type":"bearer","token":"{BEARER_TOKEN}"}}"#),
+        ),
+        (
+            "apikey",
+            format!(r#"{{"type":"apiKey","name":"X-API-Key","value":"{API_KEY}"}}"#),
+        ),
+        (
+            "oauth",
+            format!(
+                r#"{{"type":"oauthClient","issuer":"{demo}","tokenEndpoint":"{demo}/oauth/token","clientId":"taskbay-demo","clientSecret":"{OAUTH_CLIENT_SECRET}","scope":"a2a"}}"#
+            ),
+        ),
+    ];
     let registered = tokio::task::spawn_blocking(move || {
-        let answer = http(
-            port,
-            "POST",
-            "/api/agents",
-            &format!(r#"{{"cardUrl":"{demo}/bearer/card.json"}}"#),
-        );
-        let agent = body_json(&answer)["agent"]["id"].as_str().unwrap().to_owned();
-        let binding =
-            format!(r#"{{"origins":["{demo}"],"credential":{{"type":"bearer","token":"{BEARER_TOKEN}"}}}}"#);
-        let stored = http(port, "PUT", &format!("/api/agents/{agent}/credential"), &binding);
-        let sent = http(
-            port,
-            "POST",
-            &format!("/api/agents/{agent}/messages"),
-            r#"{"text":"leak it please","config":{"returnImmediately":false}}"#,
-        );
-        let local = body_json(&sent)["localId"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        let task = http(port, "GET", &format!("/api/tasks/{local}"), "");
-        let metrics = http(port, "GET", "/metrics", "");
-        let credential = http(port, "GET", &format!("/api/agents/{agent}/credential"), "");
-        vec![stored, sent, task, metrics, credential]
+        let mut answers = Vec::new();
+        for (variant, credential) in kinds {
+            let answer = http(
+                port,
+                "POST",
+                "/api/agents",
+                &format!(r#"{{"cardUrl":"{demo}/{variant}/card.json"}}"#),
+            );
+            let agent = body_json(&answer)["agent"]["id"].as_str().unwrap().to_owned();
+            let binding = format!(r#"{{"origins":["{demo}"],"credential":{credential}}}"#);
+            let stored = http(port, "PUT", &format!("/api/agents/{agent}/credential"), &binding);
+            let sent = http(
+                port,
+                "POST",
+                &format!("/api/agents/{agent}/messages"),
+                r#"{"text":"leak it please","config":{"returnImmediately":false}}"#,
+            );
+            assert!(sent.starts_with("HTTP/1.1 200"), "{variant}: {sent}");
+            let local = body_json(&sent)["localId"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
+            let task = http(port, "GET", &format!("/api/tasks/{local}"), "");
+            assert!(task.contains("[redacted]"), "{variant}: {task}");
+            let credential = http(port, "GET", &format!("/api/agents/{agent}/credential"), "");
+            answers.extend([stored, sent, task, credential]);
+        }
+        answers.push(http(port, "GET", "/metrics", ""));
+        answers
     })
     .await
     .unwrap();
-    assert!(registered[1].starts_with("HTTP/1.1 200"), "{}", registered[1]);
-    assert!(registered[2].contains("[redacted]"), "{}", registered[2]);
     let _ = std::process::Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status();
@@ -245,12 +266,14 @@ async fn a_secret_reaches_no_log_line_metric_or_answer_section_2_3() {
         "trace logging was on:\n{logs}"
     );
     use base64::Engine as _;
-    let b64 = base64::engine::general_purpose::STANDARD.encode(BEARER_TOKEN);
-    for (what, text) in [("logs", &logs), ("answers", &registered.join("\n"))] {
-        assert!(
-            !text.contains(BEARER_TOKEN) && !text.contains(&b64),
-            "the secret is in the {what}"
-        );
+    for secret in [BEARER_TOKEN, API_KEY, OAUTH_CLIENT_SECRET] {
+        let b64 = base64::engine::general_purpose::STANDARD.encode(secret);
+        for (what, text) in [("logs", &logs), ("answers", &registered.join("\n"))] {
+            assert!(
+                !text.contains(secret) && !text.contains(&b64),
+                "{secret} is in the {what}"
+            );
+        }
     }
 }
 
