@@ -4,7 +4,7 @@
 //! - [`landing`] and [`conversation`]: the two routed pages.
 //! - [`state`]: the conversation page's shared state; [`fold`]: live frames into it;
 //!   [`follow`]: keeping the newest item in view.
-//! - [`timeline`] (+ [`pending`] sends, [`starters`] for an empty chat), [`composer`] (+ [`attach`], [`options`]) and [`wire`]: its parts.
+//! - [`timeline`] (+ [`pending`] sends, [`starters`] for an empty chat), [`composer`] (+ [`attach`], [`options`]) and [`wire`] (+ [`wire_http`]): its parts.
 //! - [`extension_controls`]: the skill picker and the active-extensions summary.
 //! - [`outgoing`] and [`targets`]: what a send contains and where it goes (pure).
 //! - [`summary`]: how a bubble shows the data parts the chat understands (each thing once).

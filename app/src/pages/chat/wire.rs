@@ -1,6 +1,8 @@
 //! The "{ } Wire" inspector: a numbered log of this conversation's exchange as the browser saw
 //! it (each ledger event received live, each command sent), with a compliance mark per event:
-//! ✓ when the stored A2A payload decodes, ⚠ with the decoder's error when it does not.
+//! ✓ when the stored A2A payload decodes, ⚠ with the decoder's error when it does not; beside it
+//! the HTTP requests the workers made to the agent, a filter by kind and "Copy as JSON"
+//! ([`super::wire_http`]).
 
 use leptos::prelude::*;
 use serde_json::Value;
