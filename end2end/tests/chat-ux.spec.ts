@@ -254,6 +254,8 @@ test("Tasks and Chat's recent conversations are searched by words and narrowed t
   await search.fill(token);
   await page.getByLabel("Agent").selectOption({ label: "Demo agent (files)" });
   await page.getByRole("button", { name: "Search" }).click();
+  // Only the named fields: no empty pair for the unnamed Search button.
+  await expect(page).toHaveURL(new RegExp(`/tasks\\?q=${token}&agent=[0-9a-f-]{36}$`));
   await expect(rows).toHaveCount(1);
   await expect(rows.first()).toContainText(`${token} beta files`);
   // A filter chip keeps the search.

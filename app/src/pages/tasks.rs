@@ -123,7 +123,14 @@ pub fn TasksPage() -> impl IntoView {
 fn SearchForm(filter: Memo<TaskFilter>, search: Memo<TaskSearch>) -> impl IntoView {
     let agents = crate::api::browser_value(list_agent_choices);
     view! {
-        <Form method="GET" action="/tasks" attr:class="task-search" attr:role="search" attr:aria-label="Search tasks">
+        <Form
+            method="GET"
+            action="/tasks"
+            on_form_data=std::sync::Arc::new(drop_unnamed_submitter)
+            attr:class="task-search"
+            attr:role="search"
+            attr:aria-label="Search tasks"
+        >
             {move || (filter.get() != TaskFilter::All).then(|| view! {
                 <input type="hidden" name="filter" value=filter.get().as_str()/>
             })}
@@ -256,6 +263,13 @@ fn TaskRow(task: TaskSummary) -> impl IntoView {
         </li>
     }
     .into_any()
+}
+
+/// Leptos 0.8 adds the submit button to a `<Form>`'s data even when it has no name (the change
+/// for leptos-rs/leptos#2265), so the address ended in `&=`; the HTML form data set leaves
+/// unnamed controls out, and so do we (ADR 0047).
+fn drop_unnamed_submitter(data: &leptos::web_sys::FormData) {
+    data.delete("");
 }
 
 #[cfg(test)]
