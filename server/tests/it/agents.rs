@@ -546,16 +546,7 @@ async fn the_agent_page_has_the_served_card_and_each_interface_s_reachability() 
         }),
     ))
     .await;
-    let gone = agent_store::register(
-        &state.db,
-        &org,
-        &format!("{card_origin}/card.json"),
-        AgentSource::Managed,
-    )
-    .await
-    .unwrap();
-    let (status, _) = call(&state, "get_agent", &format!("agent_id={}", gone.id)).await;
-    assert_eq!(status, 200);
+    let gone = register_fetched(&state, &org, &format!("{card_origin}/card.json")).await;
     let (_, probes) = call(&state, "probe_agent_interfaces", &format!("agent_id={}", gone.id)).await;
     assert_eq!(probes[0]["reachable"], false, "{probes}");
     assert_eq!(
@@ -597,16 +588,7 @@ async fn an_untrusted_card_is_never_probed_section_2_4() {
     ])
     .await;
     let org = organizations::local(&state.db).await.unwrap().id;
-    let agent = agent_store::register(
-        &state.db,
-        &org,
-        &format!("{origin}/card.json"),
-        AgentSource::Managed,
-    )
-    .await
-    .unwrap();
-    let (status, _) = call(&state, "get_agent", &format!("agent_id={}", agent.id)).await;
-    assert_eq!(status, 200);
+    let agent = register_fetched(&state, &org, &format!("{origin}/card.json")).await;
     let (status, probes) = call(
         &state,
         "probe_agent_interfaces",
@@ -621,4 +603,18 @@ async fn an_untrusted_card_is_never_probed_section_2_4() {
         "{probes}"
     );
     assert_eq!(calls.load(Ordering::SeqCst), 0, "the agent was called");
+}
+
+/// Registers the card at `card_url` and has `get_agent` fetch and store it.
+async fn register_fetched(
+    state: &server::AppState,
+    org: &str,
+    card_url: &str,
+) -> server::db::entity::agent::Model {
+    let agent = agent_store::register(&state.db, org, card_url, AgentSource::Managed)
+        .await
+        .unwrap();
+    let (status, detail) = call(state, "get_agent", &format!("agent_id={}", agent.id)).await;
+    assert_eq!(status, 200, "{detail}");
+    agent
 }

@@ -9,6 +9,29 @@ use server::store::tasks::{self as task_store, Narrow};
 
 use crate::support;
 
+/// A completed task `remote` of `agent` in a conversation of its own, titled by its first
+/// message `title`.
+async fn finished_task(
+    ingestor: &server::ingest::Ingestor,
+    org: &str,
+    agent: &str,
+    remote: &str,
+    title: &str,
+) {
+    ingestor
+        .ingest(&support::observation(
+            org,
+            agent,
+            &uuid::Uuid::now_v7().to_string(),
+            json!({"task": {"id": remote, "contextId": format!("ctx-{remote}"),
+                "status": {"state": "TASK_STATE_COMPLETED"},
+                "history": [{"messageId": format!("m-{remote}"), "role": "ROLE_USER",
+                             "parts": [{"text": title}]}]}}),
+        ))
+        .await
+        .unwrap();
+}
+
 #[tokio::test]
 async fn tasks_are_found_by_every_word_of_the_title_or_remote_id_and_by_agent() {
     for test_db in support::backends().await {
@@ -30,19 +53,7 @@ async fn tasks_are_found_by_every_word_of_the_title_or_remote_id_and_by_agent() 
             (&other, "r-report", "Quarterly report: 100% done_now"),
             (&other, "r-x", "Deploy payroll"),
         ] {
-            let conversation = uuid::Uuid::now_v7().to_string();
-            ingestor
-                .ingest(&support::observation(
-                    &org,
-                    agent_id,
-                    &conversation,
-                    json!({"task": {"id": remote, "contextId": format!("ctx-{remote}"),
-                        "status": {"state": "TASK_STATE_COMPLETED"},
-                        "history": [{"messageId": format!("m-{remote}"), "role": "ROLE_USER",
-                                     "parts": [{"text": title}]}]}}),
-                ))
-                .await
-                .unwrap();
+            finished_task(&ingestor, &org, agent_id, remote, title).await;
         }
         let access = Access::everything(&org);
         let found = |words: &[&str], agent_id: &str| {
@@ -113,19 +124,7 @@ async fn the_http_task_list_takes_q_and_agent_id() {
     let (state, _db) = support::app().await;
     let (org, agent) = support::local_agent(&state.db).await;
     for (remote, title) in [("r-1", "Deploy billing"), ("r-2", "Roll back payroll")] {
-        state
-            .ingestor
-            .ingest(&support::observation(
-                &org,
-                &agent,
-                &uuid::Uuid::now_v7().to_string(),
-                json!({"task": {"id": remote, "contextId": format!("ctx-{remote}"),
-                    "status": {"state": "TASK_STATE_COMPLETED"},
-                    "history": [{"messageId": format!("m-{remote}"), "role": "ROLE_USER",
-                                 "parts": [{"text": title}]}]}}),
-            ))
-            .await
-            .unwrap();
+        finished_task(&state.ingestor, &org, &agent, remote, title).await;
     }
     let remote_ids = |reply: crate::client::Reply| -> Vec<String> {
         assert_eq!(reply.status, axum::http::StatusCode::OK, "{}", reply.body);
