@@ -232,13 +232,18 @@ test("an admin gives a new colleague access through a team on the Access screen"
     await create.getByLabel("New team").fill("Support");
     await create.getByLabel("New team").press("Enter");
     await expect(a.getByTestId("access-teams")).toContainText("Support");
-    await a.getByLabel("Member to add to Support").selectOption({ label: "Bea" });
-    await a.getByRole("form", { name: "Add a member to Support" }).getByRole("button", { name: "Add" }).click();
-    await expect(a.locator('[data-team="Support"]')).toContainText("Bea");
+    // The grant is chosen first: the choices stay while adding Bea saves and the page reads access again.
     const give = a.getByRole("form", { name: "Give access" });
     await give.getByLabel("Who").selectOption({ label: "Team Support" });
     await give.getByLabel("Agent").selectOption({ label: "Form fixture (form)" });
     await give.getByLabel("Permission").selectOption({ label: "Operate" });
+    await a.getByLabel("Member to add to Support").selectOption({ label: "Bea" });
+    await a.getByRole("form", { name: "Add a member to Support" }).getByRole("button", { name: "Add" }).click();
+    // Her chip, not the picker's option with her name.
+    await expect(a.locator('[data-team="Support"] .access-chips')).toContainText("Bea");
+    await expect(give.getByLabel("Who").locator("option:checked")).toHaveText("Team Support");
+    await expect(give.getByLabel("Agent").locator("option:checked")).toHaveText("Form fixture (form)");
+    await expect(give.getByLabel("Permission").locator("option:checked")).toHaveText("Operate");
     await give.getByRole("button", { name: "Give access" }).click();
     await expect(a.getByTestId("access-grants")).toContainText("Team Support");
     await expect(a.getByTestId("access-grants")).toContainText("Form fixture (form)");

@@ -35,6 +35,7 @@ impl Changes {
 pub fn AccessPage() -> impl IntoView {
     let action = ServerAction::<ChangeAccess>::new();
     let changes = Changes(action);
+    let draft = grants::GrantDraft::new();
     let overview = Resource::new(move || action.version().get(), |_| get_access());
     let outcome = move || {
         if action.pending().get() {
@@ -65,7 +66,7 @@ pub fn AccessPage() -> impl IntoView {
         <Transition fallback=|| view! { <p class="muted" aria-busy="true">"Loading access…"</p> }>
             <ErrorBoundary fallback=crate::components::error_alert::error_alert>
                 {move || Suspend::new(async move {
-                    overview.await.map(|overview| view! { <AccessSections overview changes/> })
+                    overview.await.map(|overview| view! { <AccessSections overview changes draft/> })
                 })}
             </ErrorBoundary>
         </Transition>
@@ -73,13 +74,13 @@ pub fn AccessPage() -> impl IntoView {
 }
 
 #[component]
-fn AccessSections(overview: AccessOverview, changes: Changes) -> impl IntoView {
+fn AccessSections(overview: AccessOverview, changes: Changes, draft: grants::GrantDraft) -> impl IntoView {
     let overview = StoredValue::new(overview);
     view! {
         <div class="settings-cards access">
             <members::Members overview changes/>
             <teams::Teams overview changes/>
-            <grants::Grants overview changes/>
+            <grants::Grants overview changes draft/>
         </div>
     }
 }

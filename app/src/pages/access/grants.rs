@@ -28,8 +28,33 @@ fn agent_label(overview: &AccessOverview, agent_id: &str) -> String {
         .map_or_else(|| agent_id.to_owned(), |a| a.name.clone())
 }
 
+/// What the "Give access" form holds, kept by the page: the sections are drawn again each time
+/// the overview is read again (after any change), and a choice made meanwhile stays chosen.
+#[derive(Clone, Copy)]
+pub(crate) struct GrantDraft {
+    who: RwSignal<String>,
+    agent: RwSignal<String>,
+    skill: RwSignal<String>,
+    permission: RwSignal<GrantPermission>,
+}
+
+impl GrantDraft {
+    pub(crate) fn new() -> Self {
+        Self {
+            who: RwSignal::new(String::new()),
+            agent: RwSignal::new(String::new()),
+            skill: RwSignal::new(String::new()),
+            permission: RwSignal::new(GrantPermission::Read),
+        }
+    }
+}
+
 #[component]
-pub(super) fn Grants(overview: StoredValue<AccessOverview>, changes: Changes) -> impl IntoView {
+pub(super) fn Grants(
+    overview: StoredValue<AccessOverview>,
+    changes: Changes,
+    draft: GrantDraft,
+) -> impl IntoView {
     let busy = changes.busy();
     let rows = overview.with_value(|o| {
         o.grants
@@ -68,19 +93,21 @@ pub(super) fn Grants(overview: StoredValue<AccessOverview>, changes: Changes) ->
                     }).collect_view()}
                 </tbody>
             </table>
-            <NewGrant overview changes/>
+            <NewGrant overview changes draft/>
         </section>
     }
 }
 
 /// "Give access": the subject is `organization:<id>`, `membership:<id>` or `team:<id>`.
 #[component]
-fn NewGrant(overview: StoredValue<AccessOverview>, changes: Changes) -> impl IntoView {
+fn NewGrant(overview: StoredValue<AccessOverview>, changes: Changes, draft: GrantDraft) -> impl IntoView {
     let busy = changes.busy();
-    let (who, set_who) = signal(String::new());
-    let (agent, set_agent) = signal(String::new());
-    let (skill, set_skill) = signal(String::new());
-    let (permission, set_permission) = signal(GrantPermission::Read);
+    let GrantDraft {
+        who,
+        agent,
+        skill,
+        permission,
+    } = draft;
     let (subjects, agents) = overview.with_value(|o| {
         let mut subjects = vec![(
             format!("organization:{}", o.organization_id),
@@ -126,31 +153,42 @@ fn NewGrant(overview: StoredValue<AccessOverview>, changes: Changes) -> impl Int
         <form class="access-form" on:submit=submit aria-label="Give access">
             <h3>"Give access"</h3>
             <label>"Who"
-                <select required on:change=move |ev| set_who.set(event_target_value(&ev))>
+                <select required on:change=move |ev| who.set(event_target_value(&ev))>
                     <option value="">"Choose…"</option>
-                    {subjects.into_iter().map(|(value, label)| view! { <option value=value>{label}</option> }).collect_view()}
+                    {subjects.into_iter().map(|(value, label)| chosen_option(value, label, who)).collect_view()}
                 </select>
             </label>
             <label>"Agent"
-                <select required on:change=move |ev| set_agent.set(event_target_value(&ev))>
+                <select required on:change=move |ev| agent.set(event_target_value(&ev))>
                     <option value="">"Choose…"</option>
-                    {agents.into_iter().map(|(value, label)| view! { <option value=value>{label}</option> }).collect_view()}
+                    {agents.into_iter().map(|(value, label)| chosen_option(value, label, agent)).collect_view()}
                 </select>
             </label>
             <label>"Skill (optional)"
                 <input type="text" placeholder="All skills" prop:value=skill
-                    on:input=move |ev| set_skill.set(event_target_value(&ev))/>
+                    on:input=move |ev| skill.set(event_target_value(&ev))/>
             </label>
             <label>"Permission"
                 <select on:change=move |ev| {
                     if let Some(p) = GrantPermission::parse(&event_target_value(&ev)) {
-                        set_permission.set(p);
+                        permission.set(p);
                     }
                 }>
-                    {GrantPermission::ALL.into_iter().map(|p| view! { <option value=p.as_str()>{p.label()}</option> }).collect_view()}
+                    {GrantPermission::ALL.into_iter().map(|p| view! {
+                        <option value=p.as_str() selected=move || permission.get() == p>{p.label()}</option>
+                    }).collect_view()}
                 </select>
             </label>
             <button type="submit" class="button primary" disabled=move || busy.get()>"Give access"</button>
         </form>
     }
+}
+
+/// An option that shows as chosen while `chosen` holds its value.
+fn chosen_option(value: String, label: String, chosen: RwSignal<String>) -> impl IntoView {
+    let selected = {
+        let value = value.clone();
+        move || chosen.with(|chosen| *chosen == value)
+    };
+    view! { <option value=value selected=selected>{label}</option> }
 }
