@@ -11,8 +11,8 @@
 //!
 //! Submodules: [`prepare`](Ingestor::prepare) (before the transaction), `apply` and `locate`
 //! (inside it), `rebuild` (projections again from the ledger), [`verify`], [`archive`], [`gc`],
-//! [`bus`] and [`committed`] (what readers wait on). Queries live in `store::ledger` and
-//! `store::task_rows`; `ingest` calls no layer above it ([`TaskChanged`] is how one joins in).
+//! [`bus`] and [`committed`] (what readers wait on). Queries live in `store::ledger`,
+//! `store::sequences` and `store::task_rows`; `ingest` calls no layer above it ([`TaskChanged`] is how one joins in).
 
 mod apply;
 pub mod archive;

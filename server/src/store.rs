@@ -44,6 +44,7 @@ pub mod ledger;
 pub mod organizations;
 pub mod projections;
 pub mod push_registrations;
+pub mod sequences;
 pub mod sessions;
 pub mod subscriptions;
 pub mod sync_cursors;

@@ -14,7 +14,8 @@ use super::locate::locate_task;
 use super::observation::outcome;
 use super::{Fence, IngestError, Ingested, Ingestor, Observation, Prepared, Source, fold};
 use crate::db::entity::task;
-use crate::store::ledger::{self, NewAccess, NewEvent, Sequences};
+use crate::store::ledger::{self, NewAccess, NewEvent};
+use crate::store::sequences::Sequences;
 use crate::store::{subscriptions, task_rows};
 
 impl Ingestor {
@@ -29,9 +30,9 @@ impl Ingestor {
         if let Some(fence) = &observation.fence {
             check_fence(tx, fence).await?;
         }
-        let (row, new_task) = locate_task(tx, observation, &prepared.event).await?;
-        let mut open = Open::new(row, new_task);
         let mut sequences = Sequences::default();
+        let (row, new_task) = locate_task(tx, &mut sequences, observation, &prepared.event).await?;
+        let mut open = Open::new(row, new_task);
         let ingested = self
             .fold_into(tx, &mut open, &mut sequences, observation, prepared)
             .await?;
@@ -76,7 +77,16 @@ impl Ingestor {
                 .collect();
             task_rows::lock_all(&tx, &tasks).await?;
         }
-        let mut work = Work::default();
+        // Sequences for every observation are reserved with the counter's lock: a group that
+        // appends them all writes the counter no second time.
+        let mut work = Work {
+            sequences: Sequences::expecting(
+                runs.iter()
+                    .flat_map(|(observations, _)| observations.iter())
+                    .map(|observation| observation.organization_id.as_str()),
+            ),
+            ..Work::default()
+        };
         let mut all = Vec::with_capacity(runs.len());
         for (observations, prepared) in runs {
             all.push(self.fold_run(&tx, &mut work, observations, prepared).await?);
@@ -133,7 +143,8 @@ impl Ingestor {
                     .iter()
                     .zip(prepared[n..].iter().flatten())
                     .collect();
-                let (row, new_task) = locate_task(tx, observation, &rest[0].1.event).await?;
+                let (row, new_task) =
+                    locate_task(tx, &mut work.sequences, observation, &rest[0].1.event).await?;
                 let mut opened = Open::new(row, new_task);
                 opened.batch = Batch::open(tx, &opened.row, &rest).await?;
                 work.open = Some(opened);

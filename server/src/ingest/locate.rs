@@ -8,17 +8,22 @@ use sea_orm::DatabaseTransaction;
 
 use super::{IngestError, Observation};
 use crate::db::entity::task;
+use crate::store::sequences::Sequences;
 use crate::store::{new_id, task_rows};
 
 /// The task row the event belongs to, locked; created on first sight. `true` when this
-/// transaction created it.
+/// transaction created it. A row named by its local id may come with the organization's
+/// sequences reserved ([`Sequences::lock_task`]).
 pub(super) async fn locate_task(
     tx: &DatabaseTransaction,
+    sequences: &mut Sequences,
     observation: &Observation,
     event: &StreamEvent,
 ) -> Result<(task::Model, bool), IngestError> {
     if let Some(local) = &observation.local_task_id {
-        let row = task_rows::lock(tx, local)
+        // With the organization's sequences, where that saves a statement.
+        let row = sequences
+            .lock_task(tx, &observation.organization_id, local)
             .await?
             .ok_or(IngestError::Identity("Unknown local task."))?;
         if row.agent_id != observation.agent_id {

@@ -75,8 +75,16 @@ impl Ingestor {
     }
 
     /// [`Ingestor::prepare`] of each observation, on the blocking pool: decoding, digests and
-    /// the archive's file writes stay off the async executor.
+    /// the archive's file writes stay off the async executor. Observations that are
+    /// [`light`] are prepared where they are: no file to write and little to hash, where the
+    /// hop to the pool and back would cost more than the work (issue #33).
     pub async fn prepare_all(&self, observations: &[Observation]) -> Result<Vec<Prepared>, IngestError> {
+        if light(observations) {
+            return observations
+                .iter()
+                .map(|observation| self.prepare(observation))
+                .collect();
+        }
         let ingestor = self.clone();
         let observations = observations.to_vec();
         let prepared = tokio::task::spawn_blocking(move || {
@@ -91,5 +99,91 @@ impl Ingestor {
             Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
             Err(error) => Err(IngestError::Archive(std::io::Error::other(error))),
         }
+    }
+}
+
+/// How much text the observations of a group may carry and still be prepared on the async
+/// executor (decoding, canonical JSON and a digest of this much take microseconds).
+pub(super) const LIGHT_BYTES: usize = 16 * 1024;
+
+/// Whether the observations carry no inline bytes (`raw`, `bytes`: archived, so a file is
+/// written) and at most [`LIGHT_BYTES`] of text in all.
+pub(super) fn light(observations: &[Observation]) -> bool {
+    fn within(value: &Value, budget: &mut usize) -> bool {
+        match value {
+            Value::String(text) => take(budget, text.len()),
+            Value::Array(items) => items.iter().all(|item| within(item, budget)),
+            Value::Object(map) => map.iter().all(|(key, child)| {
+                !(matches!(key.as_str(), "raw" | "bytes") && child.is_string())
+                    && take(budget, key.len())
+                    && within(child, budget)
+            }),
+            _ => take(budget, 8),
+        }
+    }
+    fn take(budget: &mut usize, bytes: usize) -> bool {
+        *budget = budget.saturating_sub(bytes);
+        *budget > 0
+    }
+    let mut budget = LIGHT_BYTES;
+    observations
+        .iter()
+        .all(|observation| within(&observation.payload, &mut budget))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{LIGHT_BYTES, light};
+    use crate::ingest::{Observation, Source};
+
+    fn observation(payload: serde_json::Value) -> Observation {
+        Observation {
+            organization_id: "org".into(),
+            agent_id: "agent".into(),
+            tenant: String::new(),
+            conversation_id: "conversation".into(),
+            local_task_id: None,
+            source: Source::Stream,
+            source_key: None,
+            payload,
+            extensions: Vec::new(),
+            protocol_version: None,
+            skill_id: None,
+            fence: None,
+            rearm: false,
+        }
+    }
+
+    fn text(text: &str) -> Observation {
+        observation(
+            json!({"artifactUpdate": {"taskId": "t", "artifact": {"artifactId": "a",
+            "parts": [{"text": text}]}}}),
+        )
+    }
+
+    #[test]
+    fn a_small_text_event_is_light_and_inline_bytes_never_are() {
+        assert!(light(&[text("Line 1 of the report.")]));
+        // Archived bytes mean a file write, whatever their size: 1.0 `raw`, 0.3 `file.bytes`.
+        let raw = observation(
+            json!({"artifactUpdate": {"taskId": "t", "artifact": {"artifactId": "a",
+            "parts": [{"raw": "aGk=", "mediaType": "text/plain"}]}}}),
+        );
+        assert!(!light(&[raw]));
+        let bytes = observation(
+            json!({"artifactUpdate": {"taskId": "t", "artifact": {"artifactId": "a",
+            "parts": [{"kind": "file", "file": {"bytes": "aGk=", "name": "hi.txt"}}]}}}),
+        );
+        assert!(!light(&[bytes]));
+    }
+
+    #[test]
+    fn the_text_budget_counts_the_whole_group() {
+        let half = "x".repeat(LIGHT_BYTES / 2);
+        assert!(light(&[text(&half)]));
+        assert!(!light(&[text(&half), text(&half)]));
+        assert!(!light(&[text(&"x".repeat(LIGHT_BYTES))]));
     }
 }

@@ -1,14 +1,15 @@
-//! The event ledger as ingestion writes it: the organization's sequence counter, the
-//! append-only events, the artifact access rows beside them, and the projection reset and event list of a rebuild. Only `ingest` calls these; readers of
-//! the ledger use [`tasks`](super::tasks).
+//! The event ledger as ingestion writes it: the append-only events, the artifact access rows
+//! beside them, and the projection reset and event list of a rebuild (the organization's sequence
+//! counter is [`sequences`](super::sequences)). Only `ingest` calls these; readers of the ledger
+//! use [`tasks`](super::tasks).
 
 use std::collections::HashSet;
 
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::OnConflict;
 use sea_orm::{
-    ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseBackend, DatabaseTransaction, DbErr, EntityTrait,
-    QueryFilter, QueryOrder, QuerySelect, Statement,
+    ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseTransaction, DbErr, EntityTrait, QueryFilter,
+    QueryOrder, QuerySelect,
 };
 use serde_json::Value;
 
@@ -42,105 +43,6 @@ pub struct NewAccess<'a> {
     pub media_type: Option<String>,
     pub filename: Option<String>,
     pub size: u64,
-}
-
-/// The organizations' ledger sequences within one transaction. The first sequence an
-/// organization needs locks its counter row and reads it (one statement); the next ones are
-/// counted here, and [`Sequences::write`] stores the last one before the transaction commits
-/// (one statement). The row stays locked until the transaction ends, so sequences become visible
-/// in order (SQLite has one writer anyway), and a group of events costs two counter statements
-/// instead of one per event (issue #33).
-#[derive(Default)]
-pub struct Sequences {
-    counters: Vec<Counter>,
-}
-
-struct Counter {
-    organization_id: String,
-    /// The counter's value when it was read.
-    read: i64,
-    /// The last sequence handed out.
-    last: i64,
-}
-
-impl Sequences {
-    /// The organization's next sequence, not yet used: [`Sequences::used`] takes it once its
-    /// event is in the ledger.
-    pub async fn next(&mut self, tx: &DatabaseTransaction, organization_id: &str) -> Result<i64, DbErr> {
-        if let Some(counter) = self.counter(organization_id) {
-            return Ok(counter.last + 1);
-        }
-        let read = lock_counter(tx, organization_id).await?;
-        self.counters.push(Counter {
-            organization_id: organization_id.to_owned(),
-            read,
-            last: read,
-        });
-        Ok(read + 1)
-    }
-
-    /// The sequence [`Sequences::next`] gave is used.
-    pub fn used(&mut self, organization_id: &str) {
-        if let Some(counter) = self
-            .counters
-            .iter_mut()
-            .find(|c| c.organization_id == organization_id)
-        {
-            counter.last += 1;
-        }
-    }
-
-    fn counter(&self, organization_id: &str) -> Option<&Counter> {
-        self.counters
-            .iter()
-            .find(|c| c.organization_id == organization_id)
-    }
-
-    /// Stores each counter that moved; call it before the transaction commits.
-    pub async fn write(self, tx: &DatabaseTransaction) -> Result<(), DbErr> {
-        for counter in self.counters.into_iter().filter(|c| c.last != c.read) {
-            let sql = format!(
-                "UPDATE ledger_counters SET value = {} WHERE organization_id = {}",
-                placeholder(tx, 1),
-                placeholder(tx, 2)
-            );
-            let values = [counter.last.into(), counter.organization_id.into()];
-            tx.execute_raw(Statement::from_sql_and_values(
-                tx.get_database_backend(),
-                sql,
-                values,
-            ))
-            .await?;
-        }
-        Ok(())
-    }
-}
-
-/// Locks the organization's counter row (creating it at 0) and reads its value: the last
-/// sequence used.
-async fn lock_counter(tx: &DatabaseTransaction, organization_id: &str) -> Result<i64, DbErr> {
-    let sql = format!(
-        "INSERT INTO ledger_counters (organization_id, value) VALUES ({}, 0) \
-         ON CONFLICT (organization_id) DO UPDATE SET value = ledger_counters.value RETURNING value",
-        placeholder(tx, 1)
-    );
-    let row = tx
-        .query_one_raw(Statement::from_sql_and_values(
-            tx.get_database_backend(),
-            sql,
-            [organization_id.into()],
-        ))
-        .await?
-        .ok_or_else(|| DbErr::Custom("ledger counter returned no row".into()))?;
-    row.try_get_by_index::<i64>(0)
-}
-
-fn placeholder(tx: &DatabaseTransaction, n: usize) -> String {
-    if tx.get_database_backend() == DatabaseBackend::Postgres {
-        format!("${n}")
-    } else {
-        "?".to_owned()
-    }
 }
 
 /// Appends one event unless the task already has the event `(source, source_key)`

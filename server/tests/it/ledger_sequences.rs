@@ -1,6 +1,8 @@
-//! The ledger's sequence (issue #33): each organization's counter is read once and written once
-//! per transaction, the events in between numbered in memory. A duplicate uses no sequence, so
-//! an organization's ledger has no gaps, and the stored counter is always the last sequence used.
+//! The ledger's sequence (issue #33, ADR 0048): each organization's counter is locked once per
+//! transaction, reserving a sequence for every event the transaction expects to append, and
+//! written back before commit only when fewer (or more) were used. A duplicate uses no sequence,
+//! so an organization's ledger has no gaps, and the stored counter is always the last sequence
+//! used.
 
 use sea_orm::EntityTrait;
 use serde_json::json;
@@ -101,6 +103,17 @@ async fn a_duplicate_uses_no_sequence_and_the_counter_keeps_the_last_one() {
             "{}: the failed group used no sequence",
             test_db.name
         );
+
+        // An unknown local task (its row and the counter are read together on SQLite): refused,
+        // and the reservation made with the read is not kept.
+        let mut stranger = good.clone();
+        stranger.local_task_id = Some("00000000-0000-4000-8000-000000000000".into());
+        stranger.source_key = Some("stranger:1".into());
+        assert!(matches!(
+            ingestor.ingest(&stranger).await,
+            Err(IngestError::Identity("Unknown local task."))
+        ));
+        assert_eq!(counter(&db, &org).await, first_sequence + 6, "{}", test_db.name);
         test_db.cleanup().await;
     }
 }

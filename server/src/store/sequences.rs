@@ -1,0 +1,189 @@
+//! The organizations' ledger sequence counters (`ledger_counters`) within one ingesting
+//! transaction: locked, reserved, counted in memory and written back (issue #33, ADRs 0031 and
+//! 0048). Only `ingest` calls these.
+
+use sea_orm::{
+    ConnectionTrait, DatabaseBackend, DatabaseTransaction, DbErr, EntityTrait, FromQueryResult, QueryResult,
+    QueryTrait, Statement,
+};
+
+use super::task_rows;
+use crate::db::entity::task;
+
+/// Locks the counter row (creating it at 0) and adds the reservation to it; gives back the new
+/// value. SQLite and PostgreSQL both name the proposed row `excluded`.
+const RESERVE: &str = "INSERT INTO ledger_counters (organization_id, value) VALUES ({org}, {count}) \
+     ON CONFLICT (organization_id) DO UPDATE SET value = ledger_counters.value + excluded.value \
+     RETURNING value";
+
+/// The organizations' ledger sequences within one transaction. The first sequence an
+/// organization needs locks its counter row and reserves as many sequences as the transaction
+/// expects to append for it ([`Sequences::expecting`]; one by default) in one statement; the
+/// next ones are counted here. [`Sequences::write`] stores the last one used before the
+/// transaction commits, and only when that is not what was reserved (a duplicate, a group that
+/// stopped early): one event appended costs one counter statement, a group two at most. The
+/// row stays locked until the transaction ends, so sequences become visible in order (SQLite
+/// has one writer anyway), and a sequence reserved but not used is given back before commit,
+/// so the ledger has no gaps.
+#[derive(Default)]
+pub struct Sequences {
+    counters: Vec<Counter>,
+    /// How many events the transaction expects to append per organization.
+    expected: Vec<(String, i64)>,
+}
+
+struct Counter {
+    organization_id: String,
+    /// The counter's value once the reservation was made.
+    reserved: i64,
+    /// The last sequence handed out.
+    last: i64,
+}
+
+impl Sequences {
+    /// Sequences for a transaction that expects to append an event for each organization in
+    /// `organizations` (one per item, repeats counted).
+    pub fn expecting<'a>(organizations: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut expected: Vec<(String, i64)> = Vec::new();
+        for organization in organizations {
+            match expected.iter_mut().find(|(id, _)| id == organization) {
+                Some((_, count)) => *count += 1,
+                None => expected.push((organization.to_owned(), 1)),
+            }
+        }
+        Self {
+            counters: Vec::new(),
+            expected,
+        }
+    }
+
+    /// The task by its local id, locked, the organization's sequences reserved as well when they
+    /// are not yet. On SQLite both are one round trip to the driver's thread, which is what a
+    /// statement costs there (ADR 0048); on PostgreSQL the task row is locked alone, and the
+    /// counter when the first sequence is needed: task rows before the counter, the order every
+    /// ingesting transaction takes its locks in.
+    pub async fn lock_task(
+        &mut self,
+        tx: &DatabaseTransaction,
+        organization_id: &str,
+        task_id: &str,
+    ) -> Result<Option<task::Model>, DbErr> {
+        if tx.get_database_backend() != DatabaseBackend::Sqlite || self.counter(organization_id).is_some() {
+            return task_rows::lock(tx, task_id).await;
+        }
+        let count = self.expected(organization_id);
+        let select = task::Entity::find_by_id(task_id.to_owned()).build(DatabaseBackend::Sqlite);
+        let mut values = select.values.map(|values| values.0).unwrap_or_default();
+        values.extend([organization_id.into(), count.into()]);
+        let sql = format!("{}; {}", select.sql, reserve_sql(tx));
+        let rows = tx
+            .query_all_raw(Statement::from_sql_and_values(
+                DatabaseBackend::Sqlite,
+                sql,
+                values,
+            ))
+            .await?;
+        // The task's row, if there is one, then the counter's.
+        let (counter, task) = match rows.as_slice() {
+            [counter] => (counter, None),
+            [task, counter] => (counter, Some(task::Model::from_query_result(task, "")?)),
+            _ => return Err(DbErr::Custom("task and ledger counter read no rows".into())),
+        };
+        self.reserved(organization_id, count, value(counter)?);
+        Ok(task)
+    }
+
+    /// The organization's next sequence, not yet used: [`Sequences::used`] takes it once its
+    /// event is in the ledger.
+    pub async fn next(&mut self, tx: &DatabaseTransaction, organization_id: &str) -> Result<i64, DbErr> {
+        if let Some(counter) = self.counter(organization_id) {
+            return Ok(counter.last + 1);
+        }
+        let count = self.expected(organization_id);
+        let row = tx
+            .query_one_raw(Statement::from_sql_and_values(
+                tx.get_database_backend(),
+                reserve_sql(tx),
+                [organization_id.into(), count.into()],
+            ))
+            .await?
+            .ok_or_else(|| DbErr::Custom("ledger counter returned no row".into()))?;
+        self.reserved(organization_id, count, value(&row)?);
+        Ok(self
+            .counter(organization_id)
+            .map_or(1, |counter| counter.last + 1))
+    }
+
+    /// The sequence [`Sequences::next`] gave is used.
+    pub fn used(&mut self, organization_id: &str) {
+        if let Some(counter) = self
+            .counters
+            .iter_mut()
+            .find(|c| c.organization_id == organization_id)
+        {
+            counter.last += 1;
+        }
+    }
+
+    /// Stores each counter whose last sequence used is not the one reserved; call it before the
+    /// transaction commits.
+    pub async fn write(self, tx: &DatabaseTransaction) -> Result<(), DbErr> {
+        for counter in self.counters.into_iter().filter(|c| c.last != c.reserved) {
+            let sql = format!(
+                "UPDATE ledger_counters SET value = {} WHERE organization_id = {}",
+                placeholder(tx, 1),
+                placeholder(tx, 2)
+            );
+            let values = [counter.last.into(), counter.organization_id.into()];
+            tx.execute_raw(Statement::from_sql_and_values(
+                tx.get_database_backend(),
+                sql,
+                values,
+            ))
+            .await?;
+        }
+        Ok(())
+    }
+
+    fn counter(&self, organization_id: &str) -> Option<&Counter> {
+        self.counters
+            .iter()
+            .find(|c| c.organization_id == organization_id)
+    }
+
+    /// How many sequences to reserve for the organization: what the transaction expects, at
+    /// least one.
+    fn expected(&self, organization_id: &str) -> i64 {
+        self.expected
+            .iter()
+            .find(|(id, _)| id == organization_id)
+            .map_or(1, |(_, count)| (*count).max(1))
+    }
+
+    /// Notes the reservation of `count` sequences that left the counter at `reserved`.
+    fn reserved(&mut self, organization_id: &str, count: i64, reserved: i64) {
+        self.counters.push(Counter {
+            organization_id: organization_id.to_owned(),
+            reserved,
+            last: reserved - count,
+        });
+    }
+}
+
+fn reserve_sql(tx: &DatabaseTransaction) -> String {
+    RESERVE
+        .replace("{org}", &placeholder(tx, 1))
+        .replace("{count}", &placeholder(tx, 2))
+}
+
+fn value(row: &QueryResult) -> Result<i64, DbErr> {
+    row.try_get_by_index::<i64>(0)
+}
+
+fn placeholder(tx: &DatabaseTransaction, n: usize) -> String {
+    if tx.get_database_backend() == DatabaseBackend::Postgres {
+        format!("${n}")
+    } else {
+        "?".to_owned()
+    }
+}
