@@ -320,8 +320,15 @@ test("a reviewer delegates an approval to a colleague, who decides it", async ({
     // The choice is made once the page has hydrated: a select changed before that is not seen.
     await expect(bea.page.locator("body")).toHaveAttribute("data-hydrated", "true");
     await expect(bea.page.getByTestId("approval-status")).toHaveText("Pending");
-    await bea.page.getByLabel("Rationale").fill("Carl owns staging.");
-    await bea.page.getByLabel("Delegate to").selectOption({ label: "Carl (Operator)" });
+    // The agent's task may still be moving, and the page reads the request again until a decision
+    // is under way: an input that landed on the page being replaced is made again (the draft kept
+    // by the page shows in the new one, the Delegate choice included).
+    await expect(async () => {
+      await bea.page.getByLabel("Rationale").fill("Carl owns staging.");
+      await bea.page.getByLabel("Delegate to").selectOption({ label: "Carl (Operator)" });
+      await expect(bea.page.getByRole("button", { name: "Delegate", exact: true })).toBeEnabled({ timeout: 1000 });
+    }).toPass();
+    await expect(bea.page.getByLabel("Rationale")).toHaveValue("Carl owns staging.");
     await bea.page.getByRole("button", { name: "Delegate", exact: true }).click();
     await expect(bea.page.getByTestId("approval-assignee")).toHaveText("assigned to Carl");
     await expect(bea.page.getByTestId("decisions")).toContainText("delegate");

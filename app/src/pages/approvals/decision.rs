@@ -23,6 +23,8 @@ pub struct Draft {
     rationale: RwSignal<String>,
     confirming: RwSignal<bool>,
     editing: RwSignal<bool>,
+    /// The membership chosen under "Delegate to".
+    delegate_to: RwSignal<String>,
 }
 
 impl Default for Draft {
@@ -31,6 +33,7 @@ impl Default for Draft {
             rationale: RwSignal::new(String::new()),
             confirming: RwSignal::new(false),
             editing: RwSignal::new(false),
+            delegate_to: RwSignal::new(String::new()),
         }
     }
 }
@@ -41,6 +44,7 @@ impl Draft {
         self.confirming.get_untracked()
             || self.editing.get_untracked()
             || !self.rationale.with_untracked(|r| r.trim().is_empty())
+            || !self.delegate_to.with_untracked(String::is_empty)
     }
 
     /// Clears the draft after a decision was recorded.
@@ -48,6 +52,7 @@ impl Draft {
         self.rationale.set(String::new());
         self.confirming.set(false);
         self.editing.set(false);
+        self.delegate_to.set(String::new());
     }
 }
 
@@ -64,6 +69,7 @@ pub fn DecisionForm(
         rationale,
         confirming,
         editing,
+        delegate_to,
     } = draft;
     // The last refusal (the rationale check below, or the server's answer), shown beside the
     // control that caused it.
@@ -154,7 +160,7 @@ pub fn DecisionForm(
                 <button type="button" class="button danger" disabled=pending on:click=move |_| send("reject", None)>"Reject"</button>
             </div>
             {refusal(error, Origin::Outcomes)}
-            <super::delegate::DelegateControl task_id pending on_delegate/>
+            <super::delegate::DelegateControl task_id pending chosen=delegate_to on_delegate/>
             {refusal(error, Origin::Delegate)}
             {move || editing.get().then(|| {
                 let action = action.clone();

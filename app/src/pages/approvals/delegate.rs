@@ -8,14 +8,15 @@ use leptos::prelude::*;
 use crate::api::approvals::list_reviewers;
 
 /// The select of reviewers and the Delegate button; `on_delegate` gets the chosen membership id.
+/// The choice is the page's (`chosen`), so it stays when the page reads the request again.
 #[component]
 pub fn DelegateControl(
     task_id: String,
     #[prop(into)] pending: Signal<bool>,
+    chosen: RwSignal<String>,
     on_delegate: Callback<String>,
 ) -> impl IntoView {
     let reviewers = crate::api::browser_value(move || list_reviewers(task_id.clone()));
-    let (chosen, set_chosen) = signal(String::new());
     let others = move || {
         reviewers
             .get()
@@ -27,10 +28,16 @@ pub fn DelegateControl(
     view! {
         <div class="delegate" role="group" aria-label="Delegate">
             <label for="delegate-to">"Delegate to"</label>
-            <select id="delegate-to" on:change=move |ev| set_chosen.set(event_target_value(&ev))>
+            <select id="delegate-to" on:change=move |ev| chosen.set(event_target_value(&ev))>
                 <option value="">"Choose a reviewer…"</option>
-                {move || others().into_iter().map(|r| view! {
-                    <option value=r.membership_id.clone()>{format!("{} ({})", r.display_name, r.role.label())}</option>
+                {move || others().into_iter().map(|r| {
+                    let id = r.membership_id.clone();
+                    let selected = move || chosen.with(|chosen| *chosen == id);
+                    view! {
+                        <option value=r.membership_id.clone() selected=selected>
+                            {format!("{} ({})", r.display_name, r.role.label())}
+                        </option>
+                    }
                 }).collect_view()}
             </select>
             <button
