@@ -45,6 +45,8 @@ pub struct AppState {
     pub auth: Arc<crate::http::identity::Auth>,
     /// The deployment's organization's id once read (it never changes).
     organization: Arc<tokio::sync::OnceCell<String>>,
+    /// Callers' identity reads, shared by the requests that arrive while one waits its turn.
+    pub identity_reads: Arc<crate::http::identity::reads::IdentityReads>,
 }
 
 impl AppState {
@@ -86,6 +88,8 @@ impl AppState {
             live_connections: Arc::new(tokio::sync::Semaphore::new(config.max_live_connections)),
             feeds: crate::http::live::fanout::Feeds::default(),
             organization: Arc::default(),
+            // As many at once as the read pool has connections.
+            identity_reads: crate::http::identity::reads::IdentityReads::new(db.read_pool_size()),
             auth: Arc::new(crate::http::identity::Auth::from_config(&config.auth)),
             leptos_options,
             config: Arc::new(config),

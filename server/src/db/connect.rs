@@ -33,6 +33,14 @@ pub struct Db {
 }
 
 impl Db {
+    /// How many connections the read pool has.
+    pub fn read_pool_size(&self) -> usize {
+        match self.read.get_database_backend() {
+            sea_orm::DatabaseBackend::Postgres => POSTGRES_POOL_SIZE as usize,
+            _ => SQLITE_READ_POOL_SIZE as usize,
+        }
+    }
+
     /// Closes every pool so the SQLite WAL is checkpointed before the process exits.
     pub async fn close(self) {
         // Closing an already-closed pool is harmless; errors here have nobody to report to.

@@ -8,6 +8,9 @@
 //!   (disabled or demoted applies to the next request, each SSE reconnect included). No valid
 //!   session: `401 Sign in to continue.`, and a page is sent to sign in instead. A misconfigured
 //!   OIDC fails closed: `503 Identity service unavailable.`, never development mode.
+//!
+//! Requests with the same credential that arrive while a read of it waits for its turn share
+//! that read ([`reads`]); a read that has started is never shared.
 
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use chrono::Utc;
@@ -18,6 +21,8 @@ use crate::http::api::principal::{IDENTITY_UNAVAILABLE, Principal, SIGN_IN_REQUI
 use crate::services::sign_in::SignIn;
 use crate::state::AppState;
 use crate::store::{StoreError, identity, sessions};
+
+pub mod reads;
 
 /// The session cookie (§1.2).
 pub const SESSION_COOKIE: &str = "__Host-a2a-session";
@@ -72,29 +77,38 @@ impl Auth {
 
 /// Resolves the caller of a request with `headers`.
 pub async fn identify(state: &AppState, headers: &HeaderMap) -> Result<Principal, ApiError> {
+    // Callers with the same credential share a read still waiting for its turn (`reads`).
+    let credential = match &*state.auth {
+        Auth::Development => String::new(),
+        Auth::Oidc(Err(_)) => return Err(ApiError::unavailable_with(IDENTITY_UNAVAILABLE)),
+        Auth::Oidc(Ok(_)) => cookie(headers, SESSION_COOKIE).unwrap_or_default().to_owned(),
+    };
+    let read = {
+        let (state, credential) = (state.clone(), credential.clone());
+        async move { read_caller(&state, &credential).await }
+    };
+    state.identity_reads.resolve(credential, read).await
+}
+
+/// Reads the caller with `credential` (a session token; none in development mode).
+async fn read_caller(state: &AppState, credential: &str) -> Result<Principal, ApiError> {
     let unavailable = |error: StoreError| {
         tracing::warn!(%error, "cannot resolve the caller's membership");
         ApiError::unavailable_with(IDENTITY_UNAVAILABLE)
     };
+    let organization_id = state.organization_id().await.map_err(unavailable)?;
     let member = match &*state.auth {
-        Auth::Development => {
-            let organization_id = state.organization_id().await.map_err(unavailable)?;
-            identity::development_member(&state.db, &organization_id)
-                .await
-                .map_err(unavailable)?
-        }
+        Auth::Development => identity::development_member(&state.db, &organization_id)
+            .await
+            .map_err(unavailable)?,
         Auth::Oidc(Err(_)) => return Err(ApiError::unavailable_with(IDENTITY_UNAVAILABLE)),
-        Auth::Oidc(Ok(_)) => {
-            let token = cookie(headers, SESSION_COOKIE).unwrap_or_default();
-            let organization_id = state.organization_id().await.map_err(unavailable)?;
-            sessions::member(&state.db, token, Utc::now())
-                .await
-                .map_err(unavailable)?
-                // A session of another organization's membership (a changed slug, or another
-                // deployment on the same database) is no session here.
-                .filter(|member| member.organization_id == organization_id)
-                .ok_or_else(|| ApiError::new(StatusCode::UNAUTHORIZED, SIGN_IN_REQUIRED))?
-        }
+        Auth::Oidc(Ok(_)) => sessions::member(&state.db, credential, Utc::now())
+            .await
+            .map_err(unavailable)?
+            // A session of another organization's membership (a changed slug, or another
+            // deployment on the same database) is no session here.
+            .filter(|member| member.organization_id == organization_id)
+            .ok_or_else(|| ApiError::new(StatusCode::UNAUTHORIZED, SIGN_IN_REQUIRED))?,
     };
     Principal::from_member(&state.db, member).await
 }
