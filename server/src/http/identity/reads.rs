@@ -15,7 +15,7 @@ use futures::future::{BoxFuture, Shared};
 use tokio::sync::Semaphore;
 
 use crate::http::api::error::ApiError;
-use crate::http::api::principal::Principal;
+use crate::http::api::principal::{IDENTITY_UNAVAILABLE, Principal};
 
 type Read = Shared<BoxFuture<'static, Result<Principal, ApiError>>>;
 
@@ -49,7 +49,15 @@ impl IdentityReads {
                 Some((_, read)) => read.clone(),
                 None => {
                     let id = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let read = self.clone().turn(credential.clone(), id, read).boxed().shared();
+                    // Its own task: the read runs to its end (and leaves the map) even when every
+                    // caller waiting for it has gone.
+                    let turn = tokio::spawn(self.clone().turn(credential.clone(), id, read));
+                    let read = async move {
+                        turn.await
+                            .unwrap_or_else(|_| Err(ApiError::unavailable_with(IDENTITY_UNAVAILABLE)))
+                    }
+                    .boxed()
+                    .shared();
                     waiting.insert(credential, (id, read.clone()));
                     read
                 }
@@ -60,7 +68,7 @@ impl IdentityReads {
 
     async fn turn<F>(self: Arc<Self>, credential: String, id: u64, read: F) -> Result<Principal, ApiError>
     where
-        F: Future<Output = Result<Principal, ApiError>>,
+        F: Future<Output = Result<Principal, ApiError>> + Send + 'static,
     {
         // The semaphore is never closed.
         let _turn = self.turns.acquire().await;
@@ -141,6 +149,20 @@ mod tests {
         // A caller after the read started reads afresh.
         reads.resolve("ada".into(), read("ada")).await.unwrap();
         assert_eq!(made.load(Ordering::SeqCst), 3);
+    }
+
+    #[tokio::test]
+    async fn a_read_whose_callers_all_left_still_ends_and_leaves_no_entry() {
+        let reads = IdentityReads::new(1);
+        let held = reads.turns.clone().acquire_owned().await.unwrap();
+        let mut gone = Box::pin(reads.resolve("ada".into(), async { Ok(principal("ada")) }));
+        assert!(futures::poll!(&mut gone).is_pending());
+        drop(gone);
+        assert_eq!(reads.waiting(), 1);
+        drop(held);
+        while reads.waiting() > 0 {
+            tokio::task::yield_now().await;
+        }
     }
 
     #[tokio::test]
