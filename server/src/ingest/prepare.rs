@@ -107,7 +107,8 @@ impl Ingestor {
 pub(super) const LIGHT_BYTES: usize = 16 * 1024;
 
 /// Whether the observations carry no inline bytes (`raw`, `bytes`: archived, so a file is
-/// written) and at most [`LIGHT_BYTES`] of text in all.
+/// written) and, in all, less than [`LIGHT_BYTES`] of strings and keys (8 bytes counted for each
+/// number, boolean or null).
 pub(super) fn light(observations: &[Observation]) -> bool {
     fn within(value: &Value, budget: &mut usize) -> bool {
         match value {
