@@ -5,15 +5,16 @@
 use app::a2a::StreamEvent;
 use app::projection::TaskKind;
 use chrono::{DateTime, Utc};
-use sea_orm::{DatabaseTransaction, DbErr, TransactionTrait};
+use sea_orm::{ConnectionTrait, DatabaseTransaction, DbErr, TransactionTrait};
 use std::sync::atomic::Ordering;
 
 use super::artifacts::Artifacts;
 use super::batch::{Batch, source_key};
-use super::locate::locate_task;
+use super::locate::open_task;
 use super::observation::outcome;
 use super::{Fence, IngestError, Ingested, Ingestor, Observation, Prepared, Source, fold};
 use crate::db::entity::task;
+use crate::store::deferred::Deferred;
 use crate::store::ledger::{self, NewAccess, NewEvent};
 use crate::store::sequences::Sequences;
 use crate::store::{subscriptions, task_rows};
@@ -31,8 +32,8 @@ impl Ingestor {
             check_fence(tx, fence).await?;
         }
         let mut sequences = Sequences::default();
-        let (row, new_task) = locate_task(tx, &mut sequences, observation, &prepared.event).await?;
-        let mut open = Open::new(row, new_task);
+        let (row, new_task, batch) = open_task(tx, &mut sequences, &[(observation, &prepared)]).await?;
+        let mut open = Open::new(row, new_task, batch);
         let ingested = self
             .fold_into(tx, &mut open, &mut sequences, observation, prepared)
             .await?;
@@ -143,11 +144,8 @@ impl Ingestor {
                     .iter()
                     .zip(prepared[n..].iter().flatten())
                     .collect();
-                let (row, new_task) =
-                    locate_task(tx, &mut work.sequences, observation, &rest[0].1.event).await?;
-                let mut opened = Open::new(row, new_task);
-                opened.batch = Batch::open(tx, &opened.row, &rest).await?;
-                work.open = Some(opened);
+                let (row, new_task, batch) = open_task(tx, &mut work.sequences, &rest).await?;
+                work.open = Some(Open::new(row, new_task, batch));
             }
             let prepared = prepared[n].take().expect("each observation is folded once");
             let current = work.open.as_mut().expect("a task row is open");
@@ -194,6 +192,8 @@ impl Ingestor {
             row,
             changed: false,
             artifacts: &mut open.artifacts,
+            messages: &mut open.batch.messages,
+            writes: &mut open.writes,
         };
         fold::fold(tx, &mut folded, sequence, &event).await?;
         let changed = folded.changed;
@@ -213,6 +213,10 @@ impl Ingestor {
         let row = &open.row;
         // An approval request opens in the same transaction as the prompt that carries it.
         if changed && let Some(hook) = &self.on_change {
+            // What it reads is written first.
+            if hook.reads_projections(row) {
+                open.writes.flush(tx).await?;
+            }
             hook.task_changed(tx, row).await?;
         }
         let mut ingested = outcome(row, Some(sequence), new_task);
@@ -301,7 +305,8 @@ struct Work<'a> {
     sequences: Sequences,
 }
 
-/// The locked task row observations are folded into, written once when they are done.
+/// The locked task row observations are folded into, written once when they are done, with
+/// everything folding decided to write (one statement, ADR 0050).
 struct Open {
     row: task::Model,
     /// The row was created by this transaction.
@@ -314,27 +319,35 @@ struct Open {
     batch: Batch,
     /// Its artifacts: chunks gathered and rows changed, written with it.
     artifacts: Artifacts,
+    /// Messages and transitions folding added, written with it.
+    writes: Deferred,
 }
 
 impl Open {
-    fn new(row: task::Model, new_task: bool) -> Self {
+    fn new(row: task::Model, new_task: bool, batch: Batch) -> Self {
         Self {
             row,
             new_task,
             dirty: false,
             armed: false,
-            batch: Batch::default(),
+            batch,
             artifacts: Artifacts::default(),
+            writes: Deferred::default(),
         }
     }
 
-    async fn write(mut self, tx: &DatabaseTransaction) -> Result<(), DbErr> {
-        self.batch.write(tx).await?;
-        self.artifacts.flush(tx).await?;
+    /// Sends the group's events, what folding added, the artifacts and the task row, together.
+    async fn write(self, tx: &DatabaseTransaction) -> Result<(), DbErr> {
+        let backend = tx.get_database_backend();
+        let mut writes = Deferred::default();
+        self.batch.defer(backend, &mut writes);
+        writes.append(self.writes);
+        let mut artifacts = self.artifacts;
+        artifacts.defer(backend, &mut writes)?;
         if self.dirty {
-            task_rows::write_folded(tx, self.row).await?;
+            writes.push(task_rows::folded_update(backend, self.row)?);
         }
-        Ok(())
+        writes.flush(tx).await
     }
 }
 

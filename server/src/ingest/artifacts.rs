@@ -10,10 +10,11 @@
 use std::collections::{HashMap, HashSet};
 
 use app::a2a::Artifact;
-use sea_orm::{DatabaseTransaction, DbErr};
+use sea_orm::{DatabaseBackend, DatabaseTransaction, DbErr};
 use serde_json::Value;
 
 use crate::db::entity::{task_artifact, task_artifact_chunk};
+use crate::store::deferred::Deferred;
 use crate::store::projections;
 
 type Key = (String, String);
@@ -101,6 +102,23 @@ impl Artifacts {
         self.chunks.push((key.clone(), first));
         self.dirty.remove(&key);
         self.known.insert(key, Some(row));
+        Ok(())
+    }
+
+    /// Adds what is gathered to `writes`, to be sent with the task row: the chunks (one
+    /// statement) and each changed artifact row.
+    pub(super) fn defer(&mut self, backend: DatabaseBackend, writes: &mut Deferred) -> Result<(), DbErr> {
+        let chunks = std::mem::take(&mut self.chunks);
+        if let Some(statement) =
+            projections::chunks_insert(backend, chunks.into_iter().map(|(_, row)| row).collect())
+        {
+            writes.push(statement);
+        }
+        for key in std::mem::take(&mut self.dirty) {
+            if let Some(Some(row)) = self.known.get(&key) {
+                writes.push(projections::artifact_update(backend, row.clone())?);
+            }
+        }
         Ok(())
     }
 

@@ -1,16 +1,20 @@
-//! A group's stream events for one task, de-duplicated with one query when the task's row is
-//! opened and appended with one statement when it is written (issue #33, ADR 0031): the rest of
-//! a group then costs the fold's own statements per event.
+//! What an open task row's transaction knows its task holds: the ledger keys of the group's
+//! events and the de-duplication keys of their messages, read with one probe when the row is
+//! opened (on SQLite with the row and the counter, ADR 0050). Events and messages known to be
+//! new are written with the task row, all in one statement ([`Deferred`]); anything not probed
+//! is written at once with `ON CONFLICT DO NOTHING`, whose count says whether it was new.
 
 use std::collections::HashSet;
 
-use sea_orm::{DatabaseTransaction, DbErr};
+use app::a2a::{Message, StreamEvent};
+use sea_orm::DatabaseBackend;
 
 use super::{Observation, Prepared, Source};
-use crate::db::entity::task;
+use crate::store::deferred::Deferred;
 use crate::store::ledger::{self, EventRows, NewEvent};
+use crate::store::probe::{EventKey, Probe, Taken};
 
-/// The stream events of one open task row in a group.
+/// The stream events of one open task row in a group, and its messages' keys.
 #[derive(Default)]
 pub(super) struct Batch {
     /// The `(source, key)` pairs checked against the ledger when the row was opened.
@@ -18,46 +22,51 @@ pub(super) struct Batch {
     /// Those already in the ledger, or taken by an earlier event of the group.
     taken: HashSet<(String, String)>,
     rows: EventRows,
+    pub messages: MessageKeys,
+}
+
+/// The keys of a run of observations to probe for the task `task_id`: the first observation's
+/// event, the stream events that follow it for the same task (a command response moves the
+/// turn the keys are made of, so nothing after one is covered), and the messages of every
+/// event of the task in the run.
+pub(super) fn probe_of(task_id: &str, run: &[(&Observation, &Prepared)]) -> Probe {
+    let mut probe = Probe::new(task_id);
+    let same_task = |observation: &Observation| observation.local_task_id.as_deref() == Some(task_id);
+    let mut events_open = true;
+    for (n, (observation, prepared)) in run.iter().enumerate() {
+        if n > 0 && !same_task(observation) {
+            break;
+        }
+        let stream_like = matches!(observation.source, Source::Stream | Source::Reconcile);
+        if n == 0 || (events_open && stream_like) {
+            probe.event(observation.source.as_str(), event_key(observation, prepared));
+        }
+        events_open &= stream_like;
+        for message in messages_of(&prepared.event) {
+            if !message.message_id.is_empty() {
+                probe.message(message_key(&message.message_id));
+            }
+        }
+    }
+    probe
 }
 
 impl Batch {
-    /// Checks, in one query, the keys of the stream events that follow in the group for the
-    /// task `row` (up to the first event of another task or another kind of source: a command
-    /// response moves the turn the keys are made of). One event alone is not worth a query.
-    pub(super) async fn open(
-        tx: &DatabaseTransaction,
-        row: &task::Model,
-        run: &[(&Observation, &Prepared)],
-    ) -> Result<Self, DbErr> {
-        let keys: Vec<(&str, String)> = run
-            .iter()
-            .enumerate()
-            .take_while(|(n, (observation, _))| {
-                let same_task = *n == 0
-                    || (observation.local_task_id.as_deref() == Some(row.id.as_str())
-                        && observation.agent_id == row.agent_id);
-                same_task && matches!(observation.source, Source::Stream | Source::Reconcile)
-            })
-            .map(|(_, (observation, prepared))| {
-                (
-                    observation.source.as_str(),
-                    source_key(row.turn, observation, prepared),
-                )
-            })
-            .collect();
-        if keys.len() < 2 {
-            return Ok(Self::default());
-        }
-        let taken = ledger::existing_keys(tx, &row.id, &keys).await?;
-        let covered = keys
-            .into_iter()
-            .map(|(source, key)| (source.to_owned(), key))
-            .collect();
-        Ok(Self {
-            covered,
-            taken,
+    /// The batch of a row opened at `turn`, from what the probe found.
+    pub(super) fn known(probe: &Probe, turn: i64, taken: Taken) -> Self {
+        Self {
+            covered: probe
+                .events()
+                .map(|(source, key)| (source.to_owned(), key.at(turn)))
+                .collect(),
+            taken: taken.events,
             rows: EventRows::default(),
-        })
+            messages: MessageKeys {
+                probed: probe.messages().cloned().collect(),
+                taken: taken.messages,
+                all_new: false,
+            },
+        }
     }
 
     /// Whether this batch decides about the event `(source, key)`.
@@ -77,20 +86,91 @@ impl Batch {
         true
     }
 
-    /// Appends what was gathered.
-    pub(super) async fn write(self, tx: &DatabaseTransaction) -> Result<(), DbErr> {
-        ledger::append_all(tx, self.rows).await
+    /// The gathered events' statement, added to `writes`.
+    pub(super) fn defer(self, backend: DatabaseBackend, writes: &mut Deferred) {
+        if let Some(statement) = ledger::append_all_statement(backend, self.rows) {
+            writes.push(statement);
+        }
+    }
+}
+
+/// What the transaction knows of the open task's message de-duplication keys.
+#[derive(Default)]
+pub(super) struct MessageKeys {
+    /// Checked against the task's messages when the row was opened.
+    probed: HashSet<String>,
+    /// Stored already, or added by this transaction.
+    taken: HashSet<String>,
+    /// The task has no messages but those this transaction adds (a rebuild).
+    all_new: bool,
+}
+
+/// Whether a message is to be added.
+pub(super) enum MessageFate {
+    /// The task has it.
+    Duplicate,
+    /// The task does not have it: it is added with the row's other writes.
+    New,
+    /// Not probed: insert it now and count what was inserted.
+    Unknown,
+}
+
+impl MessageKeys {
+    /// Keys of a task whose messages were all dropped in this transaction.
+    pub(super) fn all_new() -> Self {
+        Self {
+            all_new: true,
+            ..Self::default()
+        }
+    }
+
+    /// The fate of a message with `key`; `unique`: a key made up for a message without an id,
+    /// which nothing else has. A key found new is taken from then on.
+    pub(super) fn claim(&mut self, key: &str, unique: bool) -> MessageFate {
+        if self.taken.contains(key) {
+            MessageFate::Duplicate
+        } else if unique || self.all_new || self.probed.contains(key) {
+            self.taken.insert(key.to_owned());
+            MessageFate::New
+        } else {
+            MessageFate::Unknown
+        }
+    }
+
+    /// A message not probed was inserted.
+    pub(super) fn inserted(&mut self, key: &str) {
+        self.taken.insert(key.to_owned());
+    }
+}
+
+/// A message's de-duplication key by its id.
+pub(super) fn message_key(message_id: &str) -> String {
+    format!("id:{message_id}")
+}
+
+/// The messages an event carries (what folding it may add).
+fn messages_of(event: &StreamEvent) -> Vec<&Message> {
+    match event {
+        StreamEvent::Task(task) => task.history.iter().chain(task.status.message.as_ref()).collect(),
+        StreamEvent::StatusUpdate(update) => update.status.message.iter().collect(),
+        StreamEvent::Message(message) => vec![message],
+        StreamEvent::ArtifactUpdate(_) => Vec::new(),
     }
 }
 
 /// The event's de-duplication key: identical stream events are told apart by the user turn they
 /// belong to; an event without a key of its own is known by its digest.
-pub(super) fn source_key(turn: i64, observation: &Observation, prepared: &Prepared) -> String {
+pub(super) fn event_key(observation: &Observation, prepared: &Prepared) -> EventKey {
     match &observation.source_key {
         Some(key) if matches!(observation.source, Source::Stream | Source::Reconcile) => {
-            format!("t{turn}:{key}")
+            EventKey::OfTurn(key.clone())
         }
-        Some(key) => key.clone(),
-        None => format!("t{turn}:{}", prepared.digest),
+        Some(key) => EventKey::Exact(key.clone()),
+        None => EventKey::OfTurn(prepared.digest.clone()),
     }
+}
+
+/// [`event_key`] at the task's `turn`.
+pub(super) fn source_key(turn: i64, observation: &Observation, prepared: &Prepared) -> String {
+    event_key(observation, prepared).at(turn)
 }

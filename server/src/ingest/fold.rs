@@ -8,20 +8,25 @@
 
 use app::a2a::{Artifact, Message, Part, StreamEvent, TaskStatus};
 use app::projection::{StatusVerdict, append_parts, missing_tail, status_verdict, title_of};
-use sea_orm::{DatabaseTransaction, DbErr};
+use sea_orm::{ConnectionTrait, DatabaseTransaction, DbErr};
 use serde_json::{Value, json};
 
 use super::artifacts::Artifacts;
+use super::batch::{MessageFate, MessageKeys, message_key};
 use crate::db::entity::{task, task_artifact, task_message};
+use crate::store::deferred::Deferred;
 use crate::store::new_id;
 use crate::store::projections;
 
-/// What folding changed on the task row (written by the caller), and its artifacts (the caller
-/// flushes them before it writes the row).
+/// What folding changed on the task row (written by the caller), its artifacts (the caller
+/// writes them with the row), what the transaction knows of its messages, and the writes
+/// folding decided on (messages known to be new, transitions), sent with the row (ADR 0050).
 pub(super) struct Folded<'t> {
     pub row: &'t mut task::Model,
     pub changed: bool,
     pub artifacts: &'t mut Artifacts,
+    pub messages: &'t mut MessageKeys,
+    pub writes: &'t mut Deferred,
 }
 
 pub(super) async fn fold(
@@ -112,14 +117,13 @@ async fn status(
             folded.row.state = status.state.clone();
             folded.row.transition_count += 1;
             folded.changed = true;
-            projections::insert_transition(
-                tx,
+            folded.writes.push(projections::transition_insert(
+                tx.get_database_backend(),
                 &folded.row.id,
                 &folded.row.state,
                 status.timestamp.clone(),
                 sequence,
-            )
-            .await?;
+            ));
         }
         StatusVerdict::Same => {}
         StatusVerdict::Stale | StatusVerdict::Final => return Ok(verdict),
@@ -141,12 +145,17 @@ async fn add_message(
     message: &Message,
     status: Option<&TaskStatus>,
 ) -> Result<(), DbErr> {
-    let dedupe_key = if message.message_id.is_empty() {
-        // Without an id nothing can be de-duplicated; each one is kept.
+    // Without an id nothing can be de-duplicated; each one is kept.
+    let unique = message.message_id.is_empty();
+    let dedupe_key = if unique {
         format!("seq:{sequence}:{}", new_id())
     } else {
-        format!("id:{}", message.message_id)
+        message_key(&message.message_id)
     };
+    let fate = folded.messages.claim(&dedupe_key, unique);
+    if matches!(fate, MessageFate::Duplicate) {
+        return Ok(());
+    }
     let parts = serde_json::to_value(&message.parts).map_err(|e| DbErr::Custom(e.to_string()))?;
     let row = task_message::Model {
         id: new_id(),
@@ -163,8 +172,23 @@ async fn add_message(
         reference_task_ids_json: json!(message.reference_task_ids),
         sequence,
     };
-    let inserted = projections::insert_message(tx, row).await?;
-    if inserted > 0 {
+    let inserted = match fate {
+        MessageFate::New => {
+            folded
+                .writes
+                .push(projections::message_insert(tx.get_database_backend(), row));
+            true
+        }
+        _ => {
+            let key = row.dedupe_key.clone();
+            let inserted = projections::insert_message(tx, row).await? > 0;
+            if inserted {
+                folded.messages.inserted(&key);
+            }
+            inserted
+        }
+    };
+    if inserted {
         folded.row.message_count += 1;
         folded.changed = true;
         if folded.row.title.is_empty()

@@ -15,4 +15,12 @@ pub trait TaskChanged: Send + Sync + std::fmt::Debug {
         tx: &'a DatabaseTransaction,
         row: &'a task::Model,
     ) -> futures::future::BoxFuture<'a, Result<(), DbErr>>;
+
+    /// Whether [`TaskChanged::task_changed`] reads the task's projection rows for `row`
+    /// (messages, transitions, artifacts): ingestion then writes what it folded so far first;
+    /// otherwise those writes wait to go with the task row (ADR 0050).
+    fn reads_projections(&self, row: &task::Model) -> bool {
+        let _ = row;
+        true
+    }
 }

@@ -1,36 +1,64 @@
-//! Finding the task row an observation belongs to, inside the transaction: by the caller's local
-//! id, else by the agent's remote task id, else a new row (a task, or a direct message reply).
+//! Opening the task row an observation belongs to, inside the transaction: by the caller's local
+//! id, else by the agent's remote task id, else a new row (a task, or a direct message reply);
+//! with what the task already holds of the observations' keys ([`Batch`]).
 
 use app::a2a::{StreamEvent, TaskState};
 use app::projection::TaskKind;
 use chrono::Utc;
 use sea_orm::DatabaseTransaction;
 
-use super::{IngestError, Observation};
+use super::batch::{Batch, probe_of};
+use super::{IngestError, Observation, Prepared};
 use crate::db::entity::task;
+use crate::store::probe::Taken;
 use crate::store::sequences::Sequences;
 use crate::store::{new_id, task_rows};
 
-/// The task row the event belongs to, locked; created on first sight. `true` when this
-/// transaction created it. A row named by its local id may come with the organization's
-/// sequences reserved ([`Sequences::lock_task`]).
-pub(super) async fn locate_task(
+/// The task row a run of observations (the first of them and what follows it, prepared)
+/// belongs to, locked, created on first sight; `true` when this transaction created it. With
+/// it, what the task holds of the run's ledger and message keys ([`Batch`]), read in the same
+/// round trip as the row and the organization's counter where the database allows (ADRs 0048
+/// and 0050).
+pub(super) async fn open_task(
     tx: &DatabaseTransaction,
     sequences: &mut Sequences,
-    observation: &Observation,
-    event: &StreamEvent,
-) -> Result<(task::Model, bool), IngestError> {
+    run: &[(&Observation, &Prepared)],
+) -> Result<(task::Model, bool, Batch), IngestError> {
+    let (observation, prepared) = run[0];
+    let organization = observation.organization_id.as_str();
     if let Some(local) = &observation.local_task_id {
-        // With the organization's sequences, where that saves a statement.
-        let row = sequences
-            .lock_task(tx, &observation.organization_id, local)
-            .await?
-            .ok_or(IngestError::Identity("Unknown local task."))?;
+        let probe = probe_of(local, run);
+        let (row, taken) = sequences.lock_task(tx, organization, local, &probe).await?;
+        let row = row.ok_or(IngestError::Identity("Unknown local task."))?;
         if row.agent_id != observation.agent_id {
             return Err(IngestError::Identity("Unexpected push scope."));
         }
-        return Ok((row, false));
+        let taken = match taken {
+            Some(taken) => taken,
+            None => sequences.reserve_probing(tx, organization, &probe).await?,
+        };
+        let batch = Batch::known(&probe, row.turn, taken);
+        return Ok((row, false, batch));
     }
+    let (row, created) = locate_remote(tx, observation, &prepared.event).await?;
+    let probe = probe_of(&row.id, run);
+    let taken = if created {
+        // Nothing is stored for a task this transaction created.
+        Taken::default()
+    } else {
+        sequences.reserve_probing(tx, organization, &probe).await?
+    };
+    let batch = Batch::known(&probe, row.turn, taken);
+    Ok((row, created, batch))
+}
+
+/// The task row of an observation without a local id: by the agent's remote task id, else a new
+/// row (a task, or a direct message reply). `true` when this transaction created it.
+async fn locate_remote(
+    tx: &DatabaseTransaction,
+    observation: &Observation,
+    event: &StreamEvent,
+) -> Result<(task::Model, bool), IngestError> {
     let remote = event.task_id().map(str::to_owned);
     let (agent, tenant) = (observation.agent_id.as_str(), observation.tenant.as_str());
     if let Some(remote) = &remote

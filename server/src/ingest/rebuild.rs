@@ -6,10 +6,15 @@ use sea_orm::{DbErr, TransactionTrait};
 
 use super::IngestError;
 use super::artifacts::Artifacts;
+use super::batch::MessageKeys;
 use super::fold;
 use super::locate::initial_state;
 use crate::db::Db;
+use crate::store::deferred::Deferred;
 use crate::store::{ledger, task_rows};
+
+/// Writes a rebuild gathers before it sends them.
+const REBUILD_WRITES_AT: usize = 256;
 
 /// Rebuilds a task's projections from its ledger: the projection rows are dropped and every
 /// stored event is folded again, in sequence order, in one transaction under the task lock.
@@ -32,16 +37,25 @@ pub async fn rebuild(db: &Db, task_id: &str) -> Result<usize, IngestError> {
     row.transition_count = 0;
     let events = ledger::events_of(&tx, task_id).await?;
     let mut artifacts = Artifacts::default();
+    // The projection rows were dropped: every message is new unless an earlier event added it.
+    let mut messages = MessageKeys::all_new();
+    let mut writes = Deferred::default();
     let mut folded = fold::Folded {
         row: &mut row,
         changed: false,
         artifacts: &mut artifacts,
+        messages: &mut messages,
+        writes: &mut writes,
     };
     for event in &events {
         let decoded =
             decode_stream_event(&event.payload_json).map_err(|e| IngestError::Invalid(e.to_string()))?;
         fold::fold(&tx, &mut folded, event.sequence, &decoded.event).await?;
+        if folded.writes.len() >= REBUILD_WRITES_AT {
+            folded.writes.flush(&tx).await?;
+        }
     }
+    writes.flush(&tx).await?;
     artifacts.flush(&tx).await?;
     if row.state.is_terminal() {
         row.terminal_at = Some(row.updated_at);

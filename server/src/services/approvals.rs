@@ -16,7 +16,7 @@ mod views;
 use sea_orm::DbErr;
 
 pub use decide::decide;
-pub use detect::detect;
+pub use detect::{detect, reads_prompt};
 pub use open::{OpenRequest, open};
 pub use people::{
     ASSIGNED_ELSEWHERE, Caller, DELEGATE_CANNOT_OPERATE, DELEGATE_ONLY_WITH_DELEGATE, DELEGATE_REQUIRED,

@@ -21,4 +21,8 @@ impl TaskChanged for DetectApprovals {
     ) -> BoxFuture<'a, Result<(), DbErr>> {
         Box::pin(async move { approvals::detect(tx, row).await.map(|_| ()) })
     }
+
+    fn reads_projections(&self, row: &task::Model) -> bool {
+        approvals::reads_prompt(row)
+    }
 }

@@ -3,13 +3,11 @@
 //! counter is [`sequences`](super::sequences)). Only `ingest` calls these; readers of the ledger
 //! use [`tasks`](super::tasks).
 
-use std::collections::HashSet;
-
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::OnConflict;
 use sea_orm::{
-    ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseTransaction, DbErr, EntityTrait, QueryFilter,
-    QueryOrder, QuerySelect,
+    ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseBackend, DatabaseTransaction, DbErr, EntityTrait,
+    QueryFilter, QueryOrder, QueryTrait, Statement,
 };
 use serde_json::Value;
 
@@ -64,7 +62,7 @@ pub async fn append(tx: &DatabaseTransaction, event: NewEvent<'_>) -> Result<boo
 }
 
 /// Events of one locked task gathered in a transaction, appended by [`append_all`] in one
-/// statement. The caller de-duplicates them first ([`existing_keys`]).
+/// statement. The caller de-duplicates them first ([`probe`](super::probe)).
 #[derive(Default)]
 pub struct EventRows(Vec<task_event::ActiveModel>);
 
@@ -77,37 +75,18 @@ impl EventRows {
 /// Appends the gathered events (a multi-row `INSERT`). A duplicate key fails it: the caller
 /// checked them under the task's row lock, so none can have appeared since.
 pub async fn append_all(tx: &DatabaseTransaction, rows: EventRows) -> Result<(), DbErr> {
-    if rows.0.is_empty() {
-        return Ok(());
+    if let Some(statement) = append_all_statement(tx.get_database_backend(), rows) {
+        tx.execute_raw(statement).await?;
     }
-    task_event::Entity::insert_many(rows.0)
-        .exec_without_returning(tx)
-        .await?;
     Ok(())
 }
 
-/// Which of `keys` (`(source, source_key)`) the task's ledger already has, in one query.
-pub async fn existing_keys(
-    tx: &DatabaseTransaction,
-    task_id: &str,
-    keys: &[(&str, String)],
-) -> Result<HashSet<(String, String)>, DbErr> {
-    if keys.is_empty() {
-        return Ok(HashSet::new());
+/// [`append_all`] as a statement, to send with the transaction's other writes; none for no rows.
+pub fn append_all_statement(backend: DatabaseBackend, rows: EventRows) -> Option<Statement> {
+    if rows.0.is_empty() {
+        return None;
     }
-    let sources: HashSet<&str> = keys.iter().map(|(source, _)| *source).collect();
-    let found: Vec<(String, String)> = task_event::Entity::find()
-        .select_only()
-        .column(task_event::Column::Source)
-        .column(task_event::Column::SourceKey)
-        .filter(task_event::Column::TaskId.eq(task_id))
-        // Both key columns, so the lookup stays on the unique index's prefix.
-        .filter(task_event::Column::Source.is_in(sources))
-        .filter(task_event::Column::SourceKey.is_in(keys.iter().map(|(_, key)| key.clone())))
-        .into_tuple()
-        .all(tx)
-        .await?;
-    Ok(found.into_iter().collect())
+    Some(task_event::Entity::insert_many(rows.0).build(backend))
 }
 
 fn event_row(event: NewEvent<'_>) -> task_event::ActiveModel {

@@ -4,21 +4,23 @@
 
 use sea_orm::sea_query::OnConflict;
 use sea_orm::{
-    ActiveValue::Set, ColumnTrait, DatabaseTransaction, DbErr, EntityTrait, QueryFilter, QueryOrder,
+    ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseBackend, DatabaseTransaction, DbErr, EntityTrait,
+    QueryFilter, QueryOrder, QueryTrait, Statement,
 };
 use serde_json::Value;
 
 use super::new_id;
 use crate::db::entity::{task_artifact, task_artifact_chunk, task_message, task_transition};
 
-/// Records that the task moved to `state` with the event at `sequence`.
-pub async fn insert_transition(
-    tx: &DatabaseTransaction,
+/// Records that the task moved to `state` with the event at `sequence` (a statement to send
+/// with the transaction's other writes, [`Deferred`](super::deferred::Deferred)).
+pub fn transition_insert(
+    backend: DatabaseBackend,
     task_id: &str,
     state: &app::a2a::TaskState,
     timestamp: Option<String>,
     sequence: i64,
-) -> Result<(), DbErr> {
+) -> Statement {
     task_transition::Entity::insert(task_transition::ActiveModel {
         id: Set(new_id()),
         task_id: Set(task_id.to_owned()),
@@ -26,13 +28,19 @@ pub async fn insert_transition(
         timestamp: Set(timestamp),
         sequence: Set(sequence),
     })
-    .exec_without_returning(tx)
-    .await?;
-    Ok(())
+    .build(backend)
 }
 
 /// Inserts a message unless the task has one with its `dedupe_key`; the rows inserted (0 or 1).
 pub async fn insert_message(tx: &DatabaseTransaction, message: task_message::Model) -> Result<u64, DbErr> {
+    tx.execute_raw(message_insert(tx.get_database_backend(), message))
+        .await
+        .map(|done| done.rows_affected())
+}
+
+/// [`insert_message`] as a statement, for a message the caller knows the task does not have yet
+/// (it checked under the task's row lock, [`probe`](super::probe)).
+pub fn message_insert(backend: DatabaseBackend, message: task_message::Model) -> Statement {
     task_message::Entity::insert(task_message::ActiveModel {
         id: Set(message.id),
         task_id: Set(message.task_id),
@@ -53,8 +61,7 @@ pub async fn insert_message(tx: &DatabaseTransaction, message: task_message::Mod
             .do_nothing()
             .to_owned(),
     )
-    .exec_without_returning(tx)
-    .await
+    .build(backend)
 }
 
 /// The task's artifact by its id.
@@ -76,7 +83,28 @@ pub async fn save_artifact(
     artifact: task_artifact::Model,
     exists: bool,
 ) -> Result<(), DbErr> {
-    let row = task_artifact::ActiveModel {
+    let row = artifact_row(artifact);
+    if exists {
+        task_artifact::Entity::update(row)
+            .exec_without_returning(tx)
+            .await?;
+    } else {
+        task_artifact::Entity::insert(row)
+            .exec_without_returning(tx)
+            .await?;
+    }
+    Ok(())
+}
+
+/// The update of an existing artifact row, as a statement.
+pub fn artifact_update(backend: DatabaseBackend, artifact: task_artifact::Model) -> Result<Statement, DbErr> {
+    Ok(task_artifact::Entity::update(artifact_row(artifact))
+        .validate()?
+        .build(backend))
+}
+
+fn artifact_row(artifact: task_artifact::Model) -> task_artifact::ActiveModel {
+    task_artifact::ActiveModel {
         id: Set(artifact.id),
         task_id: Set(artifact.task_id),
         artifact_id: Set(artifact.artifact_id),
@@ -88,17 +116,7 @@ pub async fn save_artifact(
         chunks: Set(artifact.chunks),
         sequence: Set(artifact.sequence),
         position: Set(artifact.position),
-    };
-    if exists {
-        task_artifact::Entity::update(row)
-            .exec_without_returning(tx)
-            .await?;
-    } else {
-        task_artifact::Entity::insert(row)
-            .exec_without_returning(tx)
-            .await?;
     }
-    Ok(())
 }
 
 /// Drops an artifact's chunks (a replacement starts its assembly again).
@@ -146,11 +164,19 @@ pub async fn insert_chunks(
     tx: &DatabaseTransaction,
     rows: Vec<task_artifact_chunk::ActiveModel>,
 ) -> Result<(), DbErr> {
-    if rows.is_empty() {
-        return Ok(());
+    if let Some(statement) = chunks_insert(tx.get_database_backend(), rows) {
+        tx.execute_raw(statement).await?;
     }
-    task_artifact_chunk::Entity::insert_many(rows)
-        .exec_without_returning(tx)
-        .await?;
     Ok(())
+}
+
+/// [`insert_chunks`] as a statement; none for no rows.
+pub fn chunks_insert(
+    backend: DatabaseBackend,
+    rows: Vec<task_artifact_chunk::ActiveModel>,
+) -> Option<Statement> {
+    if rows.is_empty() {
+        return None;
+    }
+    Some(task_artifact_chunk::Entity::insert_many(rows).build(backend))
 }

@@ -7,6 +7,7 @@ use sea_orm::{
     QueryTrait, Statement,
 };
 
+use super::probe::{self, Probe, Taken};
 use super::task_rows;
 use crate::db::entity::task;
 
@@ -58,24 +59,31 @@ impl Sequences {
     }
 
     /// The task by its local id, locked, the organization's sequences reserved as well when they
-    /// are not yet. On SQLite both are one round trip to the driver's thread, which is what a
-    /// statement costs there (ADR 0048); on PostgreSQL the task row is locked alone, and the
-    /// counter when the first sequence is needed: task rows before the counter, the order every
-    /// ingesting transaction takes its locks in.
+    /// are not yet, and what the task holds of `probe`'s keys. On SQLite the three are one round
+    /// trip to the driver's thread, which is what a statement costs there (ADRs 0048 and 0050);
+    /// on PostgreSQL the task row is locked alone (task rows before the counter is the order
+    /// every ingesting transaction takes its locks in), and the probe is left to
+    /// [`Sequences::reserve_probing`]: `None`.
     pub async fn lock_task(
         &mut self,
         tx: &DatabaseTransaction,
         organization_id: &str,
         task_id: &str,
-    ) -> Result<Option<task::Model>, DbErr> {
+        probe: &Probe,
+    ) -> Result<(Option<task::Model>, Option<Taken>), DbErr> {
         if tx.get_database_backend() != DatabaseBackend::Sqlite || self.counter(organization_id).is_some() {
-            return task_rows::lock(tx, task_id).await;
+            return Ok((task_rows::lock(tx, task_id).await?, None));
         }
         let count = self.expected(organization_id);
         let select = task::Entity::find_by_id(task_id.to_owned()).build(DatabaseBackend::Sqlite);
         let mut values = select.values.map(|values| values.0).unwrap_or_default();
         values.extend([organization_id.into(), count.into()]);
-        let sql = format!("{}; {}", select.sql, reserve_sql(tx));
+        let mut sql = format!("{}; {}", select.sql, reserve_sql(tx));
+        if !probe.is_empty() {
+            let (probe_sql, probe_values) = probe.select(DatabaseBackend::Sqlite, values.len() + 1);
+            sql = format!("{sql}; {probe_sql}");
+            values.extend(probe_values);
+        }
         let rows = tx
             .query_all_raw(Statement::from_sql_and_values(
                 DatabaseBackend::Sqlite,
@@ -83,14 +91,74 @@ impl Sequences {
                 values,
             ))
             .await?;
-        // The task's row, if there is one, then the counter's.
-        let (counter, task) = match rows.as_slice() {
-            [counter] => (counter, None),
-            [task, counter] => (counter, Some(task::Model::from_query_result(task, "")?)),
-            _ => return Err(DbErr::Custom("task and ledger counter read no rows".into())),
+        // The task's row if there is one, the counter's, then the probe's.
+        let mut rows = rows.iter();
+        let mut next = rows.next();
+        let task = match next {
+            Some(row) if row.try_get::<String>("", "id").is_ok() => {
+                let task = task::Model::from_query_result(row, "")?;
+                next = rows.next();
+                Some(task)
+            }
+            _ => None,
         };
+        let counter = next.ok_or_else(|| DbErr::Custom("ledger counter returned no row".into()))?;
         self.reserved(organization_id, count, value(counter)?);
-        Ok(task)
+        let mut taken = Taken::default();
+        for row in rows {
+            taken.note(row)?;
+        }
+        Ok((task, Some(taken)))
+    }
+
+    /// What the task holds of `probe`'s keys (nothing is read for an empty probe), the
+    /// organization's sequences reserved in the same statement when they are not yet (call it
+    /// with the task row locked). On PostgreSQL the reservation is a `WITH` part of the probe's
+    /// `SELECT`; on SQLite the two are one SQL text.
+    pub async fn reserve_probing(
+        &mut self,
+        tx: &DatabaseTransaction,
+        organization_id: &str,
+        probe: &Probe,
+    ) -> Result<Taken, DbErr> {
+        if probe.is_empty() {
+            return Ok(Taken::default());
+        }
+        if self.counter(organization_id).is_some() {
+            return probe::read(tx, probe).await;
+        }
+        let backend = tx.get_database_backend();
+        let count = self.expected(organization_id);
+        let mut values: Vec<sea_orm::Value> = vec![organization_id.into(), count.into()];
+        let (probe_sql, probe_values) = probe.select(backend, 3);
+        values.extend(probe_values);
+        let sql = match backend {
+            DatabaseBackend::Postgres => format!(
+                "WITH reserved AS ({}) SELECT 'c' AS probe_kind, '' AS probe_source, \
+                 CAST(value AS TEXT) AS probe_key FROM reserved UNION ALL {probe_sql}",
+                reserve_sql(tx)
+            ),
+            _ => format!("{}; {probe_sql}", reserve_sql(tx)),
+        };
+        let rows = tx
+            .query_all_raw(Statement::from_sql_and_values(backend, sql, values))
+            .await?;
+        let mut taken = Taken::default();
+        let mut reserved = None;
+        for row in &rows {
+            match row.try_get::<String>("", "probe_kind").as_deref() {
+                Ok("c") => reserved = Some(row.try_get::<String>("", "probe_key")?),
+                Ok(_) => {
+                    taken.note(row)?;
+                }
+                Err(_) => reserved = Some(value(row)?.to_string()),
+            }
+        }
+        let reserved: i64 = reserved
+            .and_then(|value| value.parse().ok())
+            .ok_or_else(|| DbErr::Custom("ledger counter returned no row".into()))?;
+        self.reserved(organization_id, count, reserved);
+        Ok(taken)
     }
 
     /// The organization's next sequence, not yet used: [`Sequences::used`] takes it once its

@@ -5,7 +5,7 @@
 use sea_orm::sea_query::OnConflict;
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseBackend, DatabaseTransaction, DbErr, EntityTrait,
-    QueryFilter, QueryOrder, QuerySelect, Select,
+    QueryFilter, QueryOrder, QuerySelect, QueryTrait, Select, Statement,
 };
 
 use crate::db::entity::task;
@@ -110,9 +110,10 @@ pub async fn insert_if_absent(tx: &DatabaseTransaction, row: task::Model) -> Res
     Ok(())
 }
 
-/// Writes what folding changed on a task row (state, identity, counters); identity and
-/// scheduling columns ingestion does not fold stay as they are.
-pub async fn write_folded(tx: &DatabaseTransaction, row: task::Model) -> Result<(), DbErr> {
+/// The write of what folding changed on a task row (state, identity, counters), as a statement
+/// to send with the transaction's other writes; identity and scheduling columns ingestion does
+/// not fold stay as they are.
+pub fn folded_update(backend: DatabaseBackend, row: task::Model) -> Result<Statement, DbErr> {
     let active = task::ActiveModel {
         id: sea_orm::ActiveValue::Unchanged(row.id),
         remote_task_id: Set(row.remote_task_id),
@@ -129,10 +130,7 @@ pub async fn write_folded(tx: &DatabaseTransaction, row: task::Model) -> Result<
         terminal_at: Set(row.terminal_at),
         ..Default::default()
     };
-    // Without returning: on SQLite, sea-orm reads an updated row back with a second
-    // statement, and every statement is a round trip to the driver's thread (issue #6).
-    task::Entity::update(active).exec_without_returning(tx).await?;
-    Ok(())
+    Ok(task::Entity::update(active).validate()?.build(backend))
 }
 
 /// Writes a rebuilt task row: the folded columns, its version bumped, `updated_at` now.

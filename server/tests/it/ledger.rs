@@ -761,3 +761,107 @@ async fn a_group_of_stream_events_commits_like_one_event_at_a_time() {
         test_db.cleanup().await;
     }
 }
+
+/// ADR 0050: what a task holds is read before the fold writes anything. A message a later event
+/// repeats is stored once, one event at a time and in a group; an event replayed is a duplicate;
+/// a stream event's key still names the user turn, so the same key after a command response is a
+/// new event.
+#[tokio::test]
+async fn messages_and_keys_read_before_writing_keep_one_row_per_message_and_per_turn() {
+    for test_db in support::backends().await {
+        let (db, ingestor, org, agent, _dir) = setup(&test_db).await;
+        let mut task_id = None;
+        // The user's message, the send's answer, "Working".
+        for (source, key, payload) in script().into_iter().take(3) {
+            let mut obs = observation(&org, &agent, source, key.as_deref(), payload);
+            obs.local_task_id = task_id.clone();
+            task_id = Some(ingestor.ingest(&obs).await.unwrap().task_id);
+        }
+        let task_id = task_id.unwrap();
+        let obs = |source: Source, key: &str, payload: Value| {
+            let mut obs = observation(&org, &agent, source, Some(key), payload);
+            obs.local_task_id = Some(task_id.clone());
+            obs
+        };
+        let working = |text: &str| status("TASK_STATE_WORKING", None, Some(text));
+        let again = obs(Source::Stream, "again:1", working("Working"));
+        assert!(
+            ingestor.ingest(&again).await.unwrap().sequence.is_some(),
+            "{}: a new event",
+            test_db.name
+        );
+        assert!(
+            ingestor.ingest(&again).await.unwrap().sequence.is_none(),
+            "{}: replayed",
+            test_db.name
+        );
+        let snapshot = json!({"task": {"id": "remote-1", "contextId": "ctx-1", "status": {"state": "TASK_STATE_WORKING"},
+            "history": [{"messageId": "u1", "role": "ROLE_USER", "parts": [{"text": "Write a report"}]},
+                {"messageId": "m-Step", "role": "ROLE_AGENT", "parts": [{"text": "Step"}]},
+                {"messageId": "m-More", "role": "ROLE_AGENT", "parts": [{"text": "More"}]}]}});
+        let group = vec![
+            obs(Source::Stream, "g1:1", working("Working")),
+            obs(Source::Stream, "g2:1", working("Step")),
+            obs(Source::Stream, "g3:1", working("Step")),
+            obs(Source::Stream, "g4:1", snapshot),
+            obs(Source::Stream, "again:1", working("Working")),
+        ];
+        let done = ingestor.ingest_group(&group).await.unwrap();
+        let stored: Vec<bool> = done.iter().map(|d| d.sequence.is_some()).collect();
+        assert_eq!(stored, [true, true, true, true, false], "{}", test_db.name);
+        let texts = |view: &TaskView| -> Vec<String> {
+            view.messages
+                .iter()
+                .map(|m| m.parts[0].as_text().unwrap_or_default().to_owned())
+                .collect()
+        };
+        let access = Access::everything(org.as_str());
+        let view = task_store::view(&db.read, &access, &task_id).await.unwrap();
+        assert_eq!(
+            texts(&view),
+            ["Write a report", "Working", "Step", "More"],
+            "{}",
+            test_db.name
+        );
+        // The task's message count is the rows': none counted twice.
+        assert_eq!(view.omitted.messages, 0, "{}", test_db.name);
+        assert_eq!(view.title, "Write a report");
+
+        // A command response moves the turn: "again:1" is a new event after it, alone and in a group.
+        let answer = json!({"task": {"id": "remote-1", "contextId": "ctx-1", "status": {"state": "TASK_STATE_WORKING"}}});
+        ingestor
+            .ingest(&obs(Source::CommandResponse, "command:2", answer))
+            .await
+            .unwrap();
+        let after = obs(Source::Stream, "again:1", working("After"));
+        assert!(
+            ingestor.ingest(&after).await.unwrap().sequence.is_some(),
+            "{}: the next turn",
+            test_db.name
+        );
+        let done = ingestor
+            .ingest_group(&[after.clone(), obs(Source::Stream, "g1:1", working("Later"))])
+            .await
+            .unwrap();
+        assert_eq!(done[0].sequence, None, "{}", test_db.name);
+        assert!(done[1].sequence.is_some(), "{}", test_db.name);
+        let view = task_store::view(&db.read, &access, &task_id).await.unwrap();
+        assert_eq!(
+            texts(&view),
+            ["Write a report", "Working", "Step", "More", "After", "Later"],
+            "{}",
+            test_db.name
+        );
+        assert_eq!(view.omitted.messages, 0, "{}", test_db.name);
+        // The user's message, the answer, "Working", "again", four of the group, the second
+        // answer, "After", "Later": one ledger row each, in order.
+        let scope = EventScope::Task(task_id.clone());
+        let events = task_store::events_after(&db.read, &access, &scope, 0)
+            .await
+            .unwrap();
+        assert_eq!(events.len(), 11, "{}", test_db.name);
+        assert!(events.windows(2).all(|w| w[1].sequence == w[0].sequence + 1));
+        db.close().await;
+        test_db.cleanup().await;
+    }
+}

@@ -255,3 +255,107 @@ async fn sqlite_serialises_concurrent_writers_without_busy_errors() {
     );
     db.close().await;
 }
+
+/// ADR 0050: gathered writes go as one statement (SQLite: one SQL text; PostgreSQL: `WITH`
+/// parts with their parameters renumbered, a quoted `$2` left alone), split only to stay under
+/// the parameter limit, and all of them land.
+#[tokio::test]
+async fn deferred_writes_land_together_and_split_past_the_parameter_limit() {
+    use sea_orm::{ConnectionTrait, DatabaseBackend, Statement, TransactionTrait};
+    use server::store::deferred::Deferred;
+
+    for test_db in support::backends().await {
+        let db = test_db.migrated().await;
+        let backend = db.write.get_database_backend();
+        let p = |n: usize| {
+            if backend == DatabaseBackend::Postgres {
+                format!("${n}")
+            } else {
+                "?".to_owned()
+            }
+        };
+        for table in ["deferred_a", "deferred_b"] {
+            db.write
+                .execute_unprepared(&format!(
+                    "CREATE TABLE {table} (id TEXT PRIMARY KEY, note TEXT NOT NULL, n BIGINT NOT NULL)"
+                ))
+                .await
+                .unwrap();
+        }
+        db.write
+            .execute_unprepared("INSERT INTO deferred_b (id, note, n) VALUES ('kept', 'old', 0)")
+            .await
+            .unwrap();
+        let tx = db.write.begin().await.unwrap();
+        let mut writes = Deferred::default();
+        writes.push(Statement::from_sql_and_values(
+            backend,
+            format!(
+                "INSERT INTO deferred_a (id, note, n) VALUES ({}, 'costs $2', {})",
+                p(1),
+                p(2)
+            ),
+            ["first".into(), 1i64.into()],
+        ));
+        writes.push(Statement::from_sql_and_values(
+            backend,
+            format!(
+                "UPDATE deferred_b SET note = {}, n = {} WHERE id = {}",
+                p(1),
+                p(2),
+                p(3)
+            ),
+            ["new".into(), 7i64.into(), "kept".into()],
+        ));
+        // 20 statements of 2,000 parameters: 40,000 in all, more than one statement may take.
+        for batch in 0..20 {
+            let rows: Vec<String> = (0..1000)
+                .map(|n| format!("({}, 'bulk', {})", p(2 * n + 1), p(2 * n + 2)))
+                .collect();
+            let values: Vec<sea_orm::Value> = (0..1000)
+                .flat_map(|n| [format!("b{batch}-{n}").into(), (n as i64).into()])
+                .collect();
+            writes.push(Statement::from_sql_and_values(
+                backend,
+                format!("INSERT INTO deferred_a (id, note, n) VALUES {}", rows.join(", ")),
+                values,
+            ));
+        }
+        assert_eq!(writes.len(), 22);
+        writes.flush(&tx).await.unwrap();
+        assert!(writes.is_empty());
+        tx.commit().await.unwrap();
+        let count = |sql: &'static str| {
+            let db = db.clone();
+            async move {
+                let row = db
+                    .read
+                    .query_one_raw(Statement::from_string(backend, sql))
+                    .await
+                    .unwrap()
+                    .unwrap();
+                row.try_get_by_index::<i64>(0).unwrap()
+            }
+        };
+        assert_eq!(
+            count("SELECT COUNT(*) FROM deferred_a WHERE note = 'bulk'").await,
+            20_000,
+            "{}",
+            test_db.name
+        );
+        assert_eq!(
+            count("SELECT n FROM deferred_a WHERE id = 'first' AND note = 'costs $2'").await,
+            1,
+            "{}",
+            test_db.name
+        );
+        assert_eq!(
+            count("SELECT n FROM deferred_b WHERE id = 'kept' AND note = 'new'").await,
+            7,
+            "{}",
+            test_db.name
+        );
+        db.close().await;
+        test_db.cleanup().await;
+    }
+}

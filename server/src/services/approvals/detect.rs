@@ -21,13 +21,19 @@ fn default_policy() -> Value {
     })
 }
 
+/// Whether [`detect`] reads the task's latest prompt for `row`: only a task waiting for input
+/// can be asking for an approval.
+pub fn reads_prompt(row: &task::Model) -> bool {
+    row.kind == TaskKind::Task && row.state == TaskState::InputRequired
+}
+
 /// Opens an approval request when the task's latest prompt carries a valid one from an agent
 /// whose stored card advertises the extension (reference §1.2 "Detection"), superseding any
 /// older open request of the task. Runs inside the ingestion transaction; content problems are
 /// swallowed (the part stays ordinary data), database faults propagate. Returns the new
 /// request's id.
 pub async fn detect(tx: &DatabaseTransaction, row: &task::Model) -> Result<Option<String>, DbErr> {
-    if row.kind != TaskKind::Task || row.state != TaskState::InputRequired {
+    if !reads_prompt(row) {
         return Ok(None);
     }
     let Some(prompt) = store::latest_prompt(tx, &row.id).await? else {

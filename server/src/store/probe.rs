@@ -1,0 +1,184 @@
+//! What a task already holds of the events an ingesting transaction is about to fold: which of
+//! their ledger keys and which of their messages' de-duplication keys are taken (issue #33, ADR
+//! 0050). Read once, under the task's row lock, before anything is written, so the fold knows
+//! which rows it will add and its writes can all be sent together ([`Deferred`](super::deferred)).
+//! Only `ingest` calls these, through [`read`] or with the statements that lock the task and its
+//! organization's counter ([`sequences`](super::sequences)).
+
+use std::collections::HashSet;
+
+use sea_orm::{ConnectionTrait, DatabaseBackend, DatabaseTransaction, DbErr, QueryResult, Statement, Value};
+
+/// An event's ledger key, `(task, source, key)` unique: a stream event's names the user turn it
+/// belongs to, which the probe may read before the caller has seen the task row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EventKey {
+    Exact(String),
+    /// `t{turn}:{suffix}`, the turn being the task's current one.
+    OfTurn(String),
+}
+
+impl EventKey {
+    /// The key at the task's `turn`.
+    pub fn at(&self, turn: i64) -> String {
+        match self {
+            EventKey::Exact(key) => key.clone(),
+            EventKey::OfTurn(suffix) => format!("t{turn}:{suffix}"),
+        }
+    }
+}
+
+/// The keys to look up for one task.
+pub struct Probe {
+    task_id: String,
+    events: Vec<(&'static str, EventKey)>,
+    messages: Vec<String>,
+}
+
+/// The keys found taken: `(source, key)` of events, de-duplication keys of messages.
+#[derive(Debug, Default)]
+pub struct Taken {
+    pub events: HashSet<(String, String)>,
+    pub messages: HashSet<String>,
+}
+
+impl Probe {
+    pub fn new(task_id: &str) -> Self {
+        Self {
+            task_id: task_id.to_owned(),
+            events: Vec::new(),
+            messages: Vec::new(),
+        }
+    }
+
+    pub fn event(&mut self, source: &'static str, key: EventKey) {
+        self.events.push((source, key));
+    }
+
+    pub fn message(&mut self, dedupe_key: String) {
+        if !self.messages.contains(&dedupe_key) {
+            self.messages.push(dedupe_key);
+        }
+    }
+
+    /// The events' `(source, key)` pairs.
+    pub fn events(&self) -> impl Iterator<Item = (&'static str, &EventKey)> {
+        self.events.iter().map(|(source, key)| (*source, key))
+    }
+
+    /// The messages' de-duplication keys.
+    pub fn messages(&self) -> impl Iterator<Item = &String> {
+        self.messages.iter()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.events.is_empty() && self.messages.is_empty()
+    }
+
+    /// The probe as one `SELECT` of `(probe_kind, probe_source, probe_key)` rows, its
+    /// parameters numbered from `$first` on PostgreSQL (SQLite's `?` are counted in order).
+    pub(super) fn select(&self, backend: DatabaseBackend, first: usize) -> (String, Vec<Value>) {
+        let mut params = Params {
+            backend,
+            values: Vec::new(),
+            first,
+        };
+        let mut parts = Vec::new();
+        if !self.events.is_empty() {
+            let task = params.add(self.task_id.clone().into());
+            let mut sources: Vec<&str> = self.events.iter().map(|(source, _)| *source).collect();
+            sources.sort_unstable();
+            sources.dedup();
+            let sources: Vec<String> = sources.iter().map(|s| params.add((*s).into())).collect();
+            let keys: Vec<String> = self
+                .events
+                .iter()
+                .map(|(_, key)| match key {
+                    EventKey::Exact(key) => params.add(key.clone().into()),
+                    EventKey::OfTurn(suffix) => format!(
+                        "('t' || CAST((SELECT turn FROM tasks WHERE id = {}) AS TEXT) || ':' || {})",
+                        params.add(self.task_id.clone().into()),
+                        params.add(suffix.clone().into())
+                    ),
+                })
+                .collect();
+            // Both key columns, so the lookup stays on the unique index's prefix.
+            parts.push(format!(
+                "SELECT 'e' AS probe_kind, source AS probe_source, source_key AS probe_key FROM task_events \
+                 WHERE task_id = {task} AND source IN ({}) AND source_key IN ({})",
+                sources.join(", "),
+                keys.join(", ")
+            ));
+        }
+        if !self.messages.is_empty() {
+            let task = params.add(self.task_id.clone().into());
+            let keys: Vec<String> = self
+                .messages
+                .iter()
+                .map(|key| params.add(key.clone().into()))
+                .collect();
+            parts.push(format!(
+                "SELECT 'm' AS probe_kind, '' AS probe_source, dedupe_key AS probe_key FROM task_messages \
+                 WHERE task_id = {task} AND dedupe_key IN ({})",
+                keys.join(", ")
+            ));
+        }
+        (parts.join(" UNION ALL "), params.values)
+    }
+}
+
+impl Taken {
+    /// Notes one row of [`Probe::select`]; `false` for a row that is not the probe's.
+    pub(super) fn note(&mut self, row: &QueryResult) -> Result<bool, DbErr> {
+        let Ok(kind) = row.try_get::<String>("", "probe_kind") else {
+            return Ok(false);
+        };
+        let key: String = row.try_get("", "probe_key")?;
+        match kind.as_str() {
+            "e" => {
+                let source: String = row.try_get("", "probe_source")?;
+                self.events.insert((source, key));
+            }
+            "m" => {
+                self.messages.insert(key);
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+}
+
+/// What the task holds of `probe`'s keys, in one query (none for an empty probe).
+pub async fn read(tx: &DatabaseTransaction, probe: &Probe) -> Result<Taken, DbErr> {
+    let mut taken = Taken::default();
+    if probe.is_empty() {
+        return Ok(taken);
+    }
+    let backend = tx.get_database_backend();
+    let (sql, values) = probe.select(backend, 1);
+    for row in tx
+        .query_all_raw(Statement::from_sql_and_values(backend, sql, values))
+        .await?
+    {
+        taken.note(&row)?;
+    }
+    Ok(taken)
+}
+
+/// Parameters numbered as they are added.
+struct Params {
+    backend: DatabaseBackend,
+    values: Vec<Value>,
+    first: usize,
+}
+
+impl Params {
+    fn add(&mut self, value: Value) -> String {
+        self.values.push(value);
+        if self.backend == DatabaseBackend::Postgres {
+            format!("${}", self.first + self.values.len() - 1)
+        } else {
+            "?".to_owned()
+        }
+    }
+}
