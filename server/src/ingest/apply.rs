@@ -215,6 +215,9 @@ impl Ingestor {
         if changed && let Some(hook) = &self.on_change {
             // What it reads is written first.
             if hook.reads_projections(row) {
+                open.batch
+                    .messages
+                    .defer(tx.get_database_backend(), &mut open.writes);
                 open.writes.flush(tx).await?;
             }
             hook.task_changed(tx, row).await?;
@@ -319,7 +322,7 @@ struct Open {
     batch: Batch,
     /// Its artifacts: chunks gathered and rows changed, written with it.
     artifacts: Artifacts,
-    /// Messages and transitions folding added, written with it.
+    /// Transitions folding added, written with it (new messages are gathered in `batch`).
     writes: Deferred,
 }
 

@@ -10,9 +10,11 @@ use app::a2a::{Message, StreamEvent};
 use sea_orm::DatabaseBackend;
 
 use super::{Observation, Prepared, Source};
+use crate::db::entity::task_message;
 use crate::store::deferred::Deferred;
 use crate::store::ledger::{self, EventRows, NewEvent};
 use crate::store::probe::{EventKey, Probe, Taken};
+use crate::store::projections;
 
 /// The stream events of one open task row in a group, and its messages' keys.
 #[derive(Default)]
@@ -65,6 +67,7 @@ impl Batch {
                 probed: probe.messages().cloned().collect(),
                 taken: taken.messages,
                 all_new: false,
+                rows: Vec::new(),
             },
         }
     }
@@ -86,11 +89,12 @@ impl Batch {
         true
     }
 
-    /// The gathered events' statement, added to `writes`.
-    pub(super) fn defer(self, backend: DatabaseBackend, writes: &mut Deferred) {
+    /// The gathered events' and messages' statements, added to `writes`.
+    pub(super) fn defer(mut self, backend: DatabaseBackend, writes: &mut Deferred) {
         if let Some(statement) = ledger::append_all_statement(backend, self.rows) {
             writes.push(statement);
         }
+        self.messages.defer(backend, writes);
     }
 }
 
@@ -103,6 +107,8 @@ pub(super) struct MessageKeys {
     taken: HashSet<String>,
     /// The task has no messages but those this transaction adds (a rebuild).
     all_new: bool,
+    /// New messages not written yet, in order.
+    rows: Vec<task_message::Model>,
 }
 
 /// Whether a message is to be added.
@@ -140,6 +146,23 @@ impl MessageKeys {
     /// A message not probed was inserted.
     pub(super) fn inserted(&mut self, key: &str) {
         self.taken.insert(key.to_owned());
+    }
+
+    /// Gathers a message [`MessageKeys::claim`] found new.
+    pub(super) fn add(&mut self, row: task_message::Model) {
+        self.rows.push(row);
+    }
+
+    /// How many gathered messages are not written yet.
+    pub(super) fn pending(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// The gathered messages' statements (multi-row inserts), added to `writes`.
+    pub(super) fn defer(&mut self, backend: DatabaseBackend, writes: &mut Deferred) {
+        for statement in projections::messages_insert(backend, std::mem::take(&mut self.rows)) {
+            writes.push(statement);
+        }
     }
 }
 

@@ -19,8 +19,8 @@ use crate::store::new_id;
 use crate::store::projections;
 
 /// What folding changed on the task row (written by the caller), its artifacts (the caller
-/// writes them with the row), what the transaction knows of its messages, and the writes
-/// folding decided on (messages known to be new, transitions), sent with the row (ADR 0050).
+/// writes them with the row), its messages (those known to be new gathered there), and the
+/// other writes folding decided on (transitions), sent with the row (ADR 0050).
 pub(super) struct Folded<'t> {
     pub row: &'t mut task::Model,
     pub changed: bool,
@@ -174,9 +174,7 @@ async fn add_message(
     };
     let inserted = match fate {
         MessageFate::New => {
-            folded
-                .writes
-                .push(projections::message_insert(tx.get_database_backend(), row));
+            folded.messages.add(row);
             true
         }
         _ => {

@@ -33,15 +33,21 @@ pub(super) async fn open_task(
         if row.agent_id != observation.agent_id {
             return Err(IngestError::Identity("Unexpected push scope."));
         }
-        let taken = match taken {
-            Some(taken) => taken,
-            None => sequences.reserve_probing(tx, organization, &probe).await?,
+        let (probe, taken) = match taken {
+            Some(taken) => (probe, taken),
+            None => {
+                let mut probe = probe;
+                probe.at_turn(row.turn);
+                let taken = sequences.reserve_probing(tx, organization, &probe).await?;
+                (probe, taken)
+            }
         };
         let batch = Batch::known(&probe, row.turn, taken);
         return Ok((row, false, batch));
     }
     let (row, created) = locate_remote(tx, observation, &prepared.event).await?;
-    let probe = probe_of(&row.id, run);
+    let mut probe = probe_of(&row.id, run);
+    probe.at_turn(row.turn);
     let taken = if created {
         // Nothing is stored for a task this transaction created.
         Taken::default()

@@ -2,7 +2,7 @@
 //! are dropped and its stored events folded again, under the task lock, in one transaction.
 
 use app::a2a::decode_stream_event;
-use sea_orm::{DbErr, TransactionTrait};
+use sea_orm::{ConnectionTrait, DbErr, TransactionTrait};
 
 use super::IngestError;
 use super::artifacts::Artifacts;
@@ -51,10 +51,12 @@ pub async fn rebuild(db: &Db, task_id: &str) -> Result<usize, IngestError> {
         let decoded =
             decode_stream_event(&event.payload_json).map_err(|e| IngestError::Invalid(e.to_string()))?;
         fold::fold(&tx, &mut folded, event.sequence, &decoded.event).await?;
-        if folded.writes.len() >= REBUILD_WRITES_AT {
+        if folded.writes.len() + folded.messages.pending() >= REBUILD_WRITES_AT {
+            folded.messages.defer(tx.get_database_backend(), folded.writes);
             folded.writes.flush(&tx).await?;
         }
     }
+    messages.defer(tx.get_database_backend(), &mut writes);
     writes.flush(&tx).await?;
     artifacts.flush(&tx).await?;
     if row.state.is_terminal() {

@@ -61,6 +61,16 @@ impl Probe {
         }
     }
 
+    /// The keys as they are at the task's `turn`, for a caller that has read the row: an exact
+    /// key is an index lookup where one made in SQL may not be.
+    pub fn at_turn(&mut self, turn: i64) {
+        for (_, key) in &mut self.events {
+            if let EventKey::OfTurn(_) = key {
+                *key = EventKey::Exact(key.at(turn));
+            }
+        }
+    }
+
     /// The events' `(source, key)` pairs.
     pub fn events(&self) -> impl Iterator<Item = (&'static str, &EventKey)> {
         self.events.iter().map(|(source, key)| (*source, key))

@@ -33,15 +33,39 @@ pub fn transition_insert(
 
 /// Inserts a message unless the task has one with its `dedupe_key`; the rows inserted (0 or 1).
 pub async fn insert_message(tx: &DatabaseTransaction, message: task_message::Model) -> Result<u64, DbErr> {
-    tx.execute_raw(message_insert(tx.get_database_backend(), message))
-        .await
-        .map(|done| done.rows_affected())
+    let statement = task_message::Entity::insert(message_row(message))
+        .on_conflict(message_conflict())
+        .build(tx.get_database_backend());
+    tx.execute_raw(statement).await.map(|done| done.rows_affected())
 }
 
-/// [`insert_message`] as a statement, for a message the caller knows the task does not have yet
-/// (it checked under the task's row lock, [`probe`](super::probe)).
-pub fn message_insert(backend: DatabaseBackend, message: task_message::Model) -> Statement {
-    task_message::Entity::insert(task_message::ActiveModel {
+/// Messages the caller knows the task does not have yet (it checked under the task's row lock,
+/// [`probe`](super::probe)), as statements of at most [`ROWS_PER_INSERT`] rows each.
+pub fn messages_insert(backend: DatabaseBackend, messages: Vec<task_message::Model>) -> Vec<Statement> {
+    let mut rows = messages.into_iter().map(message_row).peekable();
+    let mut statements = Vec::new();
+    while rows.peek().is_some() {
+        let part: Vec<_> = rows.by_ref().take(ROWS_PER_INSERT).collect();
+        statements.push(
+            task_message::Entity::insert_many(part)
+                .on_conflict(message_conflict())
+                .build(backend),
+        );
+    }
+    statements
+}
+
+/// Rows of one multi-row `INSERT` at most: 13 columns each stay far below the parameter limits.
+const ROWS_PER_INSERT: usize = 1_000;
+
+fn message_conflict() -> OnConflict {
+    OnConflict::columns([task_message::Column::TaskId, task_message::Column::DedupeKey])
+        .do_nothing()
+        .to_owned()
+}
+
+fn message_row(message: task_message::Model) -> task_message::ActiveModel {
+    task_message::ActiveModel {
         id: Set(message.id),
         task_id: Set(message.task_id),
         dedupe_key: Set(message.dedupe_key),
@@ -55,13 +79,7 @@ pub fn message_insert(backend: DatabaseBackend, message: task_message::Model) ->
         extensions_json: Set(message.extensions_json),
         reference_task_ids_json: Set(message.reference_task_ids_json),
         sequence: Set(message.sequence),
-    })
-    .on_conflict(
-        OnConflict::columns([task_message::Column::TaskId, task_message::Column::DedupeKey])
-            .do_nothing()
-            .to_owned(),
-    )
-    .build(backend)
+    }
 }
 
 /// The task's artifact by its id.
