@@ -117,7 +117,9 @@ pub(super) enum MessageFate {
     Duplicate,
     /// The task does not have it: it is added with the row's other writes.
     New,
-    /// Not probed: insert it now and count what was inserted.
+    /// Not probed: insert it now and count what was inserted. The probe covers every message
+    /// of the events an open row folds ([`probe_of`]), so this is the fallback that keeps the
+    /// count right should the two ever differ, not a path ingestion takes today.
     Unknown,
 }
 

@@ -19,8 +19,7 @@ pub trait TaskChanged: Send + Sync + std::fmt::Debug {
     /// Whether [`TaskChanged::task_changed`] reads the task's projection rows for `row`
     /// (messages, transitions, artifacts): ingestion then writes what it folded so far first;
     /// otherwise those writes wait to go with the task row (ADR 0050).
-    fn reads_projections(&self, row: &task::Model) -> bool {
-        let _ = row;
+    fn reads_projections(&self, _row: &task::Model) -> bool {
         true
     }
 }

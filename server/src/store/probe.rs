@@ -138,10 +138,10 @@ impl Probe {
 }
 
 impl Taken {
-    /// Notes one row of [`Probe::select`]; `false` for a row that is not the probe's.
-    pub(super) fn note(&mut self, row: &QueryResult) -> Result<bool, DbErr> {
+    /// Notes one row of [`Probe::select`]; a row that is not the probe's is left out.
+    pub(super) fn note(&mut self, row: &QueryResult) -> Result<(), DbErr> {
         let Ok(kind) = row.try_get::<String>("", "probe_kind") else {
-            return Ok(false);
+            return Ok(());
         };
         let key: String = row.try_get("", "probe_key")?;
         match kind.as_str() {
@@ -152,9 +152,9 @@ impl Taken {
             "m" => {
                 self.messages.insert(key);
             }
-            _ => return Ok(false),
+            _ => {}
         }
-        Ok(true)
+        Ok(())
     }
 }
 

@@ -143,20 +143,17 @@ impl Sequences {
         let rows = tx
             .query_all_raw(Statement::from_sql_and_values(backend, sql, values))
             .await?;
+        // PostgreSQL's counter is the probe's row of kind `c`; SQLite's the `RETURNING` row.
         let mut taken = Taken::default();
         let mut reserved = None;
         for row in &rows {
             match row.try_get::<String>("", "probe_kind").as_deref() {
-                Ok("c") => reserved = Some(row.try_get::<String>("", "probe_key")?),
-                Ok(_) => {
-                    taken.note(row)?;
-                }
-                Err(_) => reserved = Some(value(row)?.to_string()),
+                Ok("c") => reserved = row.try_get::<String>("", "probe_key")?.parse().ok(),
+                Ok(_) => taken.note(row)?,
+                Err(_) => reserved = Some(value(row)?),
             }
         }
-        let reserved: i64 = reserved
-            .and_then(|value| value.parse().ok())
-            .ok_or_else(|| DbErr::Custom("ledger counter returned no row".into()))?;
+        let reserved = reserved.ok_or_else(|| DbErr::Custom("ledger counter returned no row".into()))?;
         self.reserved(organization_id, count, reserved);
         Ok(taken)
     }
