@@ -17,8 +17,8 @@ use crate::store::{new_id, task_rows};
 /// The task row a run of observations (the first of them and what follows it, prepared)
 /// belongs to, locked, created on first sight; `true` when this transaction created it. With
 /// it, what the task holds of the run's ledger and message keys ([`Batch`]), read in the same
-/// round trip as the row and the organization's counter where the database allows (ADRs 0048
-/// and 0050).
+/// round trip as the row and the organization's counter when the caller names the task (ADRs
+/// 0048, 0050 and 0051).
 pub(super) async fn open_task(
     tx: &DatabaseTransaction,
     sequences: &mut Sequences,

@@ -88,6 +88,18 @@ impl Probe {
     /// The probe as one `SELECT` of `(probe_kind, probe_source, probe_key)` rows, its
     /// parameters numbered from `$first` on PostgreSQL (SQLite's `?` are counted in order).
     pub(super) fn select(&self, backend: DatabaseBackend, first: usize) -> (String, Vec<Value>) {
+        self.select_with(backend, first, None)
+    }
+
+    /// [`Probe::select`]; with `rows`, a stream event's key takes the turn from that one-row
+    /// relation of task rows (a `WITH` part of the caller's statement), joined, instead of a
+    /// lookup of the task per key.
+    fn select_with(
+        &self,
+        backend: DatabaseBackend,
+        first: usize,
+        rows: Option<&str>,
+    ) -> (String, Vec<Value>) {
         let mut params = Params {
             backend,
             values: Vec::new(),
@@ -105,17 +117,27 @@ impl Probe {
                 .iter()
                 .map(|(_, key)| match key {
                     EventKey::Exact(key) => params.add(key.clone().into()),
-                    EventKey::OfTurn(suffix) => format!(
-                        "('t' || CAST((SELECT turn FROM tasks WHERE id = {}) AS TEXT) || ':' || {})",
-                        params.add(self.task_id.clone().into()),
-                        params.add(suffix.clone().into())
-                    ),
+                    EventKey::OfTurn(suffix) => {
+                        let turn = match rows {
+                            Some(rows) => format!("{rows}.turn"),
+                            None => format!(
+                                "(SELECT turn FROM tasks WHERE id = {})",
+                                params.add(self.task_id.clone().into())
+                            ),
+                        };
+                        format!(
+                            "('t' || CAST({turn} AS TEXT) || ':' || {})",
+                            params.add(suffix.clone().into())
+                        )
+                    }
                 })
                 .collect();
+            let from = rows.map_or_else(|| "task_events".to_owned(), |rows| format!("task_events, {rows}"));
             // Both key columns, so the lookup stays on the unique index's prefix.
             parts.push(format!(
-                "SELECT 'e' AS probe_kind, source AS probe_source, source_key AS probe_key FROM task_events \
-                 WHERE task_id = {task} AND source IN ({}) AND source_key IN ({})",
+                "SELECT 'e' AS probe_kind, task_events.source AS probe_source, task_events.source_key AS probe_key \
+                 FROM {from} WHERE task_events.task_id = {task} AND task_events.source IN ({}) \
+                 AND task_events.source_key IN ({})",
                 sources.join(", "),
                 keys.join(", ")
             ));
@@ -135,6 +157,23 @@ impl Probe {
         }
         (parts.join(" UNION ALL "), params.values)
     }
+
+    /// The probe as one scalar subquery, its rows as a JSON array of `[kind, source, key]`
+    /// (PostgreSQL; read back with [`Taken::from_aggregate`]), for a statement whose other
+    /// columns are of another shape; the turn from `rows` ([`Probe::select_with`]).
+    pub(super) fn aggregate(
+        &self,
+        backend: DatabaseBackend,
+        first: usize,
+        rows: &str,
+    ) -> (String, Vec<Value>) {
+        let (select, values) = self.select_with(backend, first, Some(rows));
+        let sql = format!(
+            "(SELECT CAST(COALESCE(json_agg(json_build_array(probe_kind, probe_source, probe_key)), '[]') AS TEXT) \
+             FROM ({select}) AS probe)"
+        );
+        (sql, values)
+    }
 }
 
 impl Taken {
@@ -143,10 +182,26 @@ impl Taken {
         let Ok(kind) = row.try_get::<String>("", "probe_kind") else {
             return Ok(());
         };
+        let source: String = row.try_get("", "probe_source")?;
         let key: String = row.try_get("", "probe_key")?;
-        match kind.as_str() {
+        self.add(&kind, source, key);
+        Ok(())
+    }
+
+    /// The keys of [`Probe::aggregate`]'s answer.
+    pub(super) fn from_aggregate(json: &str) -> Result<Self, DbErr> {
+        let rows: Vec<(String, String, String)> =
+            serde_json::from_str(json).map_err(|error| DbErr::Custom(format!("probe answer: {error}")))?;
+        let mut taken = Taken::default();
+        for (kind, source, key) in rows {
+            taken.add(&kind, source, key);
+        }
+        Ok(taken)
+    }
+
+    fn add(&mut self, kind: &str, source: String, key: String) {
+        match kind {
             "e" => {
-                let source: String = row.try_get("", "probe_source")?;
                 self.events.insert((source, key));
             }
             "m" => {
@@ -154,7 +209,6 @@ impl Taken {
             }
             _ => {}
         }
-        Ok(())
     }
 }
 

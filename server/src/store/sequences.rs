@@ -17,6 +17,12 @@ const RESERVE: &str = "INSERT INTO ledger_counters (organization_id, value) VALU
      ON CONFLICT (organization_id) DO UPDATE SET value = ledger_counters.value + excluded.value \
      RETURNING value";
 
+/// [`RESERVE`] for PostgreSQL's [`Sequences::lock_task`]: made only once the `locked` part has
+/// the task row (none when there is no task).
+const RESERVE_LOCKED: &str = "INSERT INTO ledger_counters (organization_id, value) SELECT {org}, {count} FROM locked \
+     ON CONFLICT (organization_id) DO UPDATE SET value = ledger_counters.value + excluded.value \
+     RETURNING value";
+
 /// The organizations' ledger sequences within one transaction. The first sequence an
 /// organization needs locks its counter row and reserves as many sequences as the transaction
 /// expects to append for it ([`Sequences::expecting`]; one by default) in one statement; the
@@ -59,11 +65,10 @@ impl Sequences {
     }
 
     /// The task by its local id, locked, the organization's sequences reserved as well when they
-    /// are not yet, and what the task holds of `probe`'s keys. On SQLite the three are one round
-    /// trip to the driver's thread, which is what a statement costs there (ADRs 0048 and 0050);
-    /// on PostgreSQL the task row is locked alone (task rows before the counter is the order
-    /// every ingesting transaction takes its locks in), and the probe is left to
-    /// [`Sequences::reserve_probing`]: `None`.
+    /// are not yet, and what the task holds of `probe`'s keys: one statement (ADRs 0048, 0050
+    /// and 0051). `None` for the probe when its answer cannot be trusted (PostgreSQL, the row
+    /// changed while the statement waited for its lock): the caller reads it again with
+    /// [`Sequences::reserve_probing`], the sequences already reserved.
     pub async fn lock_task(
         &mut self,
         tx: &DatabaseTransaction,
@@ -71,8 +76,14 @@ impl Sequences {
         task_id: &str,
         probe: &Probe,
     ) -> Result<(Option<task::Model>, Option<Taken>), DbErr> {
-        if tx.get_database_backend() != DatabaseBackend::Sqlite || self.counter(organization_id).is_some() {
-            return Ok((task_rows::lock(tx, task_id).await?, None));
+        match tx.get_database_backend() {
+            DatabaseBackend::Postgres => {
+                return self.lock_task_postgres(tx, organization_id, task_id, probe).await;
+            }
+            _ if self.counter(organization_id).is_some() => {
+                return Ok((task_rows::lock(tx, task_id).await?, None));
+            }
+            _ => {}
         }
         let count = self.expected(organization_id);
         let select = task::Entity::find_by_id(task_id.to_owned()).build(DatabaseBackend::Sqlite);
@@ -109,6 +120,70 @@ impl Sequences {
             taken.note(row)?;
         }
         Ok((task, Some(taken)))
+    }
+
+    /// [`Sequences::lock_task`] on PostgreSQL, one statement: the row locked in a `WITH` part the
+    /// counter's reservation reads from, so the task row is locked before the counter as in every
+    /// ingesting transaction (the data orders them, not the planner). The probe reads under the
+    /// statement's snapshot, taken before the lock was granted: when the row changed while the
+    /// statement waited (its `xmin` under the lock is not the one the snapshot sees), a
+    /// transaction that held the lock wrote to the task since, and the probe is not trusted.
+    async fn lock_task_postgres(
+        &mut self,
+        tx: &DatabaseTransaction,
+        organization_id: &str,
+        task_id: &str,
+        probe: &Probe,
+    ) -> Result<(Option<task::Model>, Option<Taken>), DbErr> {
+        let mut values: Vec<sea_orm::Value> = vec![task_id.into()];
+        let mut parts = vec![
+            "WITH locked AS MATERIALIZED (SELECT tasks.*, CAST(xmin AS TEXT) AS row_xmin FROM tasks \
+             WHERE id = $1 FOR UPDATE)"
+                .to_owned(),
+        ];
+        let mut columns = vec![
+            "locked.*".to_owned(),
+            "(SELECT CAST(xmin AS TEXT) FROM tasks WHERE id = $1) AS seen_xmin".to_owned(),
+        ];
+        let count = self.expected(organization_id);
+        let reserving = self.counter(organization_id).is_none();
+        if reserving {
+            values.extend([organization_id.into(), count.into()]);
+            parts.push(format!(
+                "reserved AS ({})",
+                RESERVE_LOCKED.replace("{org}", "$2").replace("{count}", "$3")
+            ));
+            columns.push("(SELECT value FROM reserved) AS reserved_value".to_owned());
+        }
+        if !probe.is_empty() {
+            let (taken, probe_values) =
+                probe.aggregate(DatabaseBackend::Postgres, values.len() + 1, "locked");
+            values.extend(probe_values);
+            columns.push(format!("{taken} AS taken"));
+        }
+        let sql = format!("{} SELECT {} FROM locked", parts.join(", "), columns.join(", "));
+        let row = tx
+            .query_one_raw(Statement::from_sql_and_values(
+                DatabaseBackend::Postgres,
+                sql,
+                values,
+            ))
+            .await?;
+        let Some(row) = row else {
+            return Ok((None, None));
+        };
+        let task = task::Model::from_query_result(&row, "")?;
+        if reserving {
+            let reserved = row.try_get::<i64>("", "reserved_value")?;
+            self.reserved(organization_id, count, reserved);
+        }
+        let current = row.try_get::<String>("", "row_xmin")? == row.try_get::<String>("", "seen_xmin")?;
+        let taken = match (probe.is_empty(), current) {
+            (true, _) => Some(Taken::default()),
+            (false, true) => Some(Taken::from_aggregate(&row.try_get::<String>("", "taken")?)?),
+            (false, false) => None,
+        };
+        Ok((Some(task), taken))
     }
 
     /// What the task holds of `probe`'s keys (nothing is read for an empty probe), the

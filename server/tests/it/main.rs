@@ -32,6 +32,7 @@ mod history;
 mod identity;
 mod leaks;
 mod ledger;
+mod ledger_race;
 mod ledger_sequences;
 mod live;
 mod live_cap;
