@@ -92,8 +92,8 @@ impl Probe {
     }
 
     /// [`Probe::select`]; with `rows`, a stream event's key takes the turn from that one-row
-    /// relation of task rows (a `WITH` part of the caller's statement), joined, instead of a
-    /// lookup of the task per key.
+    /// relation of task rows (a `WITH` part of the caller's statement) instead of the task's
+    /// row as the statement's snapshot has it.
     fn select_with(
         &self,
         backend: DatabaseBackend,
@@ -107,40 +107,7 @@ impl Probe {
         };
         let mut parts = Vec::new();
         if !self.events.is_empty() {
-            let task = params.add(self.task_id.clone().into());
-            let mut sources: Vec<&str> = self.events.iter().map(|(source, _)| *source).collect();
-            sources.sort_unstable();
-            sources.dedup();
-            let sources: Vec<String> = sources.iter().map(|s| params.add((*s).into())).collect();
-            let keys: Vec<String> = self
-                .events
-                .iter()
-                .map(|(_, key)| match key {
-                    EventKey::Exact(key) => params.add(key.clone().into()),
-                    EventKey::OfTurn(suffix) => {
-                        let turn = match rows {
-                            Some(rows) => format!("{rows}.turn"),
-                            None => format!(
-                                "(SELECT turn FROM tasks WHERE id = {})",
-                                params.add(self.task_id.clone().into())
-                            ),
-                        };
-                        format!(
-                            "('t' || CAST({turn} AS TEXT) || ':' || {})",
-                            params.add(suffix.clone().into())
-                        )
-                    }
-                })
-                .collect();
-            let from = rows.map_or_else(|| "task_events".to_owned(), |rows| format!("task_events, {rows}"));
-            // Both key columns, so the lookup stays on the unique index's prefix.
-            parts.push(format!(
-                "SELECT 'e' AS probe_kind, task_events.source AS probe_source, task_events.source_key AS probe_key \
-                 FROM {from} WHERE task_events.task_id = {task} AND task_events.source IN ({}) \
-                 AND task_events.source_key IN ({})",
-                sources.join(", "),
-                keys.join(", ")
-            ));
+            parts.push(self.events_part(&mut params, rows));
         }
         if !self.messages.is_empty() {
             let task = params.add(self.task_id.clone().into());
@@ -156,6 +123,69 @@ impl Probe {
             ));
         }
         (parts.join(" UNION ALL "), params.values)
+    }
+
+    /// The `SELECT` of the events' keys the task holds. A stream event's key is built in SQL from
+    /// the task's turn: read from `rows` when given, else looked up by the task's id.
+    fn events_part(&self, params: &mut Params, rows: Option<&str>) -> String {
+        let task = params.add(self.task_id.clone().into());
+        let mut sources: Vec<&str> = self.events.iter().map(|(source, _)| *source).collect();
+        sources.sort_unstable();
+        sources.dedup();
+        let sources: Vec<(&str, String)> = sources.into_iter().map(|s| (s, params.add(s.into()))).collect();
+        let mut keys = Vec::with_capacity(self.events.len());
+        for (source, key) in &self.events {
+            let key = match key {
+                EventKey::Exact(key) => params.add(key.clone().into()),
+                EventKey::OfTurn(suffix) => {
+                    let turn = match rows {
+                        Some(rows) => format!("(SELECT turn FROM {rows})"),
+                        None => format!(
+                            "(SELECT turn FROM tasks WHERE id = {})",
+                            params.add(self.task_id.clone().into())
+                        ),
+                    };
+                    format!(
+                        "('t' || CAST({turn} AS TEXT) || ':' || {})",
+                        params.add(suffix.clone().into())
+                    )
+                }
+            };
+            let source = &sources
+                .iter()
+                .find(|(name, _)| name == source)
+                .expect("every source is listed")
+                .1;
+            keys.push((source.as_str(), key));
+        }
+        if params.backend == DatabaseBackend::Postgres {
+            // One lookup of the whole unique key per event. With `IN` lists PostgreSQL's generic
+            // plan (a prepared statement's, after five runs) estimates one row for the index's
+            // `(task, source)` prefix and filters the keys over every event of the task.
+            let values: Vec<String> = keys
+                .iter()
+                .map(|(source, key)| format!("({source}, {key})"))
+                .collect();
+            format!(
+                "SELECT 'e' AS probe_kind, task_events.source AS probe_source, task_events.source_key AS probe_key \
+                 FROM (VALUES {}) AS probe_keys JOIN task_events ON task_events.task_id = {task} \
+                 AND task_events.source = probe_keys.column1 AND task_events.source_key = probe_keys.column2",
+                values.join(", ")
+            )
+        } else {
+            let sources: Vec<&str> = sources
+                .iter()
+                .map(|(_, placeholder)| placeholder.as_str())
+                .collect();
+            let keys: Vec<&str> = keys.iter().map(|(_, key)| key.as_str()).collect();
+            // Both key columns, so the lookup stays on the unique index's prefix.
+            format!(
+                "SELECT 'e' AS probe_kind, source AS probe_source, source_key AS probe_key FROM task_events \
+                 WHERE task_id = {task} AND source IN ({}) AND source_key IN ({})",
+                sources.join(", "),
+                keys.join(", ")
+            )
+        }
     }
 
     /// The probe as one scalar subquery, its rows as a JSON array of `[kind, source, key]`
