@@ -118,6 +118,18 @@ fn chunk(n: u32, append: bool, last: bool) -> Value {
 
 /// The events of a task's life, including a duplicate, a stale status, a snapshot that
 /// corrects the artifact, and late events after the terminal state.
+/// A task started by the script's first three events (the user's message, the send's answer,
+/// "Working"); its local id.
+pub(crate) async fn started(ingestor: &Ingestor, org: &str, agent: &str) -> String {
+    let mut task_id = None;
+    for (source, key, payload) in script().into_iter().take(3) {
+        let mut obs = observation(org, agent, source, key.as_deref(), payload);
+        obs.local_task_id = task_id.clone();
+        task_id = Some(ingestor.ingest(&obs).await.unwrap().task_id);
+    }
+    task_id.expect("the script's first event names a task")
+}
+
 pub(crate) fn script() -> Vec<(Source, Option<String>, Value)> {
     let mut events = vec![(
         Source::Command,
@@ -770,14 +782,7 @@ async fn a_group_of_stream_events_commits_like_one_event_at_a_time() {
 async fn messages_and_keys_read_before_writing_keep_one_row_per_message_and_per_turn() {
     for test_db in support::backends().await {
         let (db, ingestor, org, agent, _dir) = setup(&test_db).await;
-        let mut task_id = None;
-        // The user's message, the send's answer, "Working".
-        for (source, key, payload) in script().into_iter().take(3) {
-            let mut obs = observation(&org, &agent, source, key.as_deref(), payload);
-            obs.local_task_id = task_id.clone();
-            task_id = Some(ingestor.ingest(&obs).await.unwrap().task_id);
-        }
-        let task_id = task_id.unwrap();
+        let task_id = started(&ingestor, &org, &agent).await;
         let obs = |source: Source, key: &str, payload: Value| {
             let mut obs = observation(&org, &agent, source, Some(key), payload);
             obs.local_task_id = Some(task_id.clone());

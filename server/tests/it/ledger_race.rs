@@ -12,7 +12,7 @@ use server::ingest::Source;
 use server::store::access::Access;
 use server::store::tasks::{self as task_store, EventScope};
 
-use crate::ledger::{observation, script, setup};
+use crate::ledger::{observation, setup, started};
 use crate::support;
 
 fn statement(sql: &str, values: Vec<Value>) -> Statement {
@@ -39,13 +39,7 @@ async fn an_event_stored_while_the_open_waited_for_the_row_is_a_duplicate_not_a_
             continue;
         }
         let (db, ingestor, org, agent, _dir) = setup(&test_db).await;
-        let mut task_id = None;
-        for (source, key, payload) in script().into_iter().take(3) {
-            let mut obs = observation(&org, &agent, source, key.as_deref(), payload);
-            obs.local_task_id = task_id.clone();
-            task_id = Some(ingestor.ingest(&obs).await.unwrap().task_id);
-        }
-        let task_id = task_id.unwrap();
+        let task_id = started(&ingestor, &org, &agent).await;
         let row = server::store::task_rows::find_any(&db.read, &task_id)
             .await
             .unwrap()
