@@ -245,10 +245,16 @@ async fn fill(backend: &Backend, f: &Fixture, task: &str, size: usize, offset: u
         .expect("bulk fill");
     // Statistics as a live database would have them after growing gradually (autovacuum);
     // without this PostgreSQL plans the de-duplication lookup as if the table were empty.
+    analyze(backend, "ANALYZE task_events").await;
+}
+
+/// Runs `statement` (`ANALYZE`, of every table or of some): the statistics autovacuum keeps
+/// on a live database.
+async fn analyze(backend: &Backend, statement: &str) {
     backend
         .db
         .write
-        .execute_unprepared("ANALYZE task_events")
+        .execute_unprepared(statement)
         .await
         .expect("analyze");
 }
@@ -332,12 +338,7 @@ async fn throughput_table(backends: &[Backend]) {
         // (autovacuum): on a database without any, PostgreSQL plans a task's message lookup as a
         // scan of the task's messages.
         throughput(&f, status, 1).await;
-        backend
-            .db
-            .write
-            .execute_unprepared("ANALYZE")
-            .await
-            .expect("analyze");
+        analyze(backend, "ANALYZE").await;
         for run in 0..PAIRED_RUNS {
             let offset = 60_000_000 + (n * PAIRED_RUNS + run) as i64 * 1_000_000;
             let floor = many::floor(backend, &f, offset, THROUGHPUT_EVENTS, 1)

@@ -10,11 +10,10 @@ use std::time::{Duration, Instant};
 use axum::body::Body;
 use axum::http::Request;
 use leptos::config::LeptosOptions;
-use sea_orm::ConnectionTrait;
 use server::AppState;
 use tower::ServiceExt;
 
-use super::{Backend, Fixture, median, new_task, observation, status};
+use super::{Backend, Fixture, analyze, median, new_task, observation, status};
 
 /// Where the series measures.
 pub const SIZES: [usize; 5] = [100, 1_000, 10_000, 100_000, 1_000_000];
@@ -82,12 +81,7 @@ pub async fn series(backend: &Backend, f: &Fixture) -> Vec<Point> {
         // Statistics as a live database would have them after growing gradually (autovacuum):
         // without them PostgreSQL keeps the plans of a small table while this one grows a
         // hundredfold between two sizes.
-        backend
-            .db
-            .write
-            .execute_unprepared("ANALYZE")
-            .await
-            .expect("analyze");
+        analyze(backend, "ANALYZE").await;
         let mut samples = Vec::with_capacity(SAMPLES);
         for n in ingested..ingested + SAMPLES {
             let one = observation(f, Some(&task), format!("f{n}"), status(&remote, n));

@@ -116,8 +116,6 @@ fn chunk(n: u32, append: bool, last: bool) -> Value {
         "parts": [{"text": format!("Chunk {n}. ")}]}, "append": append, "lastChunk": last}})
 }
 
-/// The events of a task's life, including a duplicate, a stale status, a snapshot that
-/// corrects the artifact, and late events after the terminal state.
 /// A task started by the script's first three events (the user's message, the send's answer,
 /// "Working"); its local id.
 pub(crate) async fn started(ingestor: &Ingestor, org: &str, agent: &str) -> String {
@@ -130,6 +128,8 @@ pub(crate) async fn started(ingestor: &Ingestor, org: &str, agent: &str) -> Stri
     task_id.expect("the script's first event names a task")
 }
 
+/// The events of a task's life, including a duplicate, a stale status, a snapshot that
+/// corrects the artifact, and late events after the terminal state.
 pub(crate) fn script() -> Vec<(Source, Option<String>, Value)> {
     let mut events = vec![(
         Source::Command,

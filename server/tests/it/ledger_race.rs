@@ -62,9 +62,14 @@ async fn an_event_stored_while_the_open_waited_for_the_row_is_a_duplicate_not_a_
         let (ingested, stored) = tokio::join!(ingestor.ingest(&raced), async {
             // Once the ingest waits for the row, the other transaction stores the same event
             // as an ingest would (the counter, the ledger row, the task row) and commits.
-            while waiting_for_a_lock(&db).await == 0 {
-                tokio::task::yield_now().await;
-            }
+            let waits = async {
+                while waiting_for_a_lock(&db).await == 0 {
+                    tokio::task::yield_now().await;
+                }
+            };
+            tokio::time::timeout(std::time::Duration::from_secs(30), waits)
+                .await
+                .expect("the ingest waits for the task's row");
             let sequence = other
                 .query_one_raw(statement(
                     "UPDATE ledger_counters SET value = value + 1 WHERE organization_id = $1 RETURNING value",
