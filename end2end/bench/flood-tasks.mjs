@@ -11,10 +11,16 @@
 // event (the console's process, and the whole machine: console, agent and database), and the
 // console's RSS before and at its peak.
 //
-// BENCH_SOAK_SECONDS=600 then repeats the last rate for ten minutes, a row per round (RSS over
-// time). The console needs A2A_MAX_AGENT_STREAMS >= TASKS (else tasks over the cap are polled).
+// Also per rate: the CPU ceiling, what the machine's cores could store per second at the
+// machine's CPU per event (when it is below the offered rate, the machine is the limit).
+//
+// BENCH_SOAK_SECONDS=600 then repeats one rate (BENCH_SOAK_RATE, default the last) for ten
+// minutes and reports RSS over time (BENCH_SOAK_REPORT names a file for that table).
+//
+// The console needs A2A_MAX_AGENT_STREAMS >= TASKS (else tasks over the cap are polled).
 // Usage: node flood-tasks.mjs <base url> <demo origin> <console pid> [tasks]
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 
 const [base, demo, pidText, tasksText] = process.argv.slice(2);
 const pid = Number(pidText);
@@ -22,6 +28,7 @@ const TASKS = Number(tasksText ?? 100);
 const RATES = (process.env.BENCH_FLOOD_RATES ?? "50,100,200").split(",").map(Number);
 const SECONDS = Number(process.env.BENCH_FLOOD_SECONDS ?? 5);
 const LABEL = process.env.BENCH_FLOOD_LABEL ?? "";
+const CORES = availableParallelism();
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]) / 1024;
@@ -96,25 +103,64 @@ async function round(rate) {
       best = Math.max(best, ((samples[i][1] - samples[j][1]) * 1000) / (samples[i][0] - samples[j][0]));
     }
   }
-  const perEvent = (seconds) => ((seconds * 1e6) / events).toFixed(0);
+  const perEvent = (seconds) => (seconds * 1e6) / events;
+  const machinePerEvent = perEvent(machineCpu() - machine0);
   // The agent emits the flood, a WORKING announcement and COMPLETED per task; the console also
   // stores the send's first answer and may read the task once more.
-  const emitted = TASKS * (count + 2);
-  console.log(
-    `| ${LABEL} | ${TASKS} × ${rate}/s = ${TASKS * rate}/s | ${dispatched.toFixed(1)} s | ${emitted} | ${events} | ` +
-      `${Math.round(events / elapsed)}/s | ${Math.round(best)}/s | ${(elapsed - SECONDS).toFixed(1)} s | ` +
-      `${perEvent(processCpu() - process0)} µs | ${perEvent(machineCpu() - machine0)} µs | ` +
-      `${Math.round(rss0)} MB | ${Math.round(peak)} MB |`,
-  );
+  return {
+    rate,
+    dispatched,
+    emitted: TASKS * (count + 2),
+    events,
+    elapsed,
+    best,
+    consoleCpu: perEvent(processCpu() - process0),
+    machineCpu: machinePerEvent,
+    // What the machine's cores could store per second at the CPU this load took per event.
+    ceiling: (CORES * 1e6) / machinePerEvent,
+    rss0,
+    peak,
+  };
 }
 
+const row = (r) =>
+  `| ${LABEL} | ${TASKS} × ${r.rate}/s = ${TASKS * r.rate}/s | ${r.dispatched.toFixed(1)} s | ${r.emitted} | ` +
+  `${r.events} | ${Math.round(r.events / r.elapsed)}/s | ${Math.round(r.best)}/s | ` +
+  `${(r.elapsed - SECONDS).toFixed(1)} s | ${r.consoleCpu.toFixed(0)} µs | ${r.machineCpu.toFixed(0)} µs | ` +
+  `${Math.round(r.ceiling)}/s | ${Math.round(r.rss0)} MB | ${Math.round(r.peak)} MB |`;
+
 for (const rate of RATES) {
-  await round(rate);
+  console.log(row(await round(rate)));
 }
-// A soak (BENCH_SOAK_SECONDS): rounds at the last rate until that much time has passed, one row
-// each, so the console's RSS can be read over time; it stops by itself.
+
+// A soak (BENCH_SOAK_SECONDS): rounds at one rate until that much time has passed; it stops
+// by itself. Its table (BENCH_SOAK_REPORT, a file, else standard output) reads the console's RSS
+// over time: when each of eleven evenly spaced rounds began (the first: when it ended), and the
+// stored rate of every round.
 const soak = Number(process.env.BENCH_SOAK_SECONDS ?? 0);
-const soakStart = performance.now();
-while ((performance.now() - soakStart) / 1000 < soak) {
-  await round(RATES.at(-1));
+if (soak > 0) {
+  const soakRate = Number(process.env.BENCH_SOAK_RATE ?? RATES.at(-1));
+  const rounds = [];
+  const soakStart = performance.now();
+  while ((performance.now() - soakStart) / 1000 < soak) {
+    rounds.push(await round(soakRate));
+  }
+  const picks = [...new Set(Array.from({ length: 11 }, (_, i) => Math.round((i * (rounds.length - 1)) / 10)))];
+  const rssAt = (i) => (i === 0 ? rounds[0].peak : rounds[i].rss0);
+  const rates = rounds.map((r) => r.events / r.elapsed).sort((a, b) => a - b);
+  const minutes = ((performance.now() - soakStart) / 60000).toFixed(1);
+  const lines = [
+    `${rounds.length} rounds of ${TASKS} tasks × ${soakRate} events/s for ${SECONDS} s in ${minutes} min, ` +
+      `${rounds.reduce((sum, r) => sum + r.events, 0)} events stored (${LABEL || "this database"}). ` +
+      `Highest RSS: ${Math.round(Math.max(...rounds.map((r) => r.peak)))} MB. Stored rate per round: median ` +
+      `${Math.round(rates[Math.floor(rates.length / 2)])}/s, lowest ${Math.round(rates[0])}/s, highest ` +
+      `${Math.round(rates.at(-1))}/s.`,
+    "",
+    `| Round | ${picks.map((i) => i + 1).join(" | ")} |`,
+    `| --- | ${picks.map(() => "---:").join(" | ")} |`,
+    `| RSS | ${picks.map((i) => `${Math.round(rssAt(i))} MB`).join(" | ")} |`,
+  ];
+  const text = lines.join("\n") + "\n";
+  if (process.env.BENCH_SOAK_REPORT) writeFileSync(process.env.BENCH_SOAK_REPORT, text);
+  else process.stdout.write(text);
 }
