@@ -133,59 +133,86 @@ impl Probe {
         sources.sort_unstable();
         sources.dedup();
         let sources: Vec<(&str, String)> = sources.into_iter().map(|s| (s, params.add(s.into()))).collect();
+        let source_of = |source: &str| {
+            sources
+                .iter()
+                .find(|(name, _)| *name == source)
+                .expect("every source is listed")
+                .1
+                .clone()
+        };
+        if params.backend == DatabaseBackend::Postgres {
+            let turn_rows = match rows {
+                Some(rows) => rows.to_owned(),
+                None => format!("tasks WHERE id = {task}"),
+            };
+            return self.events_lookups(params, &task, &turn_rows, &source_of);
+        }
         let mut keys = Vec::with_capacity(self.events.len());
-        for (source, key) in &self.events {
-            let key = match key {
+        for (_, key) in &self.events {
+            keys.push(match key {
                 EventKey::Exact(key) => params.add(key.clone().into()),
                 EventKey::OfTurn(suffix) => {
-                    let turn = match rows {
-                        Some(rows) => format!("(SELECT turn FROM {rows})"),
-                        None => format!(
-                            "(SELECT turn FROM tasks WHERE id = {})",
-                            params.add(self.task_id.clone().into())
-                        ),
+                    // SQLite counts its `?` in order: the task's id again for each turn read.
+                    let turn_rows = match rows {
+                        Some(rows) => rows.to_owned(),
+                        None => format!("tasks WHERE id = {}", params.add(self.task_id.clone().into())),
                     };
                     format!(
-                        "('t' || CAST({turn} AS TEXT) || ':' || {})",
+                        "('t' || CAST((SELECT turn FROM {turn_rows}) AS TEXT) || ':' || {})",
                         params.add(suffix.clone().into())
                     )
                 }
-            };
-            let source = &sources
-                .iter()
-                .find(|(name, _)| name == source)
-                .expect("every source is listed")
-                .1;
-            keys.push((source.as_str(), key));
+            });
         }
-        if params.backend == DatabaseBackend::Postgres {
-            // One lookup of the whole unique key per event. With `IN` lists PostgreSQL's generic
-            // plan (a prepared statement's, after five runs) estimates one row for the index's
-            // `(task, source)` prefix and filters the keys over every event of the task.
-            let values: Vec<String> = keys
-                .iter()
-                .map(|(source, key)| format!("({source}, {key})"))
-                .collect();
-            format!(
-                "SELECT 'e' AS probe_kind, task_events.source AS probe_source, task_events.source_key AS probe_key \
-                 FROM (VALUES {}) AS probe_keys JOIN task_events ON task_events.task_id = {task} \
-                 AND task_events.source = probe_keys.column1 AND task_events.source_key = probe_keys.column2",
-                values.join(", ")
-            )
-        } else {
-            let sources: Vec<&str> = sources
-                .iter()
-                .map(|(_, placeholder)| placeholder.as_str())
-                .collect();
-            let keys: Vec<&str> = keys.iter().map(|(_, key)| key.as_str()).collect();
-            // Both key columns, so the lookup stays on the unique index's prefix.
-            format!(
-                "SELECT 'e' AS probe_kind, source AS probe_source, source_key AS probe_key FROM task_events \
-                 WHERE task_id = {task} AND source IN ({}) AND source_key IN ({})",
-                sources.join(", "),
-                keys.join(", ")
-            )
-        }
+        let sources: Vec<&str> = sources
+            .iter()
+            .map(|(_, placeholder)| placeholder.as_str())
+            .collect();
+        // Both key columns, so the lookup stays on the unique index's prefix (SQLite's plan).
+        format!(
+            "SELECT 'e' AS probe_kind, source AS probe_source, source_key AS probe_key FROM task_events \
+             WHERE task_id = {task} AND source IN ({}) AND source_key IN ({})",
+            sources.join(", "),
+            keys.join(", ")
+        )
+    }
+
+    /// PostgreSQL's events part: one lookup of the whole unique key per event, as a `LATERAL`
+    /// subquery with `LIMIT 1` so the planner cannot make it a join. Its generic plan (a prepared
+    /// statement's, after five runs) estimated a task's events from the table's statistics and
+    /// joined the keys against every event of the task: with `IN` lists, then with a plain join on
+    /// a list of keys, which hashed a task's 400,000 events for each group of 1,024 (0.2 s, and
+    /// growing with the task). A stream event's key is its turn's prefix, computed once, and its
+    /// suffix (`VALUES (source, key or suffix, whether it is a suffix)`).
+    fn events_lookups(
+        &self,
+        params: &mut Params,
+        task: &str,
+        turn_rows: &str,
+        source_of: &dyn Fn(&str) -> String,
+    ) -> String {
+        let values: Vec<String> = self
+            .events
+            .iter()
+            .map(|(source, key)| {
+                let source = source_of(source);
+                match key {
+                    EventKey::Exact(key) => format!("({source}, {}, FALSE)", params.add(key.clone().into())),
+                    EventKey::OfTurn(suffix) => {
+                        format!("({source}, {}, TRUE)", params.add(suffix.clone().into()))
+                    }
+                }
+            })
+            .collect();
+        format!(
+            "SELECT 'e' AS probe_kind, found.source AS probe_source, found.source_key AS probe_key \
+             FROM (VALUES {}) AS probe_keys CROSS JOIN LATERAL (SELECT source, source_key FROM task_events \
+             WHERE task_id = {task} AND source = probe_keys.column1 AND source_key = CASE WHEN probe_keys.column3 \
+             THEN (SELECT 't' || CAST(turn AS TEXT) || ':' FROM {turn_rows}) || probe_keys.column2 \
+             ELSE probe_keys.column2 END LIMIT 1) AS found",
+            values.join(", ")
+        )
     }
 
     /// The probe as one scalar subquery, its rows as a JSON array of `[kind, source, key]`
