@@ -426,6 +426,7 @@ async fn cost_table(backends: &[Backend]) {
             (high - low) / (high + low) * 100.0
         );
     }
+    println!();
 }
 
 /// One task grown to a million events: the per-event cost and the task page's render time.
