@@ -120,11 +120,11 @@ impl Probe {
                 // A lookup per key, as for the events ([`Probe::events_lookups`]): with
                 // `dedupe_key IN (…)` a cached plan filtered every message of a long task
                 // through the list (seconds a group at 280,000 messages).
-                let values: Vec<String> = keys.iter().map(|key| format!("({key})")).collect();
+                let values: Vec<String> = keys.iter().map(|key| format!("({task}, {key})")).collect();
                 format!(
                     "SELECT 'm' AS probe_kind, '' AS probe_source, found.dedupe_key AS probe_key \
                      FROM (VALUES {}) AS probe_messages CROSS JOIN LATERAL (SELECT dedupe_key FROM task_messages \
-                     WHERE task_id = {task} AND dedupe_key = probe_messages.column1 LIMIT 1) AS found",
+                     WHERE task_id = probe_messages.column1 AND dedupe_key = probe_messages.column2 LIMIT 1) AS found",
                     values.join(", ")
                 )
             } else {
@@ -196,8 +196,10 @@ impl Probe {
     /// statement's, after five runs) estimated a task's events from the table's statistics and
     /// joined the keys against every event of the task: with `IN` lists, then with a plain join on
     /// a list of keys, which hashed a task's 400,000 events for each group of 1,024 (0.2 s, and
-    /// growing with the task). A stream event's key is its turn's prefix, computed once, and its
-    /// suffix (`VALUES (source, key or suffix, whether it is a suffix)`).
+    /// growing with the task). The task's id is a column of the list, not a constant of the
+    /// subquery: a custom plan for a task the statistics do not know estimated it at one row and
+    /// scanned the whole task for each key. A stream event's key is its turn's prefix, computed
+    /// once, and its suffix (`VALUES (task, source, key or suffix, whether it is a suffix)`).
     fn events_lookups(
         &self,
         params: &mut Params,
@@ -211,9 +213,11 @@ impl Probe {
             .map(|(source, key)| {
                 let source = source_of(source);
                 match key {
-                    EventKey::Exact(key) => format!("({source}, {}, FALSE)", params.add(key.clone().into())),
+                    EventKey::Exact(key) => {
+                        format!("({task}, {source}, {}, FALSE)", params.add(key.clone().into()))
+                    }
                     EventKey::OfTurn(suffix) => {
-                        format!("({source}, {}, TRUE)", params.add(suffix.clone().into()))
+                        format!("({task}, {source}, {}, TRUE)", params.add(suffix.clone().into()))
                     }
                 }
             })
@@ -221,9 +225,9 @@ impl Probe {
         format!(
             "SELECT 'e' AS probe_kind, found.source AS probe_source, found.source_key AS probe_key \
              FROM (VALUES {}) AS probe_keys CROSS JOIN LATERAL (SELECT source, source_key FROM task_events \
-             WHERE task_id = {task} AND source = probe_keys.column1 AND source_key = CASE WHEN probe_keys.column3 \
-             THEN (SELECT 't' || CAST(turn AS TEXT) || ':' FROM {turn_rows}) || probe_keys.column2 \
-             ELSE probe_keys.column2 END LIMIT 1) AS found",
+             WHERE task_id = probe_keys.column1 AND source = probe_keys.column2 AND source_key = CASE \
+             WHEN probe_keys.column4 THEN (SELECT 't' || CAST(turn AS TEXT) || ':' FROM {turn_rows}) || probe_keys.column3 \
+             ELSE probe_keys.column3 END LIMIT 1) AS found",
             values.join(", ")
         )
     }
