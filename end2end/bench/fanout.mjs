@@ -8,11 +8,15 @@
 // they are not counted as deliveries. The clients' own CPU time is reported beside the server's:
 // one Node.js thread reads every client's socket (plain sockets, see `follow`), so with thousands
 // of clients part of the latency is the clients' queue.
+// *Frame*: the mean size of a ledger frame as received (the floor's frames are sized to match).
 // Runs ROUNDS times (BENCH_ROUNDS, default 3), each on new tasks; every column is the median.
 // "RSS before" is the server's RSS before the first round; "Extra" is each round's peak above it.
 // The server needs A2A_MAX_LIVE_CONNECTIONS >= CLIENTS and a file limit above it.
+// With BENCH_FANOUT_FLOOR=1 the server is `server/examples/sse_floor.rs` (the floor: the same
+// streams from a bare axum server), and each task is a new id whose first client starts it.
 // Usage: node fanout.mjs <base url> <server pid> [clients] [tasks]
 import net from "node:net";
+import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 
 const [base, pidText, clientsText, tasksText] = process.argv.slice(2);
@@ -35,12 +39,14 @@ const json = async (method, path, body, headers = {}) => {
   return res.json();
 };
 
-const { agents } = await json("GET", "/api/agents");
-const slow = agents.find((a) => /\/slow\//.test(a.cardUrl));
-if (!slow) throw new Error("register the demo agent's slow variant first");
+const FLOOR = process.env.BENCH_FANOUT_FLOOR === "1";
+const slow = FLOOR ? null : (await json("GET", "/api/agents")).agents.find((a) => /\/slow\//.test(a.cardUrl));
+if (!FLOOR && !slow) throw new Error("register the demo agent's slow variant first");
 
-// A task of the slow agent, started and followed by the workers; its local id.
+// A task of the slow agent, started and followed by the workers; its local id. On the floor
+// server, a new id: its first client starts its frames.
 const startTask = async (n) => {
+  if (FLOOR) return randomUUID();
   const { command } = await json("POST", `/api/agents/${slow.id}/commands`, { text: `fan-out benchmark ${n}` }, { "idempotency-key": `fanout-${Date.now()}-${n}` });
   for (;;) {
     const { command: c } = await json("GET", `/api/commands/${command.id}`);
@@ -104,6 +110,8 @@ const round = async () => {
   const clientCpuBefore = process.cpuUsage();
   const tasks = await Promise.all(Array.from({ length: TASKS }, (_, n) => startTask(n)));
   const latencies = [];
+  let frameBytes = 0;
+  let frames = 0;
   let connected = 0;
   let ended = 0;
   let lastConnected = 0;
@@ -115,6 +123,8 @@ const round = async () => {
       sockets.push(follow(tasks[i % TASKS], {
         connected: (at) => { lastConnected = at; connected++; },
         ledger: (frame, connectedAt, now) => {
+          frameBytes += frame.length + 2;
+          frames++;
           const committed = receivedAt(frame);
           if (committed > connectedAt) latencies.push(now - committed);
         },
@@ -136,6 +146,7 @@ const round = async () => {
   await sleep(2000);
   return {
     connected, peak, cpuUsed, clientCpuUsed, connect: (lastConnected - started) / 1000,
+    frameBytes: frames ? Math.round(frameBytes / frames) : NaN,
     p50: pct(0.5), p99: pct(0.99), max: latencies.length ? latencies[latencies.length - 1] : NaN, deliveries: latencies.length,
   };
 };
@@ -145,6 +156,6 @@ const rounds = [];
 for (let i = 0; i < ROUNDS; i++) rounds.push(await round());
 for (const r of rounds) r.extra = r.peak - baseline;
 const m = (key) => median(rounds.map((r) => r[key]));
-console.log(`| ${CLIENTS} | ${TASKS} | ${ROUNDS} | ${m("connected")} | ${m("connect").toFixed(1)} s | ${baseline.toFixed(0)} MB | ${m("peak").toFixed(0)} MB | +${m("extra").toFixed(0)} MB | ${m("cpuUsed").toFixed(1)} s | ${m("clientCpuUsed").toFixed(1)} s | ${m("p50")} ms | ${m("p99")} ms | ${m("max")} ms | ${m("deliveries")} |`);
+console.log(`| ${CLIENTS} | ${TASKS} | ${ROUNDS} | ${m("connected")} | ${m("connect").toFixed(1)} s | ${baseline.toFixed(0)} MB | ${m("peak").toFixed(0)} MB | +${m("extra").toFixed(0)} MB | ${m("cpuUsed").toFixed(1)} s | ${m("clientCpuUsed").toFixed(1)} s | ${m("p50")} ms | ${m("p99")} ms | ${m("max")} ms | ${m("deliveries")} | ${m("frameBytes")} B |`);
 
 process.exit(0);
