@@ -156,6 +156,6 @@ const rounds = [];
 for (let i = 0; i < ROUNDS; i++) rounds.push(await round());
 for (const r of rounds) r.extra = r.peak - baseline;
 const m = (key) => median(rounds.map((r) => r[key]));
-console.log(`| ${CLIENTS} | ${TASKS} | ${ROUNDS} | ${m("connected")} | ${m("connect").toFixed(1)} s | ${baseline.toFixed(0)} MB | ${m("peak").toFixed(0)} MB | +${m("extra").toFixed(0)} MB | ${m("cpuUsed").toFixed(1)} s | ${m("clientCpuUsed").toFixed(1)} s | ${m("p50")} ms | ${m("p99")} ms | ${m("max")} ms | ${m("deliveries")} | ${m("frameBytes")} B |`);
+console.log(`| ${CLIENTS} | ${TASKS} | ${ROUNDS} | ${m("connected")} | ${m("connect").toFixed(1)} s | ${baseline.toFixed(0)} MB | ${m("peak").toFixed(0)} MB | ${m("extra") < 0 ? "" : "+"}${m("extra").toFixed(0)} MB | ${m("cpuUsed").toFixed(1)} s | ${m("clientCpuUsed").toFixed(1)} s | ${m("p50")} ms | ${m("p99")} ms | ${m("max")} ms | ${m("deliveries")} | ${m("frameBytes")} B |`);
 
 process.exit(0);
