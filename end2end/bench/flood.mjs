@@ -7,6 +7,11 @@
 // events missing from the screen, and the longest gap between animation frames
 // (responsiveness). Each rate runs ROUNDS times (BENCH_ROUNDS, default 3) and every column is
 // the median over the rounds.
+//
+// The floor (BENCH_SCREEN_FLOOR=1): the same floods, sent through the HTTP API into one
+// conversation, followed by a bare page of the console's origin that adds one line per ledger
+// event as it arrives and keeps the newest 100 (no app, no framework), measured the same way.
+// What the machine gives any page under the same load: the console's rows are read beside it.
 // Usage: node flood.mjs <base url> <demo origin>  (BENCH_RATES=1000 runs only the rates listed)
 //
 // Profiling: BENCH_TRACE=<rate> records a Chromium performance trace of the first round at that
@@ -19,6 +24,8 @@ const [base, demo] = process.argv.slice(2);
 const SECONDS = 5;
 const RATES = (process.env.BENCH_RATES ?? "50,200,1000").split(",").map(Number);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const FLOOR = Boolean(process.env.BENCH_SCREEN_FLOOR);
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)];
@@ -26,6 +33,7 @@ const median = (values) => {
 
 const api = async (method, path, body) => {
   const res = await fetch(base + path, { method, headers: { "content-type": "application/json" }, body: body && JSON.stringify(body) });
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
   return res.json();
 };
 const registered = await api("POST", "/api/agents", { cardUrl: `${demo}/flood/card.json` });
@@ -59,15 +67,44 @@ await page.addInitScript(() => {
     }
   };
 });
-await page.goto(`${base}/chat/new?agent=${agentId}`);
-await page.waitForFunction(() => document.body.dataset.hydrated === "true");
-// A first tiny flood creates the conversation.
-await page.getByTestId("composer-input").fill("rate=10 count=1");
-await page.getByTestId("composer-input").press("Enter");
-await page.waitForURL(/\/chat\/[0-9a-f-]{36}$/);
-await page.waitForFunction(() => document.body.dataset.hydrated === "true");
-await page.getByTestId("wire-toggle").click();
-await page.locator(".wire-list").waitFor();
+// A send: through the chat's composer, or (the floor) the HTTP API into the same context.
+let send;
+if (FLOOR) {
+  // A bare document of the console's origin (so the stream is same-origin) holding only the list.
+  await page.goto(`${base}/healthz`);
+  await api("POST", `/api/agents/${agentId}/messages`, { text: "rate=10 count=1" });
+  let task;
+  while (!(task = (await api("GET", `/api/tasks?agentId=${agentId}&limit=1`)).tasks?.[0])) await sleep(50);
+  const contextId = task.remoteContextId;
+  await page.evaluate((conversation) => {
+    document.body.innerHTML = '<ol class="wire-list"></ol>';
+    const list = document.querySelector(".wire-list");
+    // One line per ledger event, as it arrives, and only the newest 100 kept: the least a page
+    // can do to show each one.
+    new EventSource(`/api/live/conversations/${conversation}?after=0`).addEventListener("ledger", (e) => {
+      const line = document.createElement("li");
+      line.dataset.direction = "in";
+      line.innerHTML = `<p class="wire-head"> seq ${JSON.parse(e.data).sequence}</p>`;
+      list.append(line);
+      if (list.childElementCount > 100) list.firstElementChild.remove();
+    });
+  }, task.conversationId);
+  send = (text) => api("POST", `/api/agents/${agentId}/messages`, { text, contextId });
+} else {
+  await page.goto(`${base}/chat/new?agent=${agentId}`);
+  await page.waitForFunction(() => document.body.dataset.hydrated === "true");
+  // A first tiny flood creates the conversation.
+  await page.getByTestId("composer-input").fill("rate=10 count=1");
+  await page.getByTestId("composer-input").press("Enter");
+  await page.waitForURL(/\/chat\/[0-9a-f-]{36}$/);
+  await page.waitForFunction(() => document.body.dataset.hydrated === "true");
+  await page.getByTestId("wire-toggle").click();
+  await page.locator(".wire-list").waitFor();
+  send = async (text) => {
+    await page.getByTestId("composer-input").fill(text);
+    await page.getByTestId("composer-input").press("Enter");
+  };
+}
 
 await page.evaluate(() => {
   window.__seen = new Map();
@@ -98,13 +135,20 @@ await page.evaluate(() => {
   requestAnimationFrame(frame);
 });
 
+// BENCH_MAIN_THREAD=1 prints each round's main-thread time by kind (Chromium's own counters,
+// no tracer), to stderr.
+const cdp = process.env.BENCH_MAIN_THREAD ? await page.context().newCDPSession(page) : null;
+if (cdp) await cdp.send("Performance.enable");
+const counters = async () =>
+  cdp && Object.fromEntries((await cdp.send("Performance.getMetrics")).metrics.map((m) => [m.name, m.value]));
+
 // One flood of `count` events; the count (unique per round) tells its events apart.
 const flood = async (rate, count, trace) => {
+  const before = await counters();
   await page.evaluate(() => { window.__maxGap = 0; });
   if (trace) await browser.startTracing(page, { categories: TRACE_CATEGORIES });
   // A new task in the same conversation (the previous one has finished).
-  await page.getByTestId("composer-input").fill(`rate=${rate} count=${count}`);
-  await page.getByTestId("composer-input").press("Enter");
+  await send(`rate=${rate} count=${count}`);
   const deadline = Date.now() + (SECONDS + 30) * 1000;
   while (Date.now() < deadline) {
     const seen = await page.evaluate((c) => [...window.__seen.keys()].filter((k) => k.startsWith(`${c}:`)).length, count);
@@ -122,6 +166,13 @@ const flood = async (rate, count, trace) => {
       .map(([k, v]) => [Number(k.split(":")[1]), v]).sort((a, b) => b[1] - a[1]).slice(0, 12), count);
     process.stderr.write(`  slowest events (seq: ms): ${worst.map(([seq, ms]) => `${seq}: ${ms}`).join(", ")}\n`);
   }
+  if (cdp) {
+    const after = await counters();
+    const ms = (key) => `${((after[key] - before[key]) * 1000).toFixed(0)} ms`;
+    process.stderr.write(`  ${rate}/s round: main thread busy ${ms("TaskDuration")}: script ${ms("ScriptDuration")}, ` +
+      `style ${ms("RecalcStyleDuration")} (${after.RecalcStyleCount - before.RecalcStyleCount} passes), ` +
+      `layout ${ms("LayoutDuration")} (${after.LayoutCount - before.LayoutCount}); ${after.Nodes} DOM nodes\n`);
+  }
   const pctOf = (values, p) => (values.length ? values[Math.min(values.length - 1, Math.floor(values.length * p))] : NaN);
   const pct = (p) => pctOf(latencies, p);
   // Let the task finish before the next flood.
@@ -138,6 +189,6 @@ for (const rate of RATES) {
     rounds.push(await flood(rate, rate * SECONDS + round, round === 0 && String(rate) === process.env.BENCH_TRACE));
   }
   const m = (key) => median(rounds.map((r) => r[key]));
-  console.log(`| ${rate}/s | ${rate * SECONDS} | ${ROUNDS} | ${m("inP50")} ms | ${m("inP99")} ms | ${m("p50")} ms | ${m("p99")} ms | ${m("max")} ms | ${m("missing")} (worst ${Math.max(...rounds.map((r) => r.missing))}) | ${m("gap").toFixed(0)} ms |`);
+  console.log(`| ${rate}/s${FLOOR ? " (bare page)" : ""} | ${rate * SECONDS} | ${ROUNDS} | ${m("inP50")} ms | ${m("inP99")} ms | ${m("p50")} ms | ${m("p99")} ms | ${m("max")} ms | ${m("missing")} (worst ${Math.max(...rounds.map((r) => r.missing))}) | ${m("gap").toFixed(0)} ms |`);
 }
 await browser.close();

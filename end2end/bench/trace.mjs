@@ -3,7 +3,11 @@
 // the time of one run went.
 import { writeFileSync } from "node:fs";
 
-export const TRACE_CATEGORIES = ["devtools.timeline", "disabled-by-default-devtools.timeline", "v8", "blink.user_timing",
+// BENCH_TRACE_LIGHT=1 leaves the sampling profiler out: it slows the page's scripts several times
+// over, so frames traced without it are closer to untraced ones (no busiest-functions list then).
+export const TRACE_CATEGORIES = process.env.BENCH_TRACE_LIGHT
+  ? ["devtools.timeline", "disabled-by-default-devtools.timeline", "blink.user_timing"]
+  : ["devtools.timeline", "disabled-by-default-devtools.timeline", "v8", "blink.user_timing",
   "disabled-by-default-v8.cpu_profiler", "v8.wasm", "disabled-by-default-v8.wasm.detailed"];
 
 // Kinds of work reported (nested slices are counted under each name, so kinds overlap).

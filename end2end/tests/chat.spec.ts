@@ -182,6 +182,49 @@ test("a link inside a chat leads to the task page and back without errors", asyn
   await expect(page.getByTestId("prompt-form")).toBeVisible();
 });
 
+// Issue #33: with every line of a long log in the page, the browser's style pass grew with the
+// log. Full blocks far from the rail's view are parked (lines out, height kept) and drawn again
+// from the log when scrolled to.
+test("a long Wire log keeps only the blocks near the rail's view in the page and draws the others when scrolled to", async ({ page }) => {
+  test.setTimeout(90_000);
+  await addAgent(page, "flood", "Demo agent (flood)");
+  await startChat(page, "Demo agent (flood)", "rate=1000 count=1200");
+  await page.getByTestId("wire-toggle").click();
+  const list = page.locator(".wire-list");
+  await expect(list).toContainText("TaskStatusUpdate · TASK_STATE_COMPLETED", { timeout: 30_000 });
+  const blocks = list.locator(":scope > .wire-block");
+  const count = await blocks.count();
+  expect(count).toBeGreaterThanOrEqual(13);
+  // The first block (in view) and the last (lines are added to it) are drawn; most others are parked.
+  const parked = list.locator(":scope > .wire-block[data-parked]");
+  await expect.poll(() => parked.count()).toBeGreaterThanOrEqual(count - 4);
+  await expect(blocks.first().locator(".wire-entry")).toHaveCount(100);
+  await expect(blocks.first()).not.toHaveAttribute("data-parked");
+  await expect(blocks.last()).not.toHaveAttribute("data-parked");
+  expect(await list.locator(".wire-entry").count()).toBeLessThan(600);
+  // A parked block keeps its height: the rail's scroll length does not jump.
+  const heights = await parked.evaluateAll((els) => els.map((el) => el.getBoundingClientRect().height));
+  expect(heights.every((h) => h > 1000)).toBe(true);
+
+  // Scrolled to the middle, the blocks there are drawn again, numbered from the log.
+  const middle = blocks.nth(6);
+  await expect(middle).toHaveAttribute("data-parked", "");
+  await middle.evaluate((el) => el.scrollIntoView());
+  await expect(middle).not.toHaveAttribute("data-parked");
+  const lines = middle.locator(".wire-entry");
+  await expect(lines).toHaveCount(100);
+  expect(await lines.evaluateAll((els) => els.map((el) => el.getAttribute("data-index")))).toEqual(
+    [...Array(100).keys()].map((i) => String(600 + i)),
+  );
+  await expect(lines.first().locator(".wire-number")).toHaveText("601.");
+  // A redrawn line opens its JSON like any other.
+  const line = lines.nth(10);
+  await line.locator("summary").click();
+  await expect(line.locator(".wire-json")).toContainText('"statusUpdate"');
+  // The first block, now far away, is parked.
+  await expect(blocks.first()).toHaveAttribute("data-parked", "");
+});
+
 test("a detail page loaded again and again hydrates every time (lazy screens, server data in place)", async ({ page }) => {
   test.setTimeout(90_000);
   await addAgent(page, "form", "Form fixture (form)");

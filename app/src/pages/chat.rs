@@ -30,6 +30,8 @@ pub mod targets;
 pub mod timeline;
 pub mod wire;
 pub mod wire_http;
+#[cfg(feature = "hydrate")]
+mod wire_park;
 
 pub use conversation::ConversationPage;
 pub use landing::ChatPage;

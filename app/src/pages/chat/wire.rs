@@ -143,7 +143,7 @@ fn catchup(shown: &[i64], log: &[WireEntry]) -> Catchup {
 /// page's rendering time per frame grew with the log, and a 200/s flood on a page that had
 /// already shown 5,000–6,000 events reached the screen in 63–110 ms (p99), against 21–37 ms
 /// fresh.
-const LINES_PER_BLOCK: usize = 100;
+pub(super) const LINES_PER_BLOCK: usize = 100;
 
 /// The HTML of the lines of `log` from position `from` on.
 #[derive(Debug, Default, PartialEq)]
@@ -156,10 +156,10 @@ struct Lines {
 
 fn lines_html(log: &[WireEntry], from: usize) -> Lines {
     let boundary = from.next_multiple_of(LINES_PER_BLOCK).min(log.len()).max(from);
-    let mut lines = Lines::default();
-    for (index, entry) in log.iter().enumerate().take(boundary).skip(from) {
-        lines.tail.push_str(&wire_line(index, entry));
-    }
+    let mut lines = Lines {
+        tail: range_html(log, from, boundary),
+        blocks: String::new(),
+    };
     for (index, entry) in log.iter().enumerate().skip(boundary) {
         if index % LINES_PER_BLOCK == 0 {
             if index > boundary {
@@ -175,6 +175,21 @@ fn lines_html(log: &[WireEntry], from: usize) -> Lines {
         lines.blocks.push_str("</ol></li>");
     }
     lines
+}
+
+/// The lines of `log` at positions `from..to`.
+fn range_html(log: &[WireEntry], from: usize, to: usize) -> String {
+    let mut html = String::new();
+    for (index, entry) in log.iter().enumerate().take(to).skip(from) {
+        html.push_str(&wire_line(index, entry));
+    }
+    html
+}
+
+/// The lines of the block that starts at position `first` (a parked block drawn again).
+#[cfg(any(feature = "hydrate", test))]
+pub(super) fn block_lines_html(log: &[WireEntry], first: usize) -> String {
+    range_html(log, first, first.saturating_add(LINES_PER_BLOCK))
 }
 
 #[cfg(any(feature = "hydrate", test))]
@@ -203,8 +218,13 @@ pub fn WirePanel(
     #[cfg(feature = "hydrate")]
     {
         json_on_open(list, entries, conversation);
+        let parking = StoredValue::new_local(None::<super::wire_park::Parking>);
         Effect::new(move |_| {
             let Some(ol) = list.get() else { return };
+            if parking.with_value(Option::is_none) {
+                parking.set_value(super::wire_park::Parking::new(&ol, entries));
+            }
+            let blocks_before = ol.child_element_count();
             entries.with(|log| {
                 shown.update_value(|keys| match catchup(keys, log) {
                     Catchup::Append(from) if from == log.len() => {}
@@ -219,15 +239,16 @@ pub fn WirePanel(
                                 let _ = block.insert_adjacent_html("beforeend", &tail);
                             }
                             // Lines for a block that is not on screen: draw the list again.
-                            None if !tail.is_empty() => return redraw(&ol, log, keys),
+                            None if !tail.is_empty() => return redraw(&ol, log, keys, parking),
                             _ => {}
                         }
                         if !blocks.is_empty() {
                             let _ = ol.insert_adjacent_html("beforeend", &blocks);
+                            parking.with_value(|p| p.as_ref().map(|p| p.added(&ol, blocks_before)));
                         }
                         keys.extend(log[from..].iter().map(entry_key));
                     }
-                    Catchup::Redraw => redraw(&ol, log, keys),
+                    Catchup::Redraw => redraw(&ol, log, keys, parking),
                 });
             });
         });
@@ -297,9 +318,15 @@ fn FilterChoice(filter: RwSignal<WireFilter>) -> impl IntoView {
 
 /// Draws every line of `log` again.
 #[cfg(feature = "hydrate")]
-fn redraw(list: &web_sys::Element, log: &[WireEntry], shown: &mut Vec<i64>) {
+fn redraw(
+    list: &web_sys::Element,
+    log: &[WireEntry],
+    shown: &mut Vec<i64>,
+    parking: StoredValue<Option<super::wire_park::Parking>, LocalStorage>,
+) {
     list.set_inner_html(&lines_html(log, 0).blocks);
     *shown = log.iter().map(entry_key).collect();
+    parking.with_value(|p| p.as_ref().map(|p| p.redrawn(list)));
 }
 
 /// One numbered line, its JSON behind a `<details>` (filled when opened, [`json_on_open`]).
@@ -646,6 +673,33 @@ mod tests {
         assert_eq!(indexes(&inside.tail), (120..180).collect::<Vec<_>>());
         assert_eq!(inside.blocks, "");
         assert_eq!(lines_html(&log, 250), Lines::default());
+    }
+
+    /// ADR 0054: a parked block is drawn again from the log, with its own lines' numbers.
+    #[test]
+    fn a_parked_block_is_drawn_again_with_its_lines_from_the_log() {
+        let log: Vec<WireEntry> = (0..250)
+            .map(|n| WireEntry::Sent {
+                action: "SendMessage",
+                body: json!({ "n": n }),
+            })
+            .collect();
+        let block = block_lines_html(&log, 100);
+        assert_eq!(indexes(&block), (100..200).collect::<Vec<_>>());
+        assert!(
+            block.contains(r#"<span class="wire-number">101.</span>"#),
+            "{block}"
+        );
+        assert!(!block.contains("wire-block"), "only the lines: the block stays");
+        // The same lines as when the block was first drawn.
+        let drawn = lines_html(&log, 0).blocks;
+        assert!(drawn.contains(&block));
+        // The last block is partly full; past the log there is nothing.
+        assert_eq!(
+            indexes(&block_lines_html(&log, 200)),
+            (200..250).collect::<Vec<_>>()
+        );
+        assert_eq!(block_lines_html(&log, 300), "");
     }
 
     #[test]
