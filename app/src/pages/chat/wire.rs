@@ -633,14 +633,19 @@ mod tests {
             .collect()
     }
 
-    #[test]
-    fn lines_go_in_blocks_and_new_lines_fill_the_last_block_first() {
-        let log: Vec<WireEntry> = (0..250)
+    /// A log of `count` commands sent.
+    fn sent(count: usize) -> Vec<WireEntry> {
+        (0..count)
             .map(|n| WireEntry::Sent {
                 action: "SendMessage",
                 body: json!({ "n": n }),
             })
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn lines_go_in_blocks_and_new_lines_fill_the_last_block_first() {
+        let log = sent(250);
         // Drawn from the start: three blocks of 100, 100 and 50 lines, every line once.
         let drawn = lines_html(&log, 0);
         assert_eq!(drawn.tail, "");
@@ -678,12 +683,7 @@ mod tests {
     /// ADR 0054: a parked block is drawn again from the log, with its own lines' numbers.
     #[test]
     fn a_parked_block_is_drawn_again_with_its_lines_from_the_log() {
-        let log: Vec<WireEntry> = (0..250)
-            .map(|n| WireEntry::Sent {
-                action: "SendMessage",
-                body: json!({ "n": n }),
-            })
-            .collect();
+        let log = sent(250);
         let block = block_lines_html(&log, 100);
         assert_eq!(indexes(&block), (100..200).collect::<Vec<_>>());
         assert!(
