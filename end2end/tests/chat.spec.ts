@@ -223,6 +223,14 @@ test("a long Wire log keeps only the blocks near the rail's view in the page and
   await expect(line.locator(".wire-json")).toContainText('"statusUpdate"');
   // The first block, now far away, is parked.
   await expect(blocks.first()).toHaveAttribute("data-parked", "");
+  // Back at the top: the first block is drawn again, and the block with a line's JSON open was
+  // not parked while away (its JSON is still there).
+  await blocks.first().evaluate((el) => el.scrollIntoView());
+  await expect(blocks.first()).not.toHaveAttribute("data-parked");
+  await expect(blocks.first().locator(".wire-entry")).toHaveCount(100);
+  await expect(middle).toHaveAttribute("data-near", "false");
+  await expect(middle).not.toHaveAttribute("data-parked");
+  await expect(line.locator(".wire-json")).toContainText('"statusUpdate"');
 });
 
 test("a detail page loaded again and again hydrates every time (lazy screens, server data in place)", async ({ page }) => {
