@@ -14,6 +14,10 @@ mod long;
 #[path = "ingest/many.rs"]
 mod many;
 
+/// The allocator the `agent-taskbay` binary runs with (ADR 0055).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::time::{Duration, Instant};
 
 use sea_orm::{ConnectionTrait, Database, DatabaseBackend, Statement};

@@ -7,6 +7,10 @@ use server::cli::{self, Cli};
 use server::config::Config;
 use server::telemetry;
 
+/// mimalloc, not the system's malloc (ADR 0055).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[tokio::main]
 async fn main() -> ExitCode {
     // `credentials` prints one fixed line for every failure, a bad argument or configuration

@@ -22,6 +22,9 @@ pub const SQLITE_READ_POOL_SIZE: u32 = 4;
 pub const POSTGRES_POOL_SIZE: u32 = 10;
 /// How long to wait for a pooled connection before reporting the database unavailable.
 pub const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(5);
+/// A pooled connection idle this long is pinged before it is handed out; a busy one is not
+/// (a ping on every acquire was a round trip more for every transaction, issue #33).
+pub const PING_WHEN_IDLE_FOR: Duration = Duration::from_secs(30);
 
 /// The database handles. Cheap to clone (each is a pool handle).
 #[derive(Clone, Debug)]
@@ -68,6 +71,7 @@ pub async fn connect(config: &DatabaseConfig) -> Result<Db, DbErr> {
                 .max_connections(POSTGRES_POOL_SIZE)
                 .min_connections(1)
                 .acquire_timeout(ACQUIRE_TIMEOUT)
+                .test_before_acquire_if_idle_for(PING_WHEN_IDLE_FOR)
                 .sqlx_logging(false);
             let pool = Database::connect(options).await?;
             Ok(Db {
@@ -101,6 +105,7 @@ pub(crate) async fn sqlite_pool(
         .max_connections(size)
         .min_connections(1)
         .acquire_timeout(ACQUIRE_TIMEOUT)
+        .test_before_acquire_if_idle_for(PING_WHEN_IDLE_FOR)
         .sqlx_logging(false)
         .map_sqlx_sqlite_opts(move |o| {
             o.filename(&file)
