@@ -15,6 +15,7 @@ use super::observation::outcome;
 use super::{Fence, IngestError, Ingested, Ingestor, Observation, Prepared, Source, fold};
 use crate::db::entity::task;
 use crate::store::deferred::Deferred;
+use crate::store::leases::Held;
 use crate::store::ledger::{self, NewAccess, NewEvent};
 use crate::store::sequences::Sequences;
 use crate::store::{subscriptions, task_rows};
@@ -88,6 +89,21 @@ impl Ingestor {
             ),
             ..Work::default()
         };
+        if runs.len() > 1 {
+            // Every group's lease in one statement, after the task rows (the order above).
+            let mut leases: Vec<&Held> = Vec::new();
+            for observation in runs.iter().flat_map(|&(observations, _)| observations.iter()) {
+                if let Some(Fence::Lease(lease) | Fence::Read { lease, .. }) = &observation.fence
+                    && !leases.contains(&lease)
+                {
+                    leases.push(lease);
+                }
+            }
+            if !Held::hold_all(&tx, &leases).await? {
+                return Err(IngestError::LeaseLost);
+            }
+            work.held = leases;
+        }
         let mut all = Vec::with_capacity(runs.len());
         for (observations, prepared) in runs {
             all.push(self.fold_run(&tx, &mut work, observations, prepared).await?);
@@ -124,7 +140,7 @@ impl Ingestor {
         let mut done = Vec::with_capacity(observations.len());
         for (n, observation) in observations.iter().enumerate() {
             if let Some(fence) = &observation.fence
-                && work.checked != Some(fence)
+                && !work.holds(fence)
             {
                 check_fence(tx, fence).await?;
                 work.checked = Some(fence);
@@ -301,11 +317,23 @@ async fn append(
 /// What a transaction of several groups carries from one observation to the next.
 #[derive(Default)]
 struct Work<'a> {
-    /// The lease checked last (observations it fences need no second check).
+    /// The leases of every group, held (checked together when the transaction began).
+    held: Vec<&'a Held>,
+    /// The fence checked last (observations it fences need no second check).
     checked: Option<&'a Fence>,
     /// The task row being folded into.
     open: Option<Open>,
     sequences: Sequences,
+}
+
+impl Work<'_> {
+    /// Whether `fence` is known to hold in this transaction.
+    fn holds(&self, fence: &Fence) -> bool {
+        match fence {
+            Fence::Lease(lease) | Fence::Read { lease, .. } if self.held.contains(&lease) => true,
+            _ => self.checked == Some(fence),
+        }
+    }
 }
 
 /// The locked task row observations are folded into, written once when they are done, with

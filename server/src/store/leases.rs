@@ -15,7 +15,7 @@
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use sea_orm::sea_query::{Alias, Expr, ExprTrait, Query, SimpleExpr, UpdateStatement};
+use sea_orm::sea_query::{Alias, Condition, Expr, ExprTrait, Query, SimpleExpr, UpdateStatement};
 use sea_orm::{ConnectionTrait, DbErr, Value};
 
 /// One kind of leased row: its table and the status it has while held.
@@ -226,6 +226,49 @@ impl Held {
         }
         let done = db.execute(&update).await?;
         Ok(done.rows_affected() == 1)
+    }
+
+    /// [`Held::holds`] for several leases at once, one statement per kind of lease and ttl
+    /// (issue #33: a transaction of the commit queue fences the groups of many tasks): `true`
+    /// when every one is still held, each then renewed and its row locked until commit; a lease
+    /// named twice counts once. `false` when any is lost (what was renewed is undone with the
+    /// transaction the caller then rolls back).
+    pub async fn hold_all<C: ConnectionTrait>(db: &C, leases: &[&Held]) -> Result<bool, DbErr> {
+        let now = Utc::now();
+        let mut kinds: Vec<(Lease, Duration, Vec<&Held>)> = Vec::new();
+        for &held in leases {
+            match kinds
+                .iter_mut()
+                .find(|(lease, ttl, _)| *lease == held.lease && *ttl == held.ttl)
+            {
+                Some((_, _, same)) if same.contains(&held) => {}
+                Some((_, _, same)) => same.push(held),
+                None => kinds.push((held.lease, held.ttl, vec![held])),
+            }
+        }
+        for (lease, ttl, same) in kinds {
+            let named = same.iter().fold(Condition::any(), |any, held| {
+                any.add(
+                    col("id")
+                        .eq(held.id.as_str())
+                        .and(col("lease_owner").eq(held.owner.as_str())),
+                )
+            });
+            let mut update = Query::update();
+            update
+                .table(Alias::new(lease.table))
+                .value(Alias::new("lease_until"), until(now, ttl))
+                .cond_where(
+                    Condition::all()
+                        .add(col("status").eq(lease.held))
+                        .add(col("lease_until").gt(now))
+                        .add(named),
+                );
+            if db.execute(&update).await?.rows_affected() != same.len() as u64 {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 
     /// The fence of a write: inside the transaction that writes, whether this lease is still

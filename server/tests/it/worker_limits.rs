@@ -238,6 +238,69 @@ async fn a_batch_of_due_commands_is_claimed_in_one_write_and_only_once() {
     }
 }
 
+/// The commit queue fences the groups of many tasks with one statement per kind of lease
+/// (issue #33): it holds only when every lease named is still its owner's, and then renews each.
+#[tokio::test]
+async fn several_leases_are_held_together_only_when_every_one_is_still_held() {
+    use server::db::entity::outbox_message;
+    use server::store::dispatch;
+    use server::store::leases::{Held, OUTBOX};
+    let (origin, _calls) = counting_agent(false, Duration::ZERO).await;
+    for test_db in support::backends().await {
+        let name = test_db.name;
+        test_db.migrated().await;
+        let state = process(&test_db).await;
+        let (org, agent) = register(&state, &format!("{origin}/card.json")).await;
+        let mut ids = Vec::new();
+        for n in 0..3 {
+            ids.push(send_text(&state, &org, &agent, &format!("fence {n}")).await);
+        }
+        let due = dispatch::due(&state.db.write, server::services::commands::DISPATCH_TOPIC, 10)
+            .await
+            .unwrap();
+        let rows: Vec<String> = due
+            .iter()
+            .filter(|o| ids.contains(&o.aggregate_id))
+            .map(|o| o.id.clone())
+            .collect();
+        let db = &state.db.write;
+        let short = Duration::from_secs(2);
+        let a = OUTBOX.claim(db, &rows[0], "a", short).await.unwrap().unwrap();
+        let b = OUTBOX.claim(db, &rows[1], "b", short).await.unwrap().unwrap();
+        let lease_until = |id: String| async move {
+            outbox_message::Entity::find_by_id(id)
+                .one(db)
+                .await
+                .unwrap()
+                .and_then(|row| row.lease_until)
+                .unwrap()
+        };
+        let before = lease_until(rows[0].clone()).await;
+        // The same lease named twice counts once; each is renewed by its own ttl.
+        let a_long = OUTBOX.held_as(&rows[0], "a", Duration::from_secs(600));
+        assert!(
+            Held::hold_all(db, &[&a_long, &b, &a_long]).await.unwrap(),
+            "{name}"
+        );
+        let renewed = lease_until(rows[0].clone()).await;
+        assert!(
+            renewed - before > chrono::Duration::seconds(500),
+            "{name}: {before} -> {renewed}"
+        );
+        assert!(Held::hold_all(db, &[]).await.unwrap(), "{name}: nothing to hold");
+        // A lease that is not its owner's (another owner, a row nobody claimed) fails them all.
+        let intruder = OUTBOX.held_as(&rows[1], "c", short);
+        assert!(!Held::hold_all(db, &[&a, &intruder]).await.unwrap(), "{name}");
+        let unclaimed = OUTBOX.held_as(&rows[2], "a", short);
+        assert!(!Held::hold_all(db, &[&unclaimed, &b]).await.unwrap(), "{name}");
+        // Two owners named for one row: at most one holds it.
+        let b_too = OUTBOX.held_as(&rows[0], "b", short);
+        assert!(!Held::hold_all(db, &[&a, &b_too]).await.unwrap(), "{name}");
+        assert!(Held::hold_all(db, &[&a, &b]).await.unwrap(), "{name}: still held");
+        test_db.cleanup().await;
+    }
+}
+
 /// The lease queries themselves, on each backend: a claim, hold or release wins only for the
 /// owner of an unexpired lease (one conditional UPDATE each), and a command moves out of a
 /// status only once.
