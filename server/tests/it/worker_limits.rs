@@ -191,25 +191,13 @@ async fn two_worker_sets_racing_for_a_command_send_it_exactly_once() {
 /// a row already held is left alone, and a second claim of the same rows wins nothing.
 #[tokio::test]
 async fn a_batch_of_due_commands_is_claimed_in_one_write_and_only_once() {
-    use server::store::dispatch;
     use server::store::leases::OUTBOX;
     let (origin, _calls) = counting_agent(false, Duration::ZERO).await;
     for test_db in support::backends().await {
         let name = test_db.name;
         test_db.migrated().await;
         let state = process(&test_db).await;
-        let (org, agent) = register(&state, &format!("{origin}/card.json")).await;
-        let mut ids = Vec::new();
-        for n in 0..4 {
-            ids.push(send_text(&state, &org, &agent, &format!("batch {n}")).await);
-        }
-        let topic = server::services::commands::DISPATCH_TOPIC;
-        let due = dispatch::due(&state.db.write, topic, 10).await.unwrap();
-        let rows: Vec<String> = due
-            .iter()
-            .filter(|o| ids.contains(&o.aggregate_id))
-            .map(|o| o.id.clone())
-            .collect();
+        let rows = due_outbox_rows(&state, &origin, 4, "batch").await;
         assert_eq!(rows.len(), 4, "{name}");
         let db = &state.db.write;
         let ttl = Duration::from_secs(60);
@@ -238,31 +226,36 @@ async fn a_batch_of_due_commands_is_claimed_in_one_write_and_only_once() {
     }
 }
 
+/// Sends `count` texts to a newly registered agent at `origin`; the ids of their dispatch outbox
+/// rows, due and not claimed yet.
+async fn due_outbox_rows(state: &AppState, origin: &str, count: usize, label: &str) -> Vec<String> {
+    let (org, agent) = register(state, &format!("{origin}/card.json")).await;
+    let mut ids = Vec::new();
+    for n in 0..count {
+        ids.push(send_text(state, &org, &agent, &format!("{label} {n}")).await);
+    }
+    let topic = server::services::commands::DISPATCH_TOPIC;
+    let due = server::store::dispatch::due(&state.db.write, topic, 10)
+        .await
+        .unwrap();
+    due.iter()
+        .filter(|o| ids.contains(&o.aggregate_id))
+        .map(|o| o.id.clone())
+        .collect()
+}
+
 /// The commit queue fences the groups of many tasks with one statement per kind of lease
 /// (issue #33): it holds only when every lease named is still its owner's, and then renews each.
 #[tokio::test]
 async fn several_leases_are_held_together_only_when_every_one_is_still_held() {
     use server::db::entity::outbox_message;
-    use server::store::dispatch;
     use server::store::leases::{Held, OUTBOX};
     let (origin, _calls) = counting_agent(false, Duration::ZERO).await;
     for test_db in support::backends().await {
         let name = test_db.name;
         test_db.migrated().await;
         let state = process(&test_db).await;
-        let (org, agent) = register(&state, &format!("{origin}/card.json")).await;
-        let mut ids = Vec::new();
-        for n in 0..3 {
-            ids.push(send_text(&state, &org, &agent, &format!("fence {n}")).await);
-        }
-        let due = dispatch::due(&state.db.write, server::services::commands::DISPATCH_TOPIC, 10)
-            .await
-            .unwrap();
-        let rows: Vec<String> = due
-            .iter()
-            .filter(|o| ids.contains(&o.aggregate_id))
-            .map(|o| o.id.clone())
-            .collect();
+        let rows = due_outbox_rows(&state, &origin, 3, "fence").await;
         let db = &state.db.write;
         let short = Duration::from_secs(2);
         let a = OUTBOX.claim(db, &rows[0], "a", short).await.unwrap().unwrap();
