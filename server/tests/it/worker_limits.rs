@@ -257,9 +257,10 @@ async fn several_leases_are_held_together_only_when_every_one_is_still_held() {
         let state = process(&test_db).await;
         let rows = due_outbox_rows(&state, &origin, 3, "fence").await;
         let db = &state.db.write;
-        let short = Duration::from_secs(2);
-        let a = OUTBOX.claim(db, &rows[0], "a", short).await.unwrap().unwrap();
-        let b = OUTBOX.claim(db, &rows[1], "b", short).await.unwrap().unwrap();
+        // Long enough that no lease runs out while the test runs (each step renews them).
+        let ttl = Duration::from_secs(60);
+        let a = OUTBOX.claim(db, &rows[0], "a", ttl).await.unwrap().unwrap();
+        let b = OUTBOX.claim(db, &rows[1], "b", ttl).await.unwrap().unwrap();
         let lease_until = |id: String| async move {
             outbox_message::Entity::find_by_id(id)
                 .one(db)
@@ -268,26 +269,34 @@ async fn several_leases_are_held_together_only_when_every_one_is_still_held() {
                 .and_then(|row| row.lease_until)
                 .unwrap()
         };
-        let before = lease_until(rows[0].clone()).await;
+        let (a_before, b_before) = (
+            lease_until(rows[0].clone()).await,
+            lease_until(rows[1].clone()).await,
+        );
         // The same lease named twice counts once; each is renewed by its own ttl.
         let a_long = OUTBOX.held_as(&rows[0], "a", Duration::from_secs(600));
         assert!(
             Held::hold_all(db, &[&a_long, &b, &a_long]).await.unwrap(),
             "{name}"
         );
-        let renewed = lease_until(rows[0].clone()).await;
+        let a_renewed = lease_until(rows[0].clone()).await;
         assert!(
-            renewed - before > chrono::Duration::seconds(500),
-            "{name}: {before} -> {renewed}"
+            a_renewed - a_before > chrono::Duration::seconds(500),
+            "{name}: {a_before} -> {a_renewed}"
+        );
+        let b_renewed = lease_until(rows[1].clone()).await;
+        assert!(
+            b_renewed >= b_before && b_renewed - b_before < chrono::Duration::seconds(30),
+            "{name}: b by its own ttl: {b_before} -> {b_renewed}"
         );
         assert!(Held::hold_all(db, &[]).await.unwrap(), "{name}: nothing to hold");
         // A lease that is not its owner's (another owner, a row nobody claimed) fails them all.
-        let intruder = OUTBOX.held_as(&rows[1], "c", short);
+        let intruder = OUTBOX.held_as(&rows[1], "c", ttl);
         assert!(!Held::hold_all(db, &[&a, &intruder]).await.unwrap(), "{name}");
-        let unclaimed = OUTBOX.held_as(&rows[2], "a", short);
+        let unclaimed = OUTBOX.held_as(&rows[2], "a", ttl);
         assert!(!Held::hold_all(db, &[&unclaimed, &b]).await.unwrap(), "{name}");
         // Two owners named for one row: at most one holds it.
-        let b_too = OUTBOX.held_as(&rows[0], "b", short);
+        let b_too = OUTBOX.held_as(&rows[0], "b", ttl);
         assert!(!Held::hold_all(db, &[&a, &b_too]).await.unwrap(), "{name}");
         assert!(Held::hold_all(db, &[&a, &b]).await.unwrap(), "{name}: still held");
         test_db.cleanup().await;
