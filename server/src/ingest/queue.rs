@@ -17,8 +17,12 @@ use std::sync::Arc;
 
 use std::sync::atomic::Ordering;
 
-use sea_orm::DbErr;
+use sea_orm::sqlx::Connection;
+use sea_orm::sqlx::postgres::PgPoolOptions;
+use sea_orm::{DatabaseBackend, DatabaseConnection, DbErr, SqlxPostgresConnector};
 use tokio::sync::{mpsc, oneshot};
+
+use crate::db::connect::PING_WHEN_IDLE_FOR;
 
 use super::{IngestError, Ingested, Ingestor, Observation, Prepared};
 
@@ -50,12 +54,31 @@ impl CommitQueue {
 
 impl Ingestor {
     /// The same ingestor, with a commit queue: [`Ingestor::ingest_queued`] then commits the
-    /// groups of many tasks together. Spawns the committing task (on the current runtime).
+    /// groups of many tasks together. Starts the committing thread.
+    ///
+    /// The committing task runs on a thread of its own (ADR 0056): its transaction is a
+    /// sequence of round trips, and each answer is taken as soon as it arrives instead of when
+    /// one of the runtime's threads, busy reading and preparing streams, gets to it. On
+    /// PostgreSQL it has its own connection, so the answers wake that thread directly; SQLite's
+    /// one writer is shared (its driver answers from a thread of its own either way).
     pub fn with_commit_queue(mut self) -> Ingestor {
         let (sender, receiver) = mpsc::channel(QUEUE_DEPTH);
         // The committing task's own ingestor has no queue, so the channel closes with the last
         // outside clone.
-        tokio::spawn(commit_loop(self.clone(), receiver));
+        let committer = self.clone();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .thread_name("taskbay-commit")
+            .build();
+        let spawned = runtime.and_then(|runtime| {
+            std::thread::Builder::new()
+                .name("taskbay-commit".into())
+                .spawn(move || runtime.block_on(commit_thread(committer, receiver)))
+        });
+        if let Err(error) = spawned {
+            tracing::warn!(%error, "no commit thread: groups commit one by one");
+            return self;
+        }
         self.queue = Some(CommitQueue(sender));
         self
     }
@@ -87,6 +110,44 @@ impl Ingestor {
             .await
             .map_err(|_| IngestError::Db(DbErr::Custom("the commit queue stopped".into())))?
     }
+}
+
+/// The committing thread's work: on PostgreSQL with a connection of its own, opened on this
+/// thread's runtime (so its answers are this runtime's to wake), closed when the queue is.
+async fn commit_thread(mut committer: Ingestor, receiver: mpsc::Receiver<Job>) {
+    let own = own_writer(&committer.db.write);
+    if let Some(own) = &own {
+        committer.db.write = own.clone();
+    }
+    commit_loop(committer, receiver).await;
+    if let Some(own) = own {
+        let _ = own.close().await;
+    }
+}
+
+/// A one-connection pool with the options of `pool`, when it is PostgreSQL's; it connects on
+/// first use.
+fn own_writer(pool: &DatabaseConnection) -> Option<DatabaseConnection> {
+    if pool.get_database_backend() != DatabaseBackend::Postgres {
+        return None;
+    }
+    let shared = pool.get_postgres_connection_pool();
+    let options = (*shared.connect_options()).clone();
+    let own = PgPoolOptions::new()
+        .max_connections(1)
+        .acquire_timeout(shared.options().get_acquire_timeout())
+        // As the shared pool does (`db::connect`): a connection idle a while is pinged first.
+        .test_before_acquire(false)
+        .before_acquire(|connection, meta| {
+            Box::pin(async move {
+                if meta.idle_for >= PING_WHEN_IDLE_FOR {
+                    connection.ping().await?;
+                }
+                Ok(true)
+            })
+        })
+        .connect_lazy_with(options);
+    Some(SqlxPostgresConnector::from_sqlx_postgres_pool(own))
 }
 
 /// Takes a group, then every group that queued meanwhile (up to [`TRANSACTION_LIMIT`]

@@ -304,3 +304,44 @@ async fn a_shared_transaction_takes_task_rows_before_the_counter_so_it_cannot_de
     );
     test_db.cleanup().await;
 }
+
+/// The commit queue has a PostgreSQL connection of its own (ADR 0056): with every connection of
+/// the shared pool taken (pages and workers busy reading), a queued group still commits, and is
+/// answered as soon as it has.
+#[tokio::test]
+async fn the_commit_queue_commits_while_every_pooled_connection_is_taken() {
+    let Some(test_db) = support::postgres().await else {
+        return;
+    };
+    let (db, ingestor, org, agent, _dir) = setup(&test_db).await;
+    let ingestor = ingestor.with_commit_queue();
+    let task = leased_task(&ingestor, &db, &org, &agent, 0).await;
+    let mut taken = Vec::new();
+    for _ in 0..server::db::connect::POSTGRES_POOL_SIZE {
+        taken.push(db.write.begin().await.unwrap());
+    }
+    let done = tokio::time::timeout(
+        server::db::connect::ACQUIRE_TIMEOUT / 2,
+        ingestor.ingest_queued(group(&org, &agent, &task, 0, "worker-1")),
+    )
+    .await
+    .expect("answered before the shared pool would have timed out")
+    .expect("committed");
+    assert!(done.iter().all(|d| d.sequence.is_some()));
+    let stored = task_store::view(
+        &test_db.connect().await.read,
+        &Access::everything(org.as_str()),
+        &task.0,
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        stored.last_sequence,
+        done[1].sequence.unwrap(),
+        "the group is in the ledger"
+    );
+    for tx in taken {
+        tx.rollback().await.unwrap();
+    }
+    test_db.cleanup().await;
+}
