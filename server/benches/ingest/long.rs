@@ -81,9 +81,8 @@ pub async fn series(backend: &Backend, f: &Fixture) -> Vec<Point> {
         // Statistics as a live database would have them after growing gradually (autovacuum):
         // without them PostgreSQL keeps the plans of a small table while this one grows a
         // hundredfold between two sizes. On PostgreSQL the tables are vacuumed too, as
-        // autovacuum would have done meanwhile, so none that the fill set off runs beside the
-        // samples (at 1,000,000 events the samples of one run took 4,133 µs, the run before
-        // 1,280 µs, the page 21 ms against 10).
+        // autovacuum would have done meanwhile, so no autovacuum that the fill set off runs
+        // beside the samples.
         let statement = if backend.name == "PostgreSQL" {
             "VACUUM (ANALYZE)"
         } else {

@@ -54,9 +54,9 @@ impl CommitQueue {
 
 impl Ingestor {
     /// The same ingestor, with a commit queue: [`Ingestor::ingest_queued`] then commits the
-    /// groups of many tasks together. Starts the committing thread.
+    /// groups of many tasks together.
     ///
-    /// The committing task runs on a thread of its own (ADR 0056): its transaction is a
+    /// The queue commits on a thread of its own (ADR 0056): its transaction is a
     /// sequence of round trips, and each answer is taken as soon as it arrives instead of when
     /// one of the runtime's threads, busy reading and preparing streams, gets to it. On
     /// PostgreSQL it has its own connection, so the answers wake that thread directly; SQLite's

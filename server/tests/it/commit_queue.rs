@@ -328,20 +328,16 @@ async fn the_commit_queue_commits_while_every_pooled_connection_is_taken() {
     .expect("answered before the shared pool would have timed out")
     .expect("committed");
     assert!(done.iter().all(|d| d.sequence.is_some()));
-    let stored = task_store::view(
-        &test_db.connect().await.read,
-        &Access::everything(org.as_str()),
-        &task.0,
-    )
-    .await
-    .unwrap();
+    for tx in taken {
+        tx.rollback().await.unwrap();
+    }
+    let stored = task_store::view(&db.read, &Access::everything(org.as_str()), &task.0)
+        .await
+        .unwrap();
     assert_eq!(
         stored.last_sequence,
         done[1].sequence.unwrap(),
         "the group is in the ledger"
     );
-    for tx in taken {
-        tx.rollback().await.unwrap();
-    }
     test_db.cleanup().await;
 }
