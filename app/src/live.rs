@@ -156,6 +156,70 @@ pub fn use_live_stream(url: Signal<Option<String>>, on_frame: impl Fn(LiveFrame)
     let _ = (url, on_frame);
 }
 
+/// A trailing throttle: the first signal acts at once and opens a window; signals within the
+/// window act once more when it ends (one load, not one per signal, and never a last change
+/// missed). Pure state, so it is tested natively; [`use_freshness_throttled`] drives it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Throttle {
+    window_open: bool,
+    again: bool,
+}
+
+impl Throttle {
+    /// A signal arrived: `true` when the caller acts now (and opens a window).
+    pub fn signal(&mut self) -> bool {
+        if self.window_open {
+            self.again = true;
+            false
+        } else {
+            self.window_open = true;
+            true
+        }
+    }
+
+    /// The window ended: `true` when a signal arrived within it, so the caller acts now (and a
+    /// new window opens).
+    pub fn window_ended(&mut self) -> bool {
+        let again = std::mem::take(&mut self.again);
+        self.window_open = again;
+        again
+    }
+}
+
+/// How often the app-wide freshness signal may set off a load of something beside the page's
+/// own content (the navigation's Inbox badge). The server sends up to four frames a second
+/// while agents stream; the badge's two queries need not follow each one.
+pub const BESIDE_PAGE_EVERY_MS: i32 = 2000;
+
+/// Counts the app-wide freshness signal's frames, at most one change per `every_ms`
+/// (trailing: a frame within the window counts when it ends). Track it to re-load.
+pub fn use_freshness_throttled(every_ms: i32) -> ReadSignal<u64> {
+    let (count, set_count) = signal(0_u64);
+    #[cfg(feature = "hydrate")]
+    {
+        let throttle = StoredValue::new(Throttle::default());
+        let bump = move || set_count.try_update(|n| *n += 1).is_some();
+        fn window(throttle: StoredValue<Throttle>, bump: impl Fn() -> bool + Copy + 'static, ms: i32) {
+            connection::after(ms, move || {
+                if throttle.try_update_value(Throttle::window_ended) == Some(true) && bump() {
+                    window(throttle, bump, ms);
+                }
+            });
+        }
+        use_live_stream(Signal::derive(|| Some(FRESHNESS_URL.to_owned())), move |frame| {
+            if frame == LiveFrame::Freshness
+                && throttle.try_update_value(Throttle::signal) == Some(true)
+                && bump()
+            {
+                window(throttle, bump, every_ms);
+            }
+        });
+    }
+    #[cfg(not(feature = "hydrate"))]
+    let _ = (set_count, every_ms);
+    count
+}
+
 #[cfg(feature = "hydrate")]
 mod connection {
     use std::cell::RefCell;
@@ -353,6 +417,22 @@ mod tests {
         let mut broken = status_event(4, "x");
         broken.payload = json!({"statusUpdate": "nope"});
         assert!(fold_ledger_event(&mut view, &broken).is_err());
+    }
+
+    /// The Inbox badge re-loads once for a burst of freshness frames, and once more after it,
+    /// so the last change is shown.
+    #[test]
+    fn a_burst_of_signals_acts_at_once_and_once_more_when_the_window_ends() {
+        let mut throttle = Throttle::default();
+        assert!(throttle.signal(), "the first signal acts at once");
+        assert!(!throttle.signal());
+        assert!(!throttle.signal());
+        assert!(throttle.window_ended(), "the signals within the window act once at its end");
+        assert!(!throttle.signal(), "that opened another window");
+        assert!(throttle.window_ended());
+        assert!(!throttle.window_ended(), "a quiet window closes");
+        assert!(throttle.signal(), "after a quiet window a signal acts at once again");
+        assert!(!throttle.window_ended());
     }
 
     #[test]

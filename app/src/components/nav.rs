@@ -170,16 +170,13 @@ pub struct InboxBadge(Signal<Option<String>>);
 
 /// Loads the Inbox count for the navigation (call once, around both navigations).
 pub fn provide_inbox_badge() {
-    use crate::live::{FRESHNESS_URL, LiveFrame, use_live_stream};
-    let (freshness, set_freshness) = signal(0_u64);
+    use crate::live::{BESIDE_PAGE_EVERY_MS, use_freshness_throttled};
+    // Throttled: the badge is beside the page, and a page where agents stream (hundreds of
+    // events a second) would otherwise query the Inbox four times a second.
+    let freshness = use_freshness_throttled(BESIDE_PAGE_EVERY_MS);
     let items = crate::api::browser_value(move || {
         freshness.track();
         load_inbox()
-    });
-    use_live_stream(Signal::derive(|| Some(FRESHNESS_URL.to_owned())), move |frame| {
-        if frame == LiveFrame::Freshness {
-            set_freshness.update(|n| *n += 1);
-        }
     });
     provide_context(InboxBadge(Signal::derive(move || {
         items.with(|items| items.as_ref().and_then(InboxItems::badge))
