@@ -45,9 +45,14 @@ test("slow chunks stream into the chat in order; closing the page mid-task loses
   // a busy log).
   const first = again.getByTestId("wire-entry").first();
   await expect(first.locator(".wire-json")).toHaveCount(0);
-  await first.locator("summary").click();
+  const disclosure = first.getByRole("button");
+  await expect(disclosure).toHaveAttribute("aria-expanded", "false");
+  await disclosure.click();
+  await expect(disclosure).toHaveAttribute("aria-expanded", "true");
   await expect(first.locator(".wire-json")).toContainText('"');
-  await first.locator("summary").click();
+  // From the keyboard too: Enter on the focused button closes it.
+  await disclosure.press("Enter");
+  await expect(disclosure).toHaveAttribute("aria-expanded", "false");
   await expect(first.locator(".wire-json")).toHaveCount(0);
 });
 
@@ -219,7 +224,7 @@ test("a long Wire log keeps only the blocks near the rail's view in the page and
   await expect(lines.first().locator(".wire-number")).toHaveText("601.");
   // A redrawn line opens its JSON like any other.
   const line = lines.nth(10);
-  await line.locator("summary").click();
+  await line.getByRole("button").click();
   await expect(line.locator(".wire-json")).toContainText('"statusUpdate"');
   // The first block, now far away, is parked.
   await expect(blocks.first()).toHaveAttribute("data-parked", "");

@@ -73,13 +73,18 @@ impl Parking {
 
     /// Lines were added: watches blocks from position `from` on, and parks the block that was
     /// the last one if it filled up while far from view.
+    ///
+    /// That block is observed anew rather than measured here: the observer reports it, with its
+    /// height as laid out, when the browser next renders, and the callback parks it then.
+    /// Measuring it now would force a layout in the middle of adding lines (a block fills every
+    /// tenth of a second at 1,000 events a second).
     pub(super) fn added(&self, list: &Element, from: u32) {
         let blocks = list.children();
         if let Some(previous) = from.checked_sub(1).and_then(|i| blocks.item(i))
             && previous.get_attribute(NEAR).as_deref() == Some("false")
         {
-            let height = previous.get_bounding_client_rect().height();
-            park(&previous, height);
+            self.observer.unobserve(&previous);
+            self.observer.observe(&previous);
         }
         for i in from..blocks.length() {
             if let Some(block) = blocks.item(i) {
@@ -110,7 +115,11 @@ fn park(block: &Element, height: f64) {
     let Some(lines) = lines_of(block) else { return };
     let full = lines.child_element_count() as usize == LINES_PER_BLOCK;
     let last = block.next_element_sibling().is_none();
-    let open = block.query_selector("details[open]").ok().flatten().is_some();
+    let open = block
+        .query_selector(r#"button.wire-open[aria-expanded="true"]"#)
+        .ok()
+        .flatten()
+        .is_some();
     if block.has_attribute(PARKED) || !full || last || open || height <= 0.0 {
         return;
     }
