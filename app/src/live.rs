@@ -427,11 +427,17 @@ mod tests {
         assert!(throttle.signal(), "the first signal acts at once");
         assert!(!throttle.signal());
         assert!(!throttle.signal());
-        assert!(throttle.window_ended(), "the signals within the window act once at its end");
+        assert!(
+            throttle.window_ended(),
+            "the signals within the window act once at its end"
+        );
         assert!(!throttle.signal(), "that opened another window");
         assert!(throttle.window_ended());
         assert!(!throttle.window_ended(), "a quiet window closes");
-        assert!(throttle.signal(), "after a quiet window a signal acts at once again");
+        assert!(
+            throttle.signal(),
+            "after a quiet window a signal acts at once again"
+        );
         assert!(!throttle.window_ended());
     }
 

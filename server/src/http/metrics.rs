@@ -280,11 +280,12 @@ fn write_pools(state: &AppState, out: &mut String) {
             ("read", sqlite_stats(&state.db.read)),
         ]
     } else {
-        let pool = state.db.write.get_postgres_connection_pool();
-        vec![(
-            "shared",
-            (pool.size(), pool.num_idle(), pool.options().get_max_connections()),
-        )]
+        let mut pools = vec![("shared", postgres_stats(&state.db.write))];
+        // The commit queue's own connection (ADR 0056), beside the shared pool.
+        if let Some(own) = state.ingestor.queue.as_ref().and_then(|q| q.own_pool()) {
+            pools.push(("commit", postgres_stats(own)));
+        }
+        pools
     };
     for (name, (size, idle, max)) in pools {
         let idle = u32::try_from(idle).unwrap_or(u32::MAX).min(size);
@@ -299,6 +300,11 @@ fn write_pools(state: &AppState, out: &mut String) {
         );
         let _ = writeln!(out, "taskbay_db_pool_max_connections{{pool=\"{name}\"}} {max}");
     }
+}
+
+fn postgres_stats(connection: &sea_orm::DatabaseConnection) -> (u32, usize, u32) {
+    let pool = connection.get_postgres_connection_pool();
+    (pool.size(), pool.num_idle(), pool.options().get_max_connections())
 }
 
 fn sqlite_stats(connection: &sea_orm::DatabaseConnection) -> (u32, usize, u32) {

@@ -13,7 +13,7 @@
 //! a rule), every group of that transaction is committed again on its own, so each meets the
 //! fate it would alone.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use std::sync::atomic::Ordering;
 
@@ -43,12 +43,18 @@ struct Job {
 
 /// The sending side of the queue; the committing task ends when every sender is gone.
 #[derive(Clone, Debug)]
-pub struct CommitQueue(mpsc::Sender<Job>);
+pub struct CommitQueue(mpsc::Sender<Job>, Arc<OnceLock<DatabaseConnection>>);
 
 impl CommitQueue {
     /// Groups waiting for a transaction (not counting those being committed).
     pub fn waiting(&self) -> usize {
         self.0.max_capacity() - self.0.capacity()
+    }
+
+    /// The queue's own one-connection pool (PostgreSQL, ADR 0056), once its thread opened it;
+    /// `None` on SQLite, whose one writer the queue shares. For `/metrics`.
+    pub fn own_pool(&self) -> Option<&DatabaseConnection> {
+        self.1.get()
     }
 }
 
@@ -66,6 +72,8 @@ impl Ingestor {
         // The committing task's own ingestor has no queue, so the channel closes with the last
         // outside clone.
         let committer = self.clone();
+        let own_pool = Arc::new(OnceLock::new());
+        let shown = own_pool.clone();
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .thread_name("taskbay-commit")
@@ -73,13 +81,13 @@ impl Ingestor {
         let spawned = runtime.and_then(|runtime| {
             std::thread::Builder::new()
                 .name("taskbay-commit".into())
-                .spawn(move || runtime.block_on(commit_thread(committer, receiver)))
+                .spawn(move || runtime.block_on(commit_thread(committer, receiver, shown)))
         });
         if let Err(error) = spawned {
             tracing::warn!(%error, "no commit thread: groups commit one by one");
             return self;
         }
-        self.queue = Some(CommitQueue(sender));
+        self.queue = Some(CommitQueue(sender, own_pool));
         self
     }
 
@@ -89,7 +97,7 @@ impl Ingestor {
         &self,
         observations: Arc<[Observation]>,
     ) -> Result<Vec<Ingested>, IngestError> {
-        let Some(CommitQueue(queue)) = &self.queue else {
+        let Some(CommitQueue(queue, _)) = &self.queue else {
             return self.ingest_group(&observations).await;
         };
         if observations.is_empty() {
@@ -113,11 +121,17 @@ impl Ingestor {
 }
 
 /// The committing thread's work: on PostgreSQL with a connection of its own, opened on this
-/// thread's runtime (so its answers are this runtime's to wake), closed when the queue is.
-async fn commit_thread(mut committer: Ingestor, receiver: mpsc::Receiver<Job>) {
+/// thread's runtime (so its answers are this runtime's to wake), shown in `shown` (for
+/// `/metrics`), closed when the queue is.
+async fn commit_thread(
+    mut committer: Ingestor,
+    receiver: mpsc::Receiver<Job>,
+    shown: Arc<OnceLock<DatabaseConnection>>,
+) {
     let own = own_writer(&committer.db.write);
     if let Some(own) = &own {
         committer.db.write = own.clone();
+        let _ = shown.set(own.clone());
     }
     commit_loop(committer, receiver).await;
     if let Some(own) = own {

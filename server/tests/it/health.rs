@@ -104,6 +104,39 @@ async fn metrics_count_requests_by_route_and_report_pools_and_build() {
     )));
 }
 
+/// ADR 0056: on PostgreSQL the commit queue has a connection of its own, beside the shared pool;
+/// `/metrics` shows it as pool `commit` (one at most, opened when the queue first commits), so an
+/// operator sizing `max_connections` sees every connection a process holds. SQLite has no such pool.
+#[tokio::test]
+async fn metrics_show_the_commit_queues_own_postgresql_connection() {
+    for test_db in support::backends().await {
+        let db = test_db.migrated().await;
+        let state = AppState::new(support::leptos_options(), test_db.config.clone(), db).unwrap();
+        let postgres = !state.db.is_sqlite();
+        // The queue's thread shows its pool as it starts.
+        let shown = || state.ingestor.queue.as_ref().and_then(|q| q.own_pool()).is_some();
+        if postgres {
+            assert!(
+                crate::ledger::eventually(std::time::Duration::from_secs(10), || async { shown() }).await
+            );
+        }
+        let body = text(get(&state, "/metrics").await).await;
+        let commit = r#"taskbay_db_pool_max_connections{pool="commit"} 1"#;
+        assert_eq!(body.contains(commit), postgres, "{}: {body}", test_db.name);
+        if postgres {
+            assert!(
+                body.contains(r#"taskbay_db_pool_connections{pool="commit",state="in_use"} 0"#),
+                "{body}"
+            );
+            assert!(
+                body.contains(r#"taskbay_db_pool_max_connections{pool="shared"}"#),
+                "{body}"
+            );
+        }
+        test_db.cleanup().await;
+    }
+}
+
 /// Issue #26 "Unbounded things": an invented method must not mint a new metric series.
 #[tokio::test]
 async fn an_unknown_method_is_counted_as_other() {
