@@ -276,14 +276,14 @@ fn write_pools(state: &AppState, out: &mut String) {
     out.push_str("# HELP taskbay_db_pool_max_connections Configured size of each database pool.\n");
     let pools: Vec<(&str, (u32, usize, u32))> = if state.db.is_sqlite() {
         vec![
-            ("write", sqlite_stats(&state.db.write)),
-            ("read", sqlite_stats(&state.db.read)),
+            ("write", stats(state.db.write.get_sqlite_connection_pool())),
+            ("read", stats(state.db.read.get_sqlite_connection_pool())),
         ]
     } else {
-        let mut pools = vec![("shared", postgres_stats(&state.db.write))];
+        let mut pools = vec![("shared", stats(state.db.write.get_postgres_connection_pool()))];
         // The commit queue's own connection (ADR 0056), beside the shared pool.
         if let Some(own) = state.ingestor.queue.as_ref().and_then(|q| q.own_pool()) {
-            pools.push(("commit", postgres_stats(own)));
+            pools.push(("commit", stats(own.get_postgres_connection_pool())));
         }
         pools
     };
@@ -302,13 +302,8 @@ fn write_pools(state: &AppState, out: &mut String) {
     }
 }
 
-fn postgres_stats(connection: &sea_orm::DatabaseConnection) -> (u32, usize, u32) {
-    let pool = connection.get_postgres_connection_pool();
-    (pool.size(), pool.num_idle(), pool.options().get_max_connections())
-}
-
-fn sqlite_stats(connection: &sea_orm::DatabaseConnection) -> (u32, usize, u32) {
-    let pool = connection.get_sqlite_connection_pool();
+/// A pool's open connections, idle ones among them, and its size.
+fn stats<DB: sea_orm::sqlx::Database>(pool: &sea_orm::sqlx::Pool<DB>) -> (u32, usize, u32) {
     (pool.size(), pool.num_idle(), pool.options().get_max_connections())
 }
 
