@@ -85,21 +85,49 @@ impl Ingestor {
         Ok(done.pop().expect("one observation is ingested or fails"))
     }
 
+    /// Sends the ledger notices of `ingested` to the other processes sharing the database,
+    /// inside `tx`, before it commits (PostgreSQL; nothing on SQLite, which has one process).
+    /// [`Ingestor::publish`] then publishes them in this process only (ADR 0059). Nothing either
+    /// while the relay finds PostgreSQL's notification queue half full
+    /// ([`Bus::notify_inside`]): the relay then sends them after the commit, where a full queue
+    /// fails only the notice.
+    pub async fn notify_in<'a>(
+        &self,
+        tx: &impl sea_orm::ConnectionTrait,
+        ingested: impl IntoIterator<Item = &'a Ingested>,
+    ) -> Result<(), sea_orm::DbErr> {
+        if self.db.is_sqlite() || !self.bus.notify_inside() {
+            return Ok(());
+        }
+        relay::notify_in(tx, self.bus.origin(), ingested.into_iter().filter_map(notice)).await
+    }
+
     /// Publishes what a committed [`Ingestor::apply`] did, and remembers that its task has a
-    /// subscription row.
+    /// subscription row. In this process only when the others heard of it through
+    /// [`Ingestor::notify_in`], inside the transaction; if the relay's switch flipped in
+    /// between, a notice goes twice or not at all, which the readers' re-read covers.
     pub fn publish(&self, ingested: &Ingested) {
         if ingested.subscribed {
             self.subscribed.remember(&ingested.task_id);
         }
-        if let Some(sequence) = ingested.sequence {
+        if let Some(notice) = notice(ingested) {
             self.counters.events.fetch_add(1, Ordering::Relaxed);
-            self.bus.publish(Notice::Ledger {
-                organization_id: ingested.organization_id.clone(),
-                task_id: ingested.task_id.clone(),
-                conversation_id: ingested.conversation_id.clone(),
-                sequence,
-                new_task: ingested.new_task,
-            });
+            if self.bus.notify_inside() {
+                self.bus.publish_here(notice);
+            } else {
+                self.bus.publish(notice);
+            }
         }
     }
+}
+
+/// The ledger notice of what was ingested, when it appended an event.
+fn notice(ingested: &Ingested) -> Option<Notice> {
+    Some(Notice::Ledger {
+        organization_id: ingested.organization_id.clone(),
+        task_id: ingested.task_id.clone(),
+        conversation_id: ingested.conversation_id.clone(),
+        sequence: ingested.sequence?,
+        new_task: ingested.new_task,
+    })
 }

@@ -44,7 +44,8 @@ impl Ingestor {
     }
 
     /// Ingests observations in order in one transaction, and publishes them after it commits
-    /// (more than one is a group commit, issue #6). Ingestion stops after the first observation
+    /// (more than one is a group commit, issue #6; the other processes' notices go inside it,
+    /// [`Ingestor::notify_in`]). Ingestion stops after the first observation
     /// that leaves its task's stream ended (the rest would only be ignored by the caller); the
     /// result holds what was ingested, in order. All or nothing: on an error nothing commits.
     ///
@@ -112,6 +113,7 @@ impl Ingestor {
             last.write(&tx).await?;
         }
         work.sequences.write(&tx).await?;
+        self.notify_in(&tx, all.iter().flatten()).await?;
         tx.commit().await?;
         let observed: usize = all.iter().map(Vec::len).sum();
         let stored = all.iter().flatten().filter(|i| i.sequence.is_some()).count();

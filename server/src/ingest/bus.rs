@@ -4,7 +4,11 @@
 //! subscribers always re-read the database, so a lagging receiver loses nothing (they also
 //! re-read on an interval, the safety net). On PostgreSQL the [`super::relay`] carries every
 //! locally published notice to the other processes sharing the database (`LISTEN/NOTIFY`), and
-//! publishes theirs here with [`Bus::publish_remote`].
+//! publishes theirs here with [`Bus::publish_here`]; ledger notices are not carried after the
+//! fact: ingestion sends them inside the transaction that commits their events (ADR 0059).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use tokio::sync::broadcast;
 
@@ -41,6 +45,12 @@ pub struct Bus {
     sender: broadcast::Sender<Notice>,
     /// Only what this process committed: what the relay sends to the others.
     local: broadcast::Sender<Notice>,
+    /// This process among those sharing the database: relayed notices name it, so none comes
+    /// back to it.
+    origin: Arc<str>,
+    /// Whether ingestion sends its ledger notices inside its transactions (ADR 0059); off while
+    /// PostgreSQL's notification queue is half full, so a stuck listener cannot stop ingestion.
+    notify_inside: Arc<AtomicBool>,
 }
 
 impl Default for Bus {
@@ -48,6 +58,8 @@ impl Default for Bus {
         Bus {
             sender: broadcast::channel(BUS_CAPACITY).0,
             local: broadcast::channel(BUS_CAPACITY).0,
+            origin: uuid::Uuid::new_v4().to_string().into(),
+            notify_inside: Arc::new(AtomicBool::new(true)),
         }
     }
 }
@@ -59,10 +71,27 @@ impl Bus {
         let _ = self.sender.send(notice);
     }
 
-    /// Publishes a notice another process committed (the relay): to this process's receivers
-    /// only, never sent on again.
-    pub fn publish_remote(&self, notice: Notice) {
+    /// Publishes a notice to this process's receivers only, never relayed: one another process
+    /// committed (the relay heard it), or one already sent to the others with `NOTIFY` inside
+    /// the transaction that committed it (ingestion's ledger notices).
+    pub fn publish_here(&self, notice: Notice) {
         let _ = self.sender.send(notice);
+    }
+
+    /// This process's name on the relay (a random UUID per bus).
+    pub fn origin(&self) -> &str {
+        &self.origin
+    }
+
+    /// Whether ingestion sends its ledger notices inside its transactions; when not, it
+    /// publishes them with [`Bus::publish`] and the relay sends them after the fact.
+    pub fn notify_inside(&self) -> bool {
+        self.notify_inside.load(Ordering::Relaxed)
+    }
+
+    /// Set by the relay from PostgreSQL's notification queue usage.
+    pub fn set_notify_inside(&self, inside: bool) {
+        self.notify_inside.store(inside, Ordering::Relaxed);
     }
 
     /// A receiver of the notices this process publishes (not the remote ones).

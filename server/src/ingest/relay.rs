@@ -4,11 +4,16 @@
 //! what committed (organization, task, conversation, sequence); receivers read the rows from the
 //! ledger, so a lost or late notice costs latency, never data: the live streams' periodic re-read
 //! stays as the safety net. SQLite has one process, so no relay runs there.
+//!
+//! Ledger notices go out with their events (ADR 0059): ingestion calls [`notify_in`] inside the
+//! transaction that appends them, so PostgreSQL delivers them at that commit (and drops them on
+//! rollback), one notice per task naming its newest sequence, without a hop through the relay's
+//! task and a pooled connection after the fact.
 
 use std::time::Duration;
 
 use sea_orm::sqlx::postgres::PgListener;
-use sea_orm::{ConnectionTrait, DatabaseBackend, Statement};
+use sea_orm::{ConnectionTrait, DatabaseBackend, DbErr, Statement};
 use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 use tokio_util::sync::CancellationToken;
@@ -25,6 +30,10 @@ const MAX_PAYLOAD: usize = 7000;
 const MAX_BATCH: usize = 64;
 /// Pause before listening again after the connection was lost.
 const RECONNECT: Duration = Duration::from_secs(1);
+/// How often the relay reads PostgreSQL's notification queue usage.
+const QUEUE_CHECK: Duration = Duration::from_secs(5);
+/// Queue usage (0 to 1) from which ledger notices are sent after their commit instead of in it.
+const QUEUE_HALF_FULL: f64 = 0.5;
 
 /// What one `NOTIFY` carries: the sending process and its notices, in order.
 #[derive(Serialize, Deserialize)]
@@ -38,17 +47,24 @@ pub fn start(db: &Db, bus: &Bus, tracker: &TaskTracker, shutdown: CancellationTo
     if db.is_sqlite() {
         return;
     }
-    let origin = uuid::Uuid::new_v4().to_string();
+    let origin = bus.origin().to_owned();
     tracker.spawn(forward(db.clone(), bus.clone(), origin.clone(), shutdown.clone()));
     tracker.spawn(listen(db.clone(), bus.clone(), origin, shutdown));
 }
 
-/// Sends every notice this process publishes, in batches, until shutdown.
+/// Sends every notice this process publishes, in batches, and checks the notification queue
+/// every [`QUEUE_CHECK`], until shutdown.
 async fn forward(db: Db, bus: Bus, origin: String, shutdown: CancellationToken) {
     let mut local = bus.subscribe_local();
+    let mut check = tokio::time::interval(QUEUE_CHECK);
+    check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         let first = tokio::select! {
             () = shutdown.cancelled() => return,
+            _ = check.tick() => {
+                check_queue(&db, &bus).await;
+                continue;
+            }
             received = local.recv() => received,
         };
         let mut notices = match first {
@@ -78,6 +94,67 @@ async fn forward(db: Db, bus: Bus, origin: String, shutdown: CancellationToken) 
             }
         }
     }
+}
+
+/// Sends `notices` to the other processes from inside `tx` (PostgreSQL: delivered when it
+/// commits, dropped if it rolls back), in one statement whatever their number; only the last
+/// notice of each task goes (see [`last_per_task`]). Nothing to send costs no round trip.
+pub async fn notify_in(
+    tx: &impl ConnectionTrait,
+    origin: &str,
+    notices: impl IntoIterator<Item = Notice>,
+) -> Result<(), DbErr> {
+    let notices = last_per_task(notices);
+    if notices.is_empty() {
+        return Ok(());
+    }
+    let payloads = serde_json::to_string(&payloads(origin, notices)).unwrap_or_default();
+    tx.execute_raw(Statement::from_sql_and_values(
+        DatabaseBackend::Postgres,
+        "SELECT pg_notify($1, payload) FROM json_array_elements_text($2::json) AS payload",
+        [CHANNEL.into(), payloads.into()],
+    ))
+    .await?;
+    Ok(())
+}
+
+/// One ledger notice per task: its newest sequence, marked as a new task if any of its notices
+/// was, in the order the tasks first appear; other notices as they are. A receiver reads every
+/// event after its cursor when woken, so the task's last notice wakes it for all of them.
+fn last_per_task(notices: impl IntoIterator<Item = Notice>) -> Vec<Notice> {
+    let mut out: Vec<Notice> = Vec::new();
+    let mut at: std::collections::HashMap<(String, String), usize> = Default::default();
+    for notice in notices {
+        let Notice::Ledger {
+            organization_id,
+            task_id,
+            sequence,
+            new_task,
+            ..
+        } = &notice
+        else {
+            out.push(notice);
+            continue;
+        };
+        match at.get(&(organization_id.clone(), task_id.clone())) {
+            Some(&index) => {
+                if let Notice::Ledger {
+                    sequence: kept,
+                    new_task: kept_new,
+                    ..
+                } = &mut out[index]
+                {
+                    *kept = (*kept).max(*sequence);
+                    *kept_new |= *new_task;
+                }
+            }
+            None => {
+                at.insert((organization_id.clone(), task_id.clone()), out.len());
+                out.push(notice);
+            }
+        }
+    }
+    out
 }
 
 /// The `NOTIFY` payloads for `notices`: as few as fit under [`MAX_PAYLOAD`] each.
@@ -132,6 +209,46 @@ async fn listen(db: Db, bus: Bus, origin: String, shutdown: CancellationToken) {
     }
 }
 
+/// How full PostgreSQL's notification queue is, from 0 to 1 (`pg_notification_queue_usage`).
+pub async fn queue_usage(db: &Db) -> Result<f64, DbErr> {
+    let row = db
+        .write
+        .query_one_raw(Statement::from_string(
+            DatabaseBackend::Postgres,
+            "SELECT pg_notification_queue_usage() AS usage",
+        ))
+        .await?
+        .ok_or_else(|| DbErr::Custom("no queue usage".into()))?;
+    row.try_get("", "usage")
+}
+
+/// Turns ledger notices inside their transactions off while the queue is half full (a listener
+/// that stopped reading holds it; when full, every commit that notifies fails), on again below.
+async fn check_queue(db: &Db, bus: &Bus) {
+    let usage = match queue_usage(db).await {
+        Ok(usage) => usage,
+        Err(error) => {
+            tracing::debug!(%error, "could not read the notification queue usage");
+            return;
+        }
+    };
+    let inside = usage < QUEUE_HALF_FULL;
+    if inside != bus.notify_inside() {
+        if inside {
+            tracing::info!(
+                usage,
+                "notification queue drained: ledger notices go inside their commits again"
+            );
+        } else {
+            tracing::warn!(
+                usage,
+                "notification queue half full (a listener is not reading): ledger notices are sent after their commits"
+            );
+        }
+        bus.set_notify_inside(inside);
+    }
+}
+
 async fn subscribe(db: &Db) -> Result<PgListener, sea_orm::sqlx::Error> {
     let mut listener = PgListener::connect_with(db.write.get_postgres_connection_pool()).await?;
     listener.listen(CHANNEL).await?;
@@ -144,7 +261,7 @@ fn receive(bus: &Bus, origin: &str, payload: &str) {
     match serde_json::from_str::<Envelope>(payload) {
         Ok(envelope) if envelope.origin != origin => {
             for notice in envelope.notices {
-                bus.publish_remote(notice);
+                bus.publish_here(notice);
             }
         }
         Ok(_) => {}
@@ -157,13 +274,33 @@ mod tests {
     use super::*;
 
     fn ledger(sequence: i64) -> Notice {
+        of_task(&format!("task-{sequence}"), sequence, false)
+    }
+
+    fn of_task(task: &str, sequence: i64, new_task: bool) -> Notice {
         Notice::Ledger {
             organization_id: "org".into(),
-            task_id: format!("task-{sequence}"),
+            task_id: task.into(),
             conversation_id: "conv".into(),
             sequence,
-            new_task: false,
+            new_task,
         }
+    }
+
+    #[test]
+    fn a_transactions_notices_collapse_to_the_newest_of_each_task_in_first_seen_order() {
+        let sent = last_per_task(vec![
+            of_task("a", 1, true),
+            of_task("b", 2, false),
+            Notice::Approvals,
+            of_task("a", 3, false),
+            of_task("b", 4, false),
+            of_task("a", 5, false),
+        ]);
+        assert_eq!(
+            sent,
+            vec![of_task("a", 5, true), of_task("b", 4, false), Notice::Approvals]
+        );
     }
 
     #[test]

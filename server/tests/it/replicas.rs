@@ -178,3 +178,149 @@ async fn a_notice_published_in_one_process_reaches_the_others_through_postgres()
     two.close().await;
     test_db.cleanup().await;
 }
+
+/// Ledger notices leave with their events (ADR 0059): ingestion sends them inside the
+/// transaction that commits them, one per task naming its newest sequence, and the relay does
+/// not send them again; a transaction that rolls back sends nothing.
+#[tokio::test]
+async fn ingested_events_reach_the_others_once_per_task_and_transaction_and_only_if_committed() {
+    let Some(test_db) = support::postgres().await else {
+        return;
+    };
+    let (one, two) = (test_db.migrated().await, test_db.connect().await);
+    let (bus_one, bus_two) = (
+        server::ingest::bus::Bus::default(),
+        server::ingest::bus::Bus::default(),
+    );
+    let tracker = tokio_util::task::TaskTracker::new();
+    let stop = tokio_util::sync::CancellationToken::new();
+    server::ingest::relay::start(&one, &bus_one, &tracker, stop.clone());
+    server::ingest::relay::start(&two, &bus_two, &tracker, stop.clone());
+    let mut heard = bus_two.subscribe();
+    // The relay is up once a marker goes through (the listener may still be subscribing).
+    let started = Instant::now();
+    loop {
+        bus_one.publish(Notice::Approvals);
+        if let Ok(Ok(_)) = tokio::time::timeout(Duration::from_millis(200), heard.recv()).await {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "nothing relayed within 10 s"
+        );
+    }
+    while heard.try_recv().is_ok() {}
+
+    // Rolled back: never delivered.
+    let tx = sea_orm::TransactionTrait::begin(&one.write).await.unwrap();
+    let dropped = Notice::Ledger {
+        organization_id: "org".into(),
+        task_id: "rolled-back".into(),
+        conversation_id: "conv".into(),
+        sequence: 99,
+        new_task: true,
+    };
+    server::ingest::relay::notify_in(&tx, bus_one.origin(), [dropped])
+        .await
+        .unwrap();
+    tx.rollback().await.unwrap();
+
+    let dir = tempfile::tempdir().unwrap();
+    let ingestor = server::ingest::Ingestor::new(
+        one.clone(),
+        server::ingest::archive::ArtifactStore::new(dir.path()),
+        bus_one.clone(),
+    );
+    let (org, agent) = support::local_agent(&one).await;
+    let conversation = "00000000-0000-4000-8000-00000000c0de";
+    let created = ingestor
+        .ingest(&support::observation(
+            &org,
+            &agent,
+            conversation,
+            serde_json::json!({"task": {"id": "r1", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}}}),
+        ))
+        .await
+        .unwrap();
+    let status = |state: &str, key: &str| server::ingest::Observation {
+        source: server::ingest::Source::Stream,
+        source_key: Some(key.into()),
+        ..support::observation(
+            &org,
+            &agent,
+            conversation,
+            serde_json::json!({"statusUpdate": {"taskId": "r1", "contextId": "c", "status": {"state": state}}}),
+        )
+    };
+    let group = ingestor
+        .ingest_group(&[
+            status("TASK_STATE_WORKING", "s1"),
+            status("TASK_STATE_COMPLETED", "s2"),
+        ])
+        .await
+        .unwrap();
+    assert_eq!(group.len(), 2);
+    // Whatever the relay would send again goes out before this marker.
+    bus_one.publish(Notice::Approvals);
+
+    let got = until_marker(&mut heard).await;
+    let ledger = |sequence: Option<i64>, new_task: bool| Notice::Ledger {
+        organization_id: org.clone(),
+        task_id: created.task_id.clone(),
+        conversation_id: conversation.into(),
+        sequence: sequence.unwrap(),
+        new_task,
+    };
+    assert_eq!(
+        got,
+        vec![
+            ledger(created.sequence, true),
+            ledger(group[1].sequence, false),
+            Notice::Approvals
+        ]
+    );
+
+    // While PostgreSQL's notification queue is half full the relay turns this off, and the
+    // notices go after the commit instead, through the relay: still heard once.
+    let usage = server::ingest::relay::queue_usage(&one).await.unwrap();
+    assert!((0.0..0.5).contains(&usage), "{usage}");
+    bus_one.set_notify_inside(false);
+    let after = ingestor
+        .ingest(&support::observation(
+            &org,
+            &agent,
+            conversation,
+            serde_json::json!({"task": {"id": "r2", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}}}),
+        ))
+        .await
+        .unwrap();
+    bus_one.publish(Notice::Approvals);
+    let got = until_marker(&mut heard).await;
+    let relayed = Notice::Ledger {
+        organization_id: org.clone(),
+        task_id: after.task_id.clone(),
+        conversation_id: conversation.into(),
+        sequence: after.sequence.unwrap(),
+        new_task: true,
+    };
+    assert_eq!(got, vec![relayed, Notice::Approvals]);
+    stop.cancel();
+    tracker.close();
+    tracker.wait().await;
+    one.close().await;
+    two.close().await;
+    test_db.cleanup().await;
+}
+
+/// What `heard` receives up to and including the next [`Notice::Approvals`] (the tests' marker).
+async fn until_marker(heard: &mut tokio::sync::broadcast::Receiver<Notice>) -> Vec<Notice> {
+    let mut got = Vec::new();
+    while got.last() != Some(&Notice::Approvals) {
+        let notice = tokio::time::timeout(Duration::from_secs(10), heard.recv())
+            .await
+            .expect("the marker within 10 s")
+            .unwrap();
+        got.push(notice);
+    }
+    got
+}

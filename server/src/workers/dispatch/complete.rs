@@ -87,6 +87,7 @@ pub(super) async fn complete(
         }
         _ => None,
     };
+    deps.ingestor.notify_in(&tx, &ingested).await?;
     tx.commit().await?;
     for done in &ingested {
         deps.ingestor.publish(done);
