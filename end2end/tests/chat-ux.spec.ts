@@ -173,6 +173,33 @@ test("the Inbox badge counts what the Inbox lists", async ({ page }) => {
   expect(titles.filter((t) => t.includes("approve the badge check"))).toEqual([]);
 });
 
+// Issue #33: the badge is beside the page. While an agent streams, the freshness stream signals
+// up to four times a second; the badge re-reads the Inbox at once, then at most once per window
+// (live::BESIDE_PAGE_EVERY_MS, 2 s), not on every signal.
+test("while an agent streams, the Inbox badge re-reads the Inbox at most once every two seconds", async ({ page }) => {
+  test.setTimeout(60_000);
+  await addAgent(page, "flood", "Demo agent (flood)");
+  const reads: number[] = [];
+  page.on("request", (request) => {
+    // The badge's query: pending requests of every task (a chat's approval cards name their task).
+    if (request.url().endsWith("/api/fn/list_approvals") && (request.postData() ?? "").includes("pending")) {
+      reads.push(Date.now());
+    }
+  });
+  await startChat(page, "Demo agent (flood)", "rate=200 count=1000");
+  const started = Date.now();
+  await page.getByTestId("wire-toggle").click();
+  await expect(page.locator(".wire-list")).toContainText("TaskStatusUpdate · TASK_STATE_COMPLETED", {
+    timeout: 30_000,
+  });
+  const during = reads.filter((at) => at >= started);
+  // Five seconds of events: it follows them (at once, then when windows end) ...
+  expect(during.length).toBeGreaterThanOrEqual(2);
+  // ... but never twice within a window (unthrottled, reads came about 250 ms apart).
+  const gaps = during.slice(1).map((at, i) => at - during[i]);
+  expect(gaps.every((gap) => gap >= 1_800), `gaps ${gaps.join(", ")} ms`).toBe(true);
+});
+
 test("files dropped on the composer or pasted into the message box are attached", async ({ page }) => {
   await addAgent(page, "files", "Demo agent (files)");
   await openHydrated(page, "/chat");
