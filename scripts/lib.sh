@@ -180,7 +180,9 @@ build_site() {
   find "$pkg" -maxdepth 1 -type f ! -name "$OUTPUT_NAME.$(sed -n 's/^js: //p' <<<"$hashes").js*" \
     ! -name "$OUTPUT_NAME.$(sed -n 's/^wasm: //p' <<<"$hashes").wasm*" \
     ! -name "$OUTPUT_NAME.$(sed -n 's/^css: //p' <<<"$hashes").css*" -delete
-  printf '%s' "$hashes" >"$LEPTOS_SITE_ROOT/hash.txt"
+  # Written only when it changes: the embedding build watches the site (server/build.rs), and a
+  # rewritten file would build the server again for nothing.
+  printf '%s' "$hashes" | cmp -s - "$LEPTOS_SITE_ROOT/hash.txt" || printf '%s' "$hashes" >"$LEPTOS_SITE_ROOT/hash.txt"
   cp -Rp "$ROOT/public/." "$LEPTOS_SITE_ROOT/"
   step "Precompressing the site's files (gzip and brotli, for browsers that accept them)"
   node "$ROOT/scripts/precompress.mjs" "$LEPTOS_SITE_ROOT"
