@@ -133,15 +133,8 @@ async fn a_notice_published_in_one_process_reaches_the_others_through_postgres()
     let Some(test_db) = support::postgres().await else {
         return;
     };
-    let (one, two) = (test_db.migrated().await, test_db.connect().await);
-    let (bus_one, bus_two) = (
-        server::ingest::bus::Bus::default(),
-        server::ingest::bus::Bus::default(),
-    );
-    let tracker = tokio_util::task::TaskTracker::new();
-    let stop = tokio_util::sync::CancellationToken::new();
-    server::ingest::relay::start(&one, &bus_one, &tracker, stop.clone());
-    server::ingest::relay::start(&two, &bus_two, &tracker, stop.clone());
+    let pair = Pair::start(&test_db).await;
+    let (bus_one, bus_two) = (&pair.bus_one, &pair.bus_two);
     let mut heard = bus_two.subscribe();
     let mut own = bus_one.subscribe();
     let notice = Notice::Ledger {
@@ -171,11 +164,7 @@ async fn a_notice_published_in_one_process_reaches_the_others_through_postgres()
     tokio::time::sleep(Duration::from_millis(300)).await;
     let own_count = std::iter::from_fn(|| own.try_recv().ok()).count();
     assert_eq!(own_count, 0, "no echo of its own notices");
-    stop.cancel();
-    tracker.close();
-    tracker.wait().await;
-    one.close().await;
-    two.close().await;
+    pair.stop().await;
     test_db.cleanup().await;
 }
 
@@ -187,15 +176,8 @@ async fn ingested_events_reach_the_others_once_per_task_and_transaction_and_only
     let Some(test_db) = support::postgres().await else {
         return;
     };
-    let (one, two) = (test_db.migrated().await, test_db.connect().await);
-    let (bus_one, bus_two) = (
-        server::ingest::bus::Bus::default(),
-        server::ingest::bus::Bus::default(),
-    );
-    let tracker = tokio_util::task::TaskTracker::new();
-    let stop = tokio_util::sync::CancellationToken::new();
-    server::ingest::relay::start(&one, &bus_one, &tracker, stop.clone());
-    server::ingest::relay::start(&two, &bus_two, &tracker, stop.clone());
+    let pair = Pair::start(&test_db).await;
+    let (one, bus_one, bus_two) = (&pair.one, &pair.bus_one, &pair.bus_two);
     let mut heard = bus_two.subscribe();
     // The relay is up once a marker goes through (the listener may still be subscribing).
     let started = Instant::now();
@@ -231,7 +213,7 @@ async fn ingested_events_reach_the_others_once_per_task_and_transaction_and_only
         server::ingest::archive::ArtifactStore::new(dir.path()),
         bus_one.clone(),
     );
-    let (org, agent) = support::local_agent(&one).await;
+    let (org, agent) = support::local_agent(one).await;
     let conversation = "00000000-0000-4000-8000-00000000c0de";
     let created = ingestor
         .ingest(&support::observation(
@@ -282,7 +264,7 @@ async fn ingested_events_reach_the_others_once_per_task_and_transaction_and_only
 
     // While PostgreSQL's notification queue is half full the relay turns this off, and the
     // notices go after the commit instead, through the relay: still heard once.
-    let usage = server::ingest::relay::queue_usage(&one).await.unwrap();
+    let usage = server::ingest::relay::queue_usage(one).await.unwrap();
     assert!((0.0..0.5).contains(&usage), "{usage}");
     bus_one.set_notify_inside(false);
     let after = ingestor
@@ -304,11 +286,7 @@ async fn ingested_events_reach_the_others_once_per_task_and_transaction_and_only
         new_task: true,
     };
     assert_eq!(got, vec![relayed, Notice::Approvals]);
-    stop.cancel();
-    tracker.close();
-    tracker.wait().await;
-    one.close().await;
-    two.close().await;
+    pair.stop().await;
     test_db.cleanup().await;
 }
 
@@ -323,4 +301,39 @@ async fn until_marker(heard: &mut tokio::sync::broadcast::Receiver<Notice>) -> V
         got.push(notice);
     }
     got
+}
+
+/// Two processes' worth of one database: a connection pool, a bus and a running relay each.
+struct Pair {
+    one: server::db::Db,
+    two: server::db::Db,
+    bus_one: server::ingest::bus::Bus,
+    bus_two: server::ingest::bus::Bus,
+    tracker: tokio_util::task::TaskTracker,
+    stop: tokio_util::sync::CancellationToken,
+}
+
+impl Pair {
+    async fn start(test_db: &support::TestDb) -> Pair {
+        let pair = Pair {
+            one: test_db.migrated().await,
+            two: test_db.connect().await,
+            bus_one: server::ingest::bus::Bus::default(),
+            bus_two: server::ingest::bus::Bus::default(),
+            tracker: tokio_util::task::TaskTracker::new(),
+            stop: tokio_util::sync::CancellationToken::new(),
+        };
+        server::ingest::relay::start(&pair.one, &pair.bus_one, &pair.tracker, pair.stop.clone());
+        server::ingest::relay::start(&pair.two, &pair.bus_two, &pair.tracker, pair.stop.clone());
+        pair
+    }
+
+    /// Stops both relays and closes both pools.
+    async fn stop(self) {
+        self.stop.cancel();
+        self.tracker.close();
+        self.tracker.wait().await;
+        self.one.close().await;
+        self.two.close().await;
+    }
 }
