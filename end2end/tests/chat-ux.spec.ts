@@ -298,8 +298,18 @@ test("Tasks and Chat's recent conversations are searched by words and narrowed t
   await recent.getByRole("searchbox").fill(`${token} BETA`);
   await expect(recent.getByRole("listitem")).toHaveCount(1);
   await expect(recent.getByRole("listitem")).toContainText(`${token} beta files`);
-  await recent.getByRole("searchbox").fill(token);
+  // A commit anywhere re-reads the list; the search typed is kept and applies to the new list.
+  const filesId = await recent.getByLabel("Agent").locator("option", { hasText: "Demo agent (files)" }).getAttribute("value");
+  const sent = await page.request.post(`/api/agents/${filesId}/commands`, {
+    headers: { "idempotency-key": `${token}-again` },
+    data: { text: `${token} beta again` },
+  });
+  expect(sent.status()).toBe(202);
   await expect(recent.getByRole("listitem")).toHaveCount(2);
+  await expect(recent.getByRole("searchbox")).toHaveValue(`${token} BETA`);
+  await expect(recent.getByRole("listitem").first()).toContainText(`${token} beta again`);
+  await recent.getByRole("searchbox").fill(token);
+  await expect(recent.getByRole("listitem")).toHaveCount(3);
   await recent.getByLabel("Agent").selectOption({ label: "Form fixture (form)" });
   await expect(recent.getByRole("listitem")).toHaveCount(1);
   await expect(recent.getByRole("listitem")).toContainText(`${token} alpha deploy`);

@@ -100,6 +100,10 @@ fn AgentButtons(agents: Vec<AgentSummary>) -> impl IntoView {
 fn RecentConversations() -> impl IntoView {
     let (freshness, set_freshness) = signal(0_u64);
     let conversations = Resource::new(move || freshness.get(), |_| list_conversations());
+    // The search outlives the list: every commit re-reads (and re-renders) the list, and the
+    // words typed and the agent chosen must apply to the new list, not be cleared by it.
+    let words = RwSignal::new(String::new());
+    let agent = RwSignal::new(String::new());
     use_live_stream(Signal::derive(|| Some(FRESHNESS_URL.to_owned())), move |frame| {
         if frame == LiveFrame::Freshness {
             set_freshness.update(|n| *n += 1);
@@ -111,7 +115,7 @@ fn RecentConversations() -> impl IntoView {
             <Transition fallback=|| view! { <p class="muted" aria-busy="true">"Loading conversations…"</p> }>
                 <ErrorBoundary fallback=crate::components::error_alert::error_alert>
                     {move || Suspend::new(async move {
-                        conversations.await.map(|list| view! { <ConversationList conversations=list/> })
+                        conversations.await.map(|list| view! { <ConversationList conversations=list words agent/> })
                     })}
                 </ErrorBoundary>
             </Transition>
@@ -132,15 +136,18 @@ pub fn conversation_matches(c: &ConversationSummary, words: &str, agent_id: &str
         .all(|w| title.contains(&w) || agent.contains(&w))
 }
 
-/// A search box and an agent choice over the list, or an empty state.
+/// A search box and an agent choice over the list, or an empty state. `words` and `agent` are
+/// kept by the caller across re-reads of the list.
 #[component]
-fn ConversationList(conversations: Vec<ConversationSummary>) -> impl IntoView {
+fn ConversationList(
+    conversations: Vec<ConversationSummary>,
+    words: RwSignal<String>,
+    agent: RwSignal<String>,
+) -> impl IntoView {
     if conversations.is_empty() {
         return view! { <p class="muted">"No conversations yet. Start one with an agent above."</p> }
             .into_any();
     }
-    let words = RwSignal::new(String::new());
-    let agent = RwSignal::new(String::new());
     let mut agents: Vec<(String, String)> = Vec::new();
     for c in &conversations {
         if !agents.iter().any(|(id, _)| *id == c.agent_id) {
@@ -173,7 +180,13 @@ fn ConversationList(conversations: Vec<ConversationSummary>) -> impl IntoView {
             <label for="conversation-agent" class="visually-hidden">"Agent"</label>
             <select id="conversation-agent" on:change=move |ev| agent.set(event_target_value(&ev))>
                 <option value="">"All agents"</option>
-                {agents.into_iter().map(|(id, name)| view! { <option value=id>{name}</option> }).collect_view()}
+                {agents
+                    .into_iter()
+                    .map(|(id, name)| {
+                        let selected = agent.get_untracked() == id;
+                        view! { <option value=id selected=selected>{name}</option> }
+                    })
+                    .collect_view()}
             </select>
         </div>
         <ul class="conversation-list" data-keynav>
