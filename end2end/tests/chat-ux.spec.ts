@@ -308,6 +308,11 @@ test("Tasks and Chat's recent conversations are searched by words and narrowed t
   await expect(recent.getByRole("listitem")).toHaveCount(2);
   await expect(recent.getByRole("searchbox")).toHaveValue(`${token} BETA`);
   await expect(recent.getByRole("listitem").first()).toContainText(`${token} beta again`);
+  // The re-read list is rendered into the same elements: the keyboard is still in the box, typing goes on.
+  await expect(recent.getByRole("searchbox")).toBeFocused();
+  await page.keyboard.type(" AGAIN");
+  await expect(recent.getByRole("listitem")).toHaveCount(1);
+  await expect(recent.getByRole("listitem")).toContainText(`${token} beta again`);
   await recent.getByRole("searchbox").fill(token);
   await expect(recent.getByRole("listitem")).toHaveCount(3);
   await recent.getByLabel("Agent").selectOption({ label: "Form fixture (form)" });
