@@ -436,7 +436,7 @@ async fn cost_table(backends: &[Backend]) {
 /// One task grown to a million events: the per-event cost and the task page's render time.
 async fn long_table(backends: &[Backend]) {
     println!(
-        "### One task growing to 1,000,000 events (status updates with a message; median of 100 ingests one at a time, and of 15 renders of its page)\n"
+        "### One task growing to 1,000,000 events (status updates with a message; median of 100 ingests one at a time in 4 bursts 1 s apart, and of 15 renders of its page)\n"
     );
     println!("| Database | Events | Per event | Task page (server render) | Page size |");
     println!("| --- | ---: | ---: | ---: | ---: |");
