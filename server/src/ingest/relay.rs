@@ -108,7 +108,8 @@ pub async fn notify_in(
     if notices.is_empty() {
         return Ok(());
     }
-    let payloads = serde_json::to_string(&payloads(origin, notices)).unwrap_or_default();
+    let payloads = serde_json::to_string(&payloads(origin, notices))
+        .map_err(|error| DbErr::Custom(error.to_string()))?;
     tx.execute_raw(Statement::from_sql_and_values(
         DatabaseBackend::Postgres,
         "SELECT pg_notify($1, payload) FROM json_array_elements_text($2::json) AS payload",

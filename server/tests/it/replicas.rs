@@ -9,7 +9,7 @@
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use server::ingest::bus::Notice;
+use server::ingest::bus::{Bus, Notice};
 
 use crate::processes::{command, free_port, get_json, ready, register, start, task_of};
 use crate::support;
@@ -144,18 +144,7 @@ async fn a_notice_published_in_one_process_reaches_the_others_through_postgres()
         sequence: 42,
         new_task: true,
     };
-    // Published until heard: the listener may still be subscribing when the first one goes out.
-    let started = Instant::now();
-    let got = loop {
-        bus_one.publish(notice.clone());
-        if let Ok(Ok(got)) = tokio::time::timeout(Duration::from_millis(200), heard.recv()).await {
-            break got;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "nothing relayed within 10 s"
-        );
-    };
+    let got = publish_until_heard(bus_one, &mut heard, &notice).await;
     assert_eq!(got, notice);
     // The sender does not hear its own notice back.
     while let Ok(received) = own.try_recv() {
@@ -179,18 +168,8 @@ async fn ingested_events_reach_the_others_once_per_task_and_transaction_and_only
     let pair = Pair::start(&test_db).await;
     let (one, bus_one, bus_two) = (&pair.one, &pair.bus_one, &pair.bus_two);
     let mut heard = bus_two.subscribe();
-    // The relay is up once a marker goes through (the listener may still be subscribing).
-    let started = Instant::now();
-    loop {
-        bus_one.publish(Notice::Approvals);
-        if let Ok(Ok(_)) = tokio::time::timeout(Duration::from_millis(200), heard.recv()).await {
-            break;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "nothing relayed within 10 s"
-        );
-    }
+    // The relay is up once a marker goes through.
+    publish_until_heard(bus_one, &mut heard, &Notice::Approvals).await;
     while heard.try_recv().is_ok() {}
 
     // Rolled back: never delivered.
@@ -290,6 +269,26 @@ async fn ingested_events_reach_the_others_once_per_task_and_transaction_and_only
     test_db.cleanup().await;
 }
 
+/// Publishes `notice` on `bus` until `heard` (another process's bus) receives something, which
+/// it gives back: the listener may still be subscribing when the first one goes out.
+async fn publish_until_heard(
+    bus: &Bus,
+    heard: &mut tokio::sync::broadcast::Receiver<Notice>,
+    notice: &Notice,
+) -> Notice {
+    let started = Instant::now();
+    loop {
+        bus.publish(notice.clone());
+        if let Ok(Ok(got)) = tokio::time::timeout(Duration::from_millis(200), heard.recv()).await {
+            return got;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "nothing relayed within 10 s"
+        );
+    }
+}
+
 /// What `heard` receives up to and including the next [`Notice::Approvals`] (the tests' marker).
 async fn until_marker(heard: &mut tokio::sync::broadcast::Receiver<Notice>) -> Vec<Notice> {
     let mut got = Vec::new();
@@ -307,8 +306,8 @@ async fn until_marker(heard: &mut tokio::sync::broadcast::Receiver<Notice>) -> V
 struct Pair {
     one: server::db::Db,
     two: server::db::Db,
-    bus_one: server::ingest::bus::Bus,
-    bus_two: server::ingest::bus::Bus,
+    bus_one: Bus,
+    bus_two: Bus,
     tracker: tokio_util::task::TaskTracker,
     stop: tokio_util::sync::CancellationToken,
 }
@@ -318,8 +317,8 @@ impl Pair {
         let pair = Pair {
             one: test_db.migrated().await,
             two: test_db.connect().await,
-            bus_one: server::ingest::bus::Bus::default(),
-            bus_two: server::ingest::bus::Bus::default(),
+            bus_one: Bus::default(),
+            bus_two: Bus::default(),
             tracker: tokio_util::task::TaskTracker::new(),
             stop: tokio_util::sync::CancellationToken::new(),
         };
