@@ -42,6 +42,7 @@ pub mod dispatch;
 pub mod identity;
 pub mod leases;
 pub mod ledger;
+pub mod opening;
 pub mod organizations;
 pub mod probe;
 pub mod projections;

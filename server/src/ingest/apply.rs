@@ -5,18 +5,20 @@
 use app::a2a::StreamEvent;
 use app::projection::TaskKind;
 use chrono::{DateTime, Utc};
-use sea_orm::{ConnectionTrait, DatabaseTransaction, DbErr, TransactionTrait};
+use sea_orm::{ConnectionTrait, DatabaseBackend, DatabaseTransaction, DbErr, TransactionTrait};
+use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 
 use super::artifacts::Artifacts;
 use super::batch::{Batch, source_key};
-use super::locate::open_task;
+use super::locate::{open_all, open_task};
 use super::observation::outcome;
 use super::{Fence, IngestError, Ingested, Ingestor, Observation, Prepared, Source, fold};
 use crate::db::entity::task;
 use crate::store::deferred::Deferred;
 use crate::store::leases::Held;
 use crate::store::ledger::{self, NewAccess, NewEvent};
+use crate::store::opening::Opened;
 use crate::store::sequences::Sequences;
 use crate::store::{subscriptions, task_rows};
 
@@ -33,13 +35,15 @@ impl Ingestor {
             check_fence(tx, fence).await?;
         }
         let mut sequences = Sequences::default();
-        let (row, new_task, batch) = open_task(tx, &mut sequences, &[(observation, &prepared)]).await?;
+        let (row, new_task, batch) = open_task(tx, &mut sequences, &[(observation, &prepared)], None).await?;
         let mut open = Open::new(row, new_task, batch);
         let ingested = self
             .fold_into(tx, &mut open, &mut sequences, observation, prepared)
             .await?;
-        open.write(tx).await?;
-        sequences.write(tx).await?;
+        let mut writes = Deferred::default();
+        open.defer(tx.get_database_backend(), &mut writes)?;
+        sequences.defer(tx.get_database_backend(), &mut writes);
+        writes.flush(tx).await?;
         Ok(ingested)
     }
 
@@ -70,16 +74,6 @@ impl Ingestor {
         runs: Vec<(&[Observation], Vec<Prepared>)>,
     ) -> Result<Vec<Vec<Ingested>>, IngestError> {
         let tx = self.db.write.begin().await?;
-        if runs.len() > 1 {
-            // Every task row before any counter: the order a single task's transaction (the
-            // dispatch worker's, say) takes them in, so the two cannot wait on each other.
-            let tasks: Vec<&str> = runs
-                .iter()
-                .flat_map(|(observations, _)| observations.iter())
-                .filter_map(|observation| observation.local_task_id.as_deref())
-                .collect();
-            task_rows::lock_all(&tx, &tasks).await?;
-        }
         // Sequences for every observation are reserved with the counter's lock: a group that
         // appends them all writes the counter no second time.
         let mut work = Work {
@@ -91,7 +85,11 @@ impl Ingestor {
             ..Work::default()
         };
         if runs.len() > 1 {
-            // Every group's lease in one statement, after the task rows (the order above).
+            // Every task row before any counter (the order a single task's transaction, the
+            // dispatch worker's say, takes them in, so the two cannot wait on each other), and
+            // on PostgreSQL every group's first task probed, in one statement.
+            work.opened = open_all(&tx, &mut work.sequences, &runs).await?;
+            // Every group's lease in one statement, after the task rows.
             let mut leases: Vec<&Held> = Vec::new();
             for observation in runs.iter().flat_map(|&(observations, _)| observations.iter()) {
                 if let Some(Fence::Lease(lease) | Fence::Read { lease, .. }) = &observation.fence
@@ -109,10 +107,13 @@ impl Ingestor {
         for (observations, prepared) in runs {
             all.push(self.fold_run(&tx, &mut work, observations, prepared).await?);
         }
+        // The last task's writes and the counters', together.
+        let mut writes = Deferred::default();
         if let Some(last) = work.open {
-            last.write(&tx).await?;
+            last.defer(tx.get_database_backend(), &mut writes)?;
         }
-        work.sequences.write(&tx).await?;
+        work.sequences.defer(tx.get_database_backend(), &mut writes);
+        writes.flush(&tx).await?;
         self.notify_in(&tx, all.iter().flatten()).await?;
         tx.commit().await?;
         let observed: usize = all.iter().map(Vec::len).sum();
@@ -157,12 +158,17 @@ impl Ingestor {
                 if let Some(previous) = work.open.take() {
                     previous.write(tx).await?;
                 }
+                // Opened with the others when this group's first observation names it.
+                let opened = match &observation.local_task_id {
+                    Some(task) => work.opened.remove(task).filter(|_| n == 0),
+                    None => None,
+                };
                 // The rest of the group is still prepared, this observation first.
                 let rest: Vec<(&Observation, &Prepared)> = observations[n..]
                     .iter()
                     .zip(prepared[n..].iter().flatten())
                     .collect();
-                let (row, new_task, batch) = open_task(tx, &mut work.sequences, &rest).await?;
+                let (row, new_task, batch) = open_task(tx, &mut work.sequences, &rest, opened).await?;
                 work.open = Some(Open::new(row, new_task, batch));
             }
             let prepared = prepared[n].take().expect("each observation is folded once");
@@ -325,6 +331,8 @@ struct Work<'a> {
     checked: Option<&'a Fence>,
     /// The task row being folded into.
     open: Option<Open>,
+    /// Task rows opened before the groups were folded ([`open_all`]), not taken yet.
+    opened: HashMap<String, Opened>,
     sequences: Sequences,
 }
 
@@ -371,16 +379,22 @@ impl Open {
 
     /// Sends the group's events, what folding added, the artifacts and the task row, together.
     async fn write(self, tx: &DatabaseTransaction) -> Result<(), DbErr> {
-        let backend = tx.get_database_backend();
         let mut writes = Deferred::default();
-        self.batch.defer(backend, &mut writes);
+        self.defer(tx.get_database_backend(), &mut writes)?;
+        writes.flush(tx).await
+    }
+
+    /// Adds the group's events, what folding added, the artifacts and the task row to `writes`,
+    /// to be sent together.
+    fn defer(self, backend: DatabaseBackend, writes: &mut Deferred) -> Result<(), DbErr> {
+        self.batch.defer(backend, writes);
         writes.append(self.writes);
         let mut artifacts = self.artifacts;
-        artifacts.defer(backend, &mut writes)?;
+        artifacts.defer(backend, writes)?;
         if self.dirty {
             writes.push(task_rows::folded_update(backend, self.row)?);
         }
-        writes.flush(tx).await
+        Ok(())
     }
 }
 

@@ -5,30 +5,71 @@
 use app::a2a::{StreamEvent, TaskState};
 use app::projection::TaskKind;
 use chrono::Utc;
-use sea_orm::DatabaseTransaction;
+use sea_orm::{ConnectionTrait, DatabaseBackend, DatabaseTransaction};
+use std::collections::HashMap;
 
 use super::batch::{Batch, probe_of};
 use super::{IngestError, Observation, Prepared};
 use crate::db::entity::task;
-use crate::store::probe::Taken;
+use crate::store::opening::{self, Opened};
+use crate::store::probe::{Probe, Taken};
 use crate::store::sequences::Sequences;
 use crate::store::{new_id, task_rows};
+
+/// The task rows of a commit-queue transaction's groups, opened in one statement before any is
+/// folded (PostgreSQL, ADR 0060): every task an observation names locked, the organizations'
+/// sequences reserved, and each group's first task probed for the group's keys ([`probe_of`]).
+/// A task is opened for the first group it begins; the caller takes it from the map when that
+/// group's first observation is folded ([`open_task`]), or drops it when the task is opened
+/// otherwise first. Empty on SQLite, whose single writer waits for nothing: each task is
+/// opened as it comes.
+pub(super) async fn open_all(
+    tx: &DatabaseTransaction,
+    sequences: &mut Sequences,
+    runs: &[(&[Observation], Vec<Prepared>)],
+) -> Result<HashMap<String, Opened>, IngestError> {
+    if tx.get_database_backend() != DatabaseBackend::Postgres {
+        return Ok(HashMap::new());
+    }
+    let all = || runs.iter().flat_map(|(observations, _)| observations.iter());
+    let ids: Vec<&str> = all().filter_map(|o| o.local_task_id.as_deref()).collect();
+    let organizations: Vec<&str> = all()
+        .filter(|o| o.local_task_id.is_some())
+        .map(|o| o.organization_id.as_str())
+        .collect();
+    let mut probes: Vec<Probe> = Vec::new();
+    for (observations, prepared) in runs {
+        let Some(local) = observations.first().and_then(|o| o.local_task_id.as_deref()) else {
+            continue;
+        };
+        if !probes.iter().any(|probe| probe.task_id() == local) {
+            let run: Vec<(&Observation, &Prepared)> = observations.iter().zip(prepared).collect();
+            probes.push(probe_of(local, &run));
+        }
+    }
+    let probes: Vec<&Probe> = probes.iter().collect();
+    Ok(opening::open_tasks(tx, sequences, &ids, &organizations, &probes).await?)
+}
 
 /// The task row a run of observations (the first of them and what follows it, prepared)
 /// belongs to, locked, created on first sight; `true` when this transaction created it. With
 /// it, what the task holds of the run's ledger and message keys ([`Batch`]), read in the same
 /// round trip as the row and the organization's counter when the caller names the task (ADRs
-/// 0048, 0050 and 0051).
+/// 0048, 0050 and 0051), or already read with the other tasks' ([`open_all`]: `opened`).
 pub(super) async fn open_task(
     tx: &DatabaseTransaction,
     sequences: &mut Sequences,
     run: &[(&Observation, &Prepared)],
+    opened: Option<Opened>,
 ) -> Result<(task::Model, bool, Batch), IngestError> {
     let (observation, prepared) = run[0];
     let organization = observation.organization_id.as_str();
     if let Some(local) = &observation.local_task_id {
         let probe = probe_of(local, run);
-        let (row, taken) = sequences.lock_task(tx, organization, local, &probe).await?;
+        let (row, taken) = match opened {
+            Some(Opened { row, taken }) => (Some(row), taken),
+            None => sequences.lock_task(tx, organization, local, &probe).await?,
+        };
         let row = row.ok_or(IngestError::Identity("Unknown local task."))?;
         if row.agent_id != observation.agent_id {
             return Err(IngestError::Identity("Unexpected push scope."));

@@ -51,6 +51,11 @@ impl Probe {
         }
     }
 
+    /// The task whose keys these are.
+    pub fn task_id(&self) -> &str {
+        &self.task_id
+    }
+
     pub fn event(&mut self, source: &'static str, key: EventKey) {
         self.events.push((source, key));
     }
@@ -110,24 +115,15 @@ impl Probe {
             parts.push(self.events_part(&mut params, rows));
         }
         if !self.messages.is_empty() {
-            let task = params.add(self.task_id.clone().into());
-            let keys: Vec<String> = self
-                .messages
-                .iter()
-                .map(|key| params.add(key.clone().into()))
-                .collect();
             parts.push(if backend == DatabaseBackend::Postgres {
-                // A lookup per key, as for the events ([`Probe::events_lookups`]): with
-                // `dedupe_key IN (…)` a cached plan filtered every message of a long task
-                // through the list (seconds a group at 280,000 messages).
-                let values: Vec<String> = keys.iter().map(|key| format!("({task}, {key})")).collect();
-                format!(
-                    "SELECT 'm' AS probe_kind, '' AS probe_source, found.dedupe_key AS probe_key \
-                     FROM (VALUES {}) AS probe_messages CROSS JOIN LATERAL (SELECT dedupe_key FROM task_messages \
-                     WHERE task_id = probe_messages.column1 AND dedupe_key = probe_messages.column2 LIMIT 1) AS found",
-                    values.join(", ")
-                )
+                messages_lookups(&self.messages_values(&mut params), false)
             } else {
+                let task = params.add(self.task_id.clone().into());
+                let keys: Vec<String> = self
+                    .messages
+                    .iter()
+                    .map(|key| params.add(key.clone().into()))
+                    .collect();
                 format!(
                     "SELECT 'm' AS probe_kind, '' AS probe_source, dedupe_key AS probe_key FROM task_messages \
                      WHERE task_id = {task} AND dedupe_key IN ({})",
@@ -142,24 +138,12 @@ impl Probe {
     /// the task's turn: read from `rows` when given, else looked up by the task's id.
     fn events_part(&self, params: &mut Params, rows: Option<&str>) -> String {
         let task = params.add(self.task_id.clone().into());
-        let mut sources: Vec<&str> = self.events.iter().map(|(source, _)| *source).collect();
-        sources.sort_unstable();
-        sources.dedup();
-        let sources: Vec<(&str, String)> = sources.into_iter().map(|s| (s, params.add(s.into()))).collect();
-        let source_of = |source: &str| {
-            sources
-                .iter()
-                .find(|(name, _)| *name == source)
-                .expect("every source is listed")
-                .1
-                .clone()
-        };
+        let sources = self.sources(params);
+        let source_of = |source: &str| placeholder_of(&sources, source);
         if params.backend == DatabaseBackend::Postgres {
-            let turn_rows = match rows {
-                Some(rows) => rows.to_owned(),
-                None => format!("tasks WHERE id = {task}"),
-            };
-            return self.events_lookups(params, &task, &turn_rows, &source_of);
+            let values = self.events_values(params, &task, &source_of);
+            let turn = rows.map_or(Turn::OfTask(&task), Turn::From);
+            return events_lookups(&values, turn, false);
         }
         let mut keys = Vec::with_capacity(self.events.len());
         for (_, key) in &self.events {
@@ -191,24 +175,23 @@ impl Probe {
         )
     }
 
-    /// PostgreSQL's events part: one lookup of the whole unique key per event, as a `LATERAL`
-    /// subquery with `LIMIT 1` so the planner cannot make it a join. Its generic plan (a prepared
-    /// statement's, after five runs) estimated a task's events from the table's statistics and
-    /// joined the keys against every event of the task: with `IN` lists, then with a plain join on
-    /// a list of keys, which hashed a task's 400,000 events for each group of 1,024 (0.2 s, and
-    /// growing with the task). The task's id is a column of the list, not a constant of the
-    /// subquery: a custom plan for a task the statistics do not know estimated it at one row and
-    /// scanned the whole task for each key. A stream event's key is its turn's prefix, computed
-    /// once, and its suffix (`VALUES (task, source, key or suffix, whether it is a suffix)`).
-    fn events_lookups(
+    /// The events' sources, each a parameter once: `(source, placeholder)`.
+    fn sources(&self, params: &mut Params) -> Vec<(&'static str, String)> {
+        let mut sources: Vec<&'static str> = self.events.iter().map(|(source, _)| *source).collect();
+        sources.sort_unstable();
+        sources.dedup();
+        sources.into_iter().map(|s| (s, params.add(s.into()))).collect()
+    }
+
+    /// PostgreSQL's events as rows of a `VALUES` list, `(task, source, key or suffix, whether
+    /// it is a suffix)`, for [`events_lookups`].
+    fn events_values(
         &self,
         params: &mut Params,
         task: &str,
-        turn_rows: &str,
         source_of: &dyn Fn(&str) -> String,
-    ) -> String {
-        let values: Vec<String> = self
-            .events
+    ) -> Vec<String> {
+        self.events
             .iter()
             .map(|(source, key)| {
                 let source = source_of(source);
@@ -221,15 +204,16 @@ impl Probe {
                     }
                 }
             })
-            .collect();
-        format!(
-            "SELECT 'e' AS probe_kind, found.source AS probe_source, found.source_key AS probe_key \
-             FROM (VALUES {}) AS probe_keys CROSS JOIN LATERAL (SELECT source, source_key FROM task_events \
-             WHERE task_id = probe_keys.column1 AND source = probe_keys.column2 AND source_key = CASE \
-             WHEN probe_keys.column4 THEN (SELECT 't' || CAST(turn AS TEXT) || ':' FROM {turn_rows}) || probe_keys.column3 \
-             ELSE probe_keys.column3 END LIMIT 1) AS found",
-            values.join(", ")
-        )
+            .collect()
+    }
+
+    /// PostgreSQL's messages as rows of a `VALUES` list, `(task, key)`, for [`messages_lookups`].
+    fn messages_values(&self, params: &mut Params) -> Vec<String> {
+        let task = params.add(self.task_id.clone().into());
+        self.messages
+            .iter()
+            .map(|key| format!("({task}, {})", params.add(key.clone().into())))
+            .collect()
     }
 
     /// The probe as one scalar subquery, its rows as a JSON array of `[kind, source, key]`
@@ -248,6 +232,104 @@ impl Probe {
         );
         (sql, values)
     }
+}
+
+/// Several tasks' probes as one `SELECT` of `(probe_task, probe_kind, probe_source, probe_key)`
+/// rows (PostgreSQL), parameters numbered from `$first`, each stream event's key made with the
+/// turn of its task's row in `rows` (a `WITH` part of the caller's statement with an `id`
+/// column). `None` when no probe has a key.
+pub(super) fn select_many(probes: &[&Probe], first: usize, rows: &str) -> Option<(String, Vec<Value>)> {
+    let mut params = Params {
+        backend: DatabaseBackend::Postgres,
+        values: Vec::new(),
+        first,
+    };
+    let (mut events, mut messages) = (Vec::new(), Vec::new());
+    for probe in probes {
+        if !probe.events.is_empty() {
+            let task = params.add(probe.task_id.clone().into());
+            let sources = probe.sources(&mut params);
+            let source_of = |source: &str| placeholder_of(&sources, source);
+            events.extend(probe.events_values(&mut params, &task, &source_of));
+        }
+        if !probe.messages.is_empty() {
+            messages.extend(probe.messages_values(&mut params));
+        }
+    }
+    let mut parts = Vec::new();
+    if !events.is_empty() {
+        parts.push(events_lookups(&events, Turn::From(rows), true));
+    }
+    if !messages.is_empty() {
+        parts.push(messages_lookups(&messages, true));
+    }
+    (!parts.is_empty()).then(|| (parts.join(" UNION ALL "), params.values))
+}
+
+/// The placeholder [`Probe::sources`] gave `source`.
+fn placeholder_of(sources: &[(&str, String)], source: &str) -> String {
+    let found = sources.iter().find(|(name, _)| *name == source);
+    found.expect("every source is listed").1.clone()
+}
+
+/// Where a PostgreSQL probe reads the task's turn that a stream event's key begins with.
+enum Turn<'a> {
+    /// The task's row in `tasks`, by this placeholder of its id (one task, read once).
+    OfTask(&'a str),
+    /// Each key's task's row in this relation (a `WITH` part with an `id` column), joined.
+    From(&'a str),
+}
+
+/// PostgreSQL's events part: one lookup of the whole unique key per event, as a `LATERAL`
+/// subquery with `LIMIT 1` so the planner cannot make it a join. Its generic plan (a prepared
+/// statement's, after five runs) estimated a task's events from the table's statistics and
+/// joined the keys against every event of the task: with `IN` lists, then with a plain join on
+/// a list of keys, which hashed a task's 400,000 events for each group of 1,024 (0.2 s, and
+/// growing with the task). The task's id is a column of the list, not a constant of the
+/// subquery: a custom plan for a task the statistics do not know estimated it at one row and
+/// scanned the whole task for each key. A stream event's key is its turn's prefix ([`Turn`])
+/// and its suffix ([`Probe::events_values`]); with `task_column`, each found key says its task
+/// (`probe_task`).
+fn events_lookups(values: &[String], turn: Turn, task_column: bool) -> String {
+    let task = if task_column {
+        "probe_keys.column1 AS probe_task, "
+    } else {
+        ""
+    };
+    let (join, prefix) = match turn {
+        Turn::OfTask(task) => (
+            String::new(),
+            format!("(SELECT 't' || CAST(turn AS TEXT) || ':' FROM tasks WHERE id = {task})"),
+        ),
+        Turn::From(rows) => (
+            format!(" JOIN {rows} AS turn_row ON turn_row.id = probe_keys.column1"),
+            "('t' || CAST(turn_row.turn AS TEXT) || ':')".to_owned(),
+        ),
+    };
+    format!(
+        "SELECT {task}'e' AS probe_kind, found.source AS probe_source, found.source_key AS probe_key \
+         FROM (VALUES {}) AS probe_keys{join} CROSS JOIN LATERAL (SELECT source, source_key FROM task_events \
+         WHERE task_id = probe_keys.column1 AND source = probe_keys.column2 AND source_key = CASE \
+         WHEN probe_keys.column4 THEN {prefix} || probe_keys.column3 ELSE probe_keys.column3 END LIMIT 1) AS found",
+        values.join(", ")
+    )
+}
+
+/// PostgreSQL's messages part: a lookup per key, as for the events ([`events_lookups`]): with
+/// `dedupe_key IN (…)` a cached plan filtered every message of a long task through the list
+/// (seconds a group at 280,000 messages).
+fn messages_lookups(values: &[String], task_column: bool) -> String {
+    let task = if task_column {
+        "probe_messages.column1 AS probe_task, "
+    } else {
+        ""
+    };
+    format!(
+        "SELECT {task}'m' AS probe_kind, '' AS probe_source, found.dedupe_key AS probe_key \
+         FROM (VALUES {}) AS probe_messages CROSS JOIN LATERAL (SELECT dedupe_key FROM task_messages \
+         WHERE task_id = probe_messages.column1 AND dedupe_key = probe_messages.column2 LIMIT 1) AS found",
+        values.join(", ")
+    )
 }
 
 impl Taken {

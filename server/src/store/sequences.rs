@@ -7,6 +7,7 @@ use sea_orm::{
     QueryTrait, Statement,
 };
 
+use super::deferred::Deferred;
 use super::probe::{self, Probe, Taken};
 use super::task_rows;
 use crate::db::entity::task;
@@ -26,7 +27,7 @@ const RESERVE_LOCKED: &str = "INSERT INTO ledger_counters (organization_id, valu
 /// The organizations' ledger sequences within one transaction. The first sequence an
 /// organization needs locks its counter row and reserves as many sequences as the transaction
 /// expects to append for it ([`Sequences::expecting`]; one by default) in one statement; the
-/// next ones are counted here. [`Sequences::write`] stores the last one used before the
+/// next ones are counted here. [`Sequences::defer`] stores the last one used before the
 /// transaction commits, and only when that is not what was reserved (a duplicate, a group that
 /// stopped early): one event appended costs one counter statement, a group two at most. The
 /// row stays locked until the transaction ends, so sequences become visible in order (SQLite
@@ -177,12 +178,7 @@ impl Sequences {
             let reserved = row.try_get::<i64>("", "reserved_value")?;
             self.reserved(organization_id, count, reserved);
         }
-        let current = row.try_get::<String>("", "row_xmin")? == row.try_get::<String>("", "seen_xmin")?;
-        let taken = match (probe.is_empty(), current) {
-            (true, _) => Some(Taken::default()),
-            (false, true) => Some(Taken::from_aggregate(&row.try_get::<String>("", "taken")?)?),
-            (false, false) => None,
-        };
+        let taken = super::opening::trusted_taken(&row, probe)?;
         Ok((Some(task), taken))
     }
 
@@ -265,24 +261,23 @@ impl Sequences {
         }
     }
 
-    /// Stores each counter whose last sequence used is not the one reserved; call it before the
-    /// transaction commits.
-    pub async fn write(self, tx: &DatabaseTransaction) -> Result<(), DbErr> {
+    /// Adds to `writes` the update of each counter whose last sequence used is not the one
+    /// reserved; they must be sent before the transaction commits.
+    pub fn defer(self, backend: DatabaseBackend, writes: &mut Deferred) {
         for counter in self.counters.into_iter().filter(|c| c.last != c.reserved) {
             let sql = format!(
                 "UPDATE ledger_counters SET value = {} WHERE organization_id = {}",
-                placeholder(tx, 1),
-                placeholder(tx, 2)
+                placeholder(backend, 1),
+                placeholder(backend, 2)
             );
             let values = [counter.last.into(), counter.organization_id.into()];
-            tx.execute_raw(Statement::from_sql_and_values(
-                tx.get_database_backend(),
-                sql,
-                values,
-            ))
-            .await?;
+            writes.push(Statement::from_sql_and_values(backend, sql, values));
         }
-        Ok(())
+    }
+
+    /// Whether the organization's sequences are reserved in this transaction.
+    pub(super) fn has_reserved(&self, organization_id: &str) -> bool {
+        self.counter(organization_id).is_some()
     }
 
     fn counter(&self, organization_id: &str) -> Option<&Counter> {
@@ -293,7 +288,7 @@ impl Sequences {
 
     /// How many sequences to reserve for the organization: what the transaction expects, at
     /// least one.
-    fn expected(&self, organization_id: &str) -> i64 {
+    pub(super) fn expected(&self, organization_id: &str) -> i64 {
         self.expected
             .iter()
             .find(|(id, _)| id == organization_id)
@@ -301,7 +296,7 @@ impl Sequences {
     }
 
     /// Notes the reservation of `count` sequences that left the counter at `reserved`.
-    fn reserved(&mut self, organization_id: &str, count: i64, reserved: i64) {
+    pub(super) fn reserved(&mut self, organization_id: &str, count: i64, reserved: i64) {
         self.counters.push(Counter {
             organization_id: organization_id.to_owned(),
             reserved,
@@ -312,16 +307,16 @@ impl Sequences {
 
 fn reserve_sql(tx: &DatabaseTransaction) -> String {
     RESERVE
-        .replace("{org}", &placeholder(tx, 1))
-        .replace("{count}", &placeholder(tx, 2))
+        .replace("{org}", &placeholder(tx.get_database_backend(), 1))
+        .replace("{count}", &placeholder(tx.get_database_backend(), 2))
 }
 
 fn value(row: &QueryResult) -> Result<i64, DbErr> {
     row.try_get_by_index::<i64>(0)
 }
 
-fn placeholder(tx: &DatabaseTransaction, n: usize) -> String {
-    if tx.get_database_backend() == DatabaseBackend::Postgres {
+fn placeholder(backend: DatabaseBackend, n: usize) -> String {
+    if backend == DatabaseBackend::Postgres {
         format!("${n}")
     } else {
         "?".to_owned()

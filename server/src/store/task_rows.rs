@@ -5,7 +5,7 @@
 use sea_orm::sea_query::OnConflict;
 use sea_orm::{
     ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseBackend, DatabaseTransaction, DbErr, EntityTrait,
-    QueryFilter, QueryOrder, QuerySelect, QueryTrait, Select, Statement,
+    QueryFilter, QuerySelect, QueryTrait, Select, Statement,
 };
 
 use crate::db::entity::task;
@@ -23,28 +23,6 @@ pub async fn lock(tx: &DatabaseTransaction, task_id: &str) -> Result<Option<task
     locked(tx, task::Entity::find_by_id(task_id.to_owned()))
         .one(tx)
         .await
-}
-
-/// Locks the tasks `ids` in id order (PostgreSQL; SQLite's single writer needs nothing). A
-/// transaction that folds several tasks takes their rows first, so it takes its locks in the
-/// order every other ingesting transaction does: task rows before the ledger counter.
-pub async fn lock_all(tx: &DatabaseTransaction, ids: &[&str]) -> Result<(), DbErr> {
-    if tx.get_database_backend() != DatabaseBackend::Postgres || ids.is_empty() {
-        return Ok(());
-    }
-    let mut ids = ids.to_vec();
-    ids.sort_unstable();
-    ids.dedup();
-    task::Entity::find()
-        .select_only()
-        .column(task::Column::Id)
-        .filter(task::Column::Id.is_in(ids))
-        .order_by_asc(task::Column::Id)
-        .lock_exclusive()
-        .into_tuple::<String>()
-        .all(tx)
-        .await?;
-    Ok(())
 }
 
 /// The agent's task by its remote identity, locked.

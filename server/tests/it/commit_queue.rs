@@ -21,11 +21,17 @@ use tokio::task::JoinHandle;
 use crate::ledger::{eventually, observation, setup};
 use crate::support;
 
-const WAIT: Duration = Duration::from_secs(10);
+pub(crate) const WAIT: Duration = Duration::from_secs(10);
 
 /// A working task `remote-<n>` whose subscription is leased to `worker-1`; its local id and
 /// subscription id.
-async fn leased_task(ingestor: &Ingestor, db: &Db, org: &str, agent: &str, n: usize) -> (String, String) {
+pub(crate) async fn leased_task(
+    ingestor: &Ingestor,
+    db: &Db,
+    org: &str,
+    agent: &str,
+    n: usize,
+) -> (String, String) {
     let first = ingestor
         .ingest(&observation(
             org,
@@ -50,9 +56,28 @@ async fn leased_task(ingestor: &Ingestor, db: &Db, org: &str, agent: &str, n: us
 }
 
 /// Two stream events of task `n`, fenced by its lease as `owner` holds it.
-fn group(org: &str, agent: &str, task: &(String, String), n: usize, owner: &str) -> Arc<[Observation]> {
-    (1..=2)
-        .map(|k| {
+pub(crate) fn group(
+    org: &str,
+    agent: &str,
+    task: &(String, String),
+    n: usize,
+    owner: &str,
+) -> Arc<[Observation]> {
+    steps(org, agent, task, n, owner, &[1, 2])
+}
+
+/// Stream events `s{k}` of task `n` for each step `k`, fenced by its lease as `owner` holds it.
+pub(crate) fn steps(
+    org: &str,
+    agent: &str,
+    task: &(String, String),
+    n: usize,
+    owner: &str,
+    steps: &[usize],
+) -> Arc<[Observation]> {
+    steps
+        .iter()
+        .map(|&k| {
             let mut obs = observation(
                 org,
                 agent,
@@ -73,11 +98,11 @@ fn group(org: &str, agent: &str, task: &(String, String), n: usize, owner: &str)
         .collect()
 }
 
-type Pending = JoinHandle<Result<Vec<Ingested>, IngestError>>;
+pub(crate) type Pending = JoinHandle<Result<Vec<Ingested>, IngestError>>;
 
 /// Holds the database while groups queue: task 0's group is taken (and waits for the database),
 /// then the groups of tasks 1.. queue one after another. Returns them all, in that order.
-async fn queue_behind_a_held_database(
+pub(crate) async fn queue_behind_a_held_database(
     db: &Db,
     ingestor: &Ingestor,
     org: &str,
@@ -92,7 +117,7 @@ async fn queue_behind_a_held_database(
 /// Queues `groups` behind `held`, a transaction that then holds the organization's ledger
 /// counter (on SQLite that is the one writer connection, on PostgreSQL the counter's row lock
 /// every commit needs); the caller commits `held` once they all wait.
-async fn queue_behind(
+pub(crate) async fn queue_behind(
     held: &sea_orm::DatabaseTransaction,
     ingestor: &Ingestor,
     org: &str,
@@ -233,6 +258,31 @@ async fn a_group_that_lost_its_lease_fails_alone_and_the_others_still_commit() {
     }
 }
 
+/// PostgreSQL: another transaction (a single task's, as the dispatch worker's storing a reply)
+/// holds task 2's row; task 0's group is taken while the counter is held and the others queue
+/// behind it; task 0 commits alone, then the shared transaction of the others waits for task
+/// 2's row. Gives back the groups' answers and the transaction holding the row.
+pub(crate) async fn queue_waiting_for_task_2(
+    db: &Db,
+    ingestor: &Ingestor,
+    org: &str,
+    tasks: &[(String, String)],
+    groups: Vec<Arc<[Observation]>>,
+) -> (Vec<Pending>, sea_orm::DatabaseTransaction) {
+    let held = db.write.begin().await.unwrap();
+    let other = db.write.begin().await.unwrap();
+    server::store::task_rows::lock(&other, &tasks[2].0)
+        .await
+        .unwrap()
+        .expect("task 2");
+    let pending = queue_behind(&held, ingestor, org, groups).await;
+    held.commit().await.unwrap();
+    assert!(eventually(WAIT, || async { pending[0].is_finished() }).await);
+    let waiting = || async { crate::ledger_race::waiting_for_a_lock(db).await >= 1 };
+    assert!(eventually(WAIT, waiting).await, "the shared transaction waits");
+    (pending, other)
+}
+
 /// PostgreSQL: a transaction of several tasks takes their rows before the ledger counter, the
 /// order a single task's transaction (the dispatch worker storing a reply) takes them in. Here
 /// such a transaction holds task 2's row while the queue commits tasks 1 and 2 together; once
@@ -254,33 +304,8 @@ async fn a_shared_transaction_takes_task_rows_before_the_counter_so_it_cannot_de
         .map(|n| group(&org, &agent, &tasks[n], n, "worker-1"))
         .collect();
     let commits_before = ingestor.counters.queue_commits.load(Ordering::SeqCst);
-    // Task 0's group is taken while the counter is held; tasks 1 and 2 queue behind it.
-    let held = db.write.begin().await.unwrap();
     let pending = {
-        let other = db.write.begin().await.unwrap();
-        // The single task's transaction: task 2's row first.
-        server::store::task_rows::lock(&other, &tasks[2].0)
-            .await
-            .unwrap()
-            .expect("task 2");
-        let pending = queue_behind(&held, &ingestor, &org, groups).await;
-        held.commit().await.unwrap();
-        // Task 0 commits alone; then the shared transaction of tasks 1 and 2 waits for a lock.
-        assert!(eventually(WAIT, || async { pending[0].is_finished() }).await);
-        let waiting = || async {
-            let row = db
-                .read
-                .query_one_raw(Statement::from_string(
-                    sea_orm::DbBackend::Postgres,
-                    "SELECT count(*) AS n FROM pg_stat_activity \
-                     WHERE datname = current_database() AND wait_event_type = 'Lock'",
-                ))
-                .await
-                .unwrap()
-                .unwrap();
-            row.try_get::<i64>("", "n").unwrap() >= 1
-        };
-        assert!(eventually(WAIT, waiting).await, "the shared transaction waits");
+        let (pending, other) = queue_waiting_for_task_2(&db, &ingestor, &org, &tasks, groups).await;
         // Now the single task's transaction takes the counter and commits.
         other
             .execute_raw(Statement::from_sql_and_values(

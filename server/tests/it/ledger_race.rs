@@ -20,7 +20,7 @@ fn statement(sql: &str, values: Vec<Value>) -> Statement {
 }
 
 /// How many of this database's connections wait for a lock.
-async fn waiting_for_a_lock(db: &server::db::Db) -> i64 {
+pub(crate) async fn waiting_for_a_lock(db: &server::db::Db) -> i64 {
     let sql = "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() \
                AND wait_event_type = 'Lock'";
     let row = db
@@ -30,6 +30,49 @@ async fn waiting_for_a_lock(db: &server::db::Db) -> i64 {
         .unwrap()
         .unwrap();
     row.try_get::<i64>("", "n").unwrap()
+}
+
+/// Stores a stream event of the task in `tx` as an ingest would: the organization's counter,
+/// the ledger row with key `key`, the task row. Gives back its sequence.
+pub(crate) async fn store_as_an_ingest(
+    tx: &sea_orm::DatabaseTransaction,
+    org: &str,
+    task_id: &str,
+    key: &str,
+    payload: &serde_json::Value,
+) -> i64 {
+    let sequence = tx
+        .query_one_raw(statement(
+            "UPDATE ledger_counters SET value = value + 1 WHERE organization_id = $1 RETURNING value",
+            vec![org.into()],
+        ))
+        .await
+        .expect("the counter is free")
+        .unwrap()
+        .try_get::<i64>("", "value")
+        .unwrap();
+    tx.execute_raw(statement(
+        "INSERT INTO task_events (id, organization_id, task_id, sequence, source, event_kind, \
+         source_key, payload_digest, payload_json, extensions_json, received_at) \
+         VALUES ($1, $2, $3, $4, 'stream', 'statusUpdate', $5, 'raced', $6, '[]', now())",
+        vec![
+            uuid::Uuid::new_v4().to_string().into(),
+            org.into(),
+            task_id.into(),
+            sequence.into(),
+            key.into(),
+            payload.clone().into(),
+        ],
+    ))
+    .await
+    .unwrap();
+    tx.execute_raw(statement(
+        "UPDATE tasks SET last_sequence = $1, version = version + 1 WHERE id = $2",
+        vec![sequence.into(), task_id.into()],
+    ))
+    .await
+    .unwrap();
+    sequence
 }
 
 #[tokio::test]
@@ -70,39 +113,7 @@ async fn an_event_stored_while_the_open_waited_for_the_row_is_a_duplicate_not_a_
             tokio::time::timeout(std::time::Duration::from_secs(30), waits)
                 .await
                 .expect("the ingest waits for the task's row");
-            let sequence = other
-                .query_one_raw(statement(
-                    "UPDATE ledger_counters SET value = value + 1 WHERE organization_id = $1 RETURNING value",
-                    vec![org.clone().into()],
-                ))
-                .await
-                .unwrap()
-                .unwrap()
-                .try_get::<i64>("", "value")
-                .unwrap();
-            other
-                .execute_raw(statement(
-                    "INSERT INTO task_events (id, organization_id, task_id, sequence, source, event_kind, \
-                     source_key, payload_digest, payload_json, extensions_json, received_at) \
-                     VALUES ($1, $2, $3, $4, 'stream', 'statusUpdate', $5, 'raced', $6, '[]', now())",
-                    vec![
-                        uuid::Uuid::new_v4().to_string().into(),
-                        org.clone().into(),
-                        task_id.clone().into(),
-                        sequence.into(),
-                        key.clone().into(),
-                        payload.clone().into(),
-                    ],
-                ))
-                .await
-                .unwrap();
-            other
-                .execute_raw(statement(
-                    "UPDATE tasks SET last_sequence = $1, version = version + 1 WHERE id = $2",
-                    vec![sequence.into(), task_id.clone().into()],
-                ))
-                .await
-                .unwrap();
+            let sequence = store_as_an_ingest(&other, &org, &task_id, &key, &payload).await;
             other.commit().await.unwrap();
             sequence
         });

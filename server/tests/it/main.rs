@@ -42,6 +42,7 @@ mod outage;
 mod probe_plan;
 mod processes;
 mod push;
+mod queue_open;
 mod rebuild;
 mod reconcile;
 mod replicas;
