@@ -30,11 +30,10 @@ const RESERVE_ALL_LOCKED: &str = "INSERT INTO ledger_counters (organization_id, 
      ON CONFLICT (organization_id) DO UPDATE SET value = ledger_counters.value + excluded.value \
      RETURNING value";
 
-/// Locks the task rows `ids` in id order (so two transactions lock the rows they share in the
-/// same order), reserves
-/// the sequences of `organizations` not reserved yet in `sequences`, and reads each of
-/// `probes` (one per task, at most): one statement. Gives back the probed tasks that exist;
-/// the others are locked and not returned.
+/// Locks the task rows `ids` in id order (two transactions lock the rows they share in the same
+/// order), reserves the sequences of `organizations` not reserved yet in `sequences`, and reads
+/// each of `probes` (one per task, at most): one statement. Gives back the probed tasks that
+/// exist; the others are locked and not returned.
 pub async fn open_tasks(
     tx: &DatabaseTransaction,
     sequences: &mut Sequences,
