@@ -25,7 +25,7 @@ const SAMPLES: usize = 100;
 /// Bursts of samples at each size, [`BURST_GAP`] apart: a stall of the machine shorter than the
 /// gap (another process's vacuum, say) lands in one burst and not in the median. All 100 in one
 /// burst (about 50 ms) once read twice the other sizes' cost in a whole `scripts/bench` run, and
-/// did not again in three runs of the series alone.
+/// did not again in four runs of the series alone.
 const BURSTS: usize = 4;
 const BURST_GAP: Duration = Duration::from_secs(1);
 /// Page renders timed at each size (the median is reported).

@@ -6,8 +6,7 @@
 use std::collections::HashMap;
 
 use sea_orm::{
-    ConnectionTrait, DatabaseBackend, DatabaseTransaction, DbErr, FromQueryResult, QueryResult, Statement,
-    Value,
+    ConnectionTrait, DatabaseBackend, DatabaseTransaction, DbErr, FromQueryResult, Statement, Value,
 };
 
 use super::probe::{self, Probe, Taken};
@@ -107,21 +106,9 @@ pub async fn open_tasks(
     for row in &rows {
         let task = task::Model::from_query_result(row, "")?;
         if let Some(probe) = probes.iter().find(|probe| probe.task_id() == task.id) {
-            let taken = trusted_taken(row, probe)?;
+            let taken = probe::trusted_taken(row, probe)?;
             opened.insert(task.id.clone(), Opened { row: task, taken });
         }
     }
     Ok(opened)
-}
-
-/// What the row's task holds of `probe`'s keys, unless the row changed between the statement's
-/// snapshot and its lock (ADR 0051).
-pub(super) fn trusted_taken(row: &QueryResult, probe: &Probe) -> Result<Option<Taken>, DbErr> {
-    if probe.is_empty() {
-        return Ok(Some(Taken::default()));
-    }
-    if row.try_get::<String>("", "row_xmin")? != row.try_get::<String>("", "seen_xmin")? {
-        return Ok(None);
-    }
-    Taken::from_aggregate(&row.try_get::<String>("", "taken")?).map(Some)
 }

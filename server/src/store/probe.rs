@@ -368,6 +368,18 @@ impl Taken {
     }
 }
 
+/// What the row's task holds of `probe`'s keys, unless the row changed between the statement's
+/// snapshot and its lock (ADR 0051).
+pub(super) fn trusted_taken(row: &QueryResult, probe: &Probe) -> Result<Option<Taken>, DbErr> {
+    if probe.is_empty() {
+        return Ok(Some(Taken::default()));
+    }
+    if row.try_get::<String>("", "row_xmin")? != row.try_get::<String>("", "seen_xmin")? {
+        return Ok(None);
+    }
+    Taken::from_aggregate(&row.try_get::<String>("", "taken")?).map(Some)
+}
+
 /// What the task holds of `probe`'s keys, in one query (none for an empty probe).
 pub async fn read(tx: &DatabaseTransaction, probe: &Probe) -> Result<Taken, DbErr> {
     let mut taken = Taken::default();

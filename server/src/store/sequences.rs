@@ -178,7 +178,7 @@ impl Sequences {
             let reserved = row.try_get::<i64>("", "reserved_value")?;
             self.reserved(organization_id, count, reserved);
         }
-        let taken = super::opening::trusted_taken(&row, probe)?;
+        let taken = probe::trusted_taken(&row, probe)?;
         Ok((Some(task), taken))
     }
 

@@ -55,6 +55,21 @@ pub(crate) async fn leased_task(
     (first.task_id, sub.id)
 }
 
+/// Tasks `remote-0` to `remote-{count - 1}`, each made by [`leased_task`].
+pub(crate) async fn leased_tasks(
+    ingestor: &Ingestor,
+    db: &Db,
+    org: &str,
+    agent: &str,
+    count: usize,
+) -> Vec<(String, String)> {
+    let mut tasks = Vec::with_capacity(count);
+    for n in 0..count {
+        tasks.push(leased_task(ingestor, db, org, agent, n).await);
+    }
+    tasks
+}
+
 /// Two stream events of task `n`, fenced by its lease as `owner` holds it.
 pub(crate) fn group(
     org: &str,
@@ -160,10 +175,7 @@ async fn groups_of_several_tasks_that_queued_together_commit_together_in_order()
     for test_db in support::backends().await {
         let (db, ingestor, org, agent, _dir) = setup(&test_db).await;
         let ingestor = ingestor.with_commit_queue();
-        let mut tasks = Vec::new();
-        for n in 0..5 {
-            tasks.push(leased_task(&ingestor, &db, &org, &agent, n).await);
-        }
+        let tasks = leased_tasks(&ingestor, &db, &org, &agent, 5).await;
         let groups = (0..5)
             .map(|n| group(&org, &agent, &tasks[n], n, "worker-1"))
             .collect();
@@ -204,10 +216,7 @@ async fn a_group_that_lost_its_lease_fails_alone_and_the_others_still_commit() {
     for test_db in support::backends().await {
         let (db, ingestor, org, agent, _dir) = setup(&test_db).await;
         let ingestor = ingestor.with_commit_queue();
-        let mut tasks = Vec::new();
-        for n in 0..4 {
-            tasks.push(leased_task(&ingestor, &db, &org, &agent, n).await);
-        }
+        let tasks = leased_tasks(&ingestor, &db, &org, &agent, 4).await;
         // Task 2's lease is held by another worker: its group must not commit.
         let groups = (0..4)
             .map(|n| {
@@ -296,10 +305,7 @@ async fn a_shared_transaction_takes_task_rows_before_the_counter_so_it_cannot_de
     };
     let (db, ingestor, org, agent, _dir) = setup(&test_db).await;
     let ingestor = ingestor.with_commit_queue();
-    let mut tasks = Vec::new();
-    for n in 0..3 {
-        tasks.push(leased_task(&ingestor, &db, &org, &agent, n).await);
-    }
+    let tasks = leased_tasks(&ingestor, &db, &org, &agent, 3).await;
     let groups: Vec<_> = (0..3)
         .map(|n| group(&org, &agent, &tasks[n], n, "worker-1"))
         .collect();

@@ -13,7 +13,7 @@ use server::db::Db;
 use server::store::access::Access;
 use server::store::tasks as task_store;
 
-use crate::commit_queue::{leased_task, queue_behind_a_held_database, queue_waiting_for_task_2, steps};
+use crate::commit_queue::{leased_tasks, queue_behind_a_held_database, queue_waiting_for_task_2, steps};
 use crate::ledger::setup;
 use crate::ledger_race::store_as_an_ingest;
 use crate::support;
@@ -46,10 +46,7 @@ async fn a_task_in_two_groups_of_one_transaction_is_read_again_for_the_second() 
     for test_db in support::backends().await {
         let (db, ingestor, org, agent, _dir) = setup(&test_db).await;
         let ingestor = ingestor.with_commit_queue();
-        let mut tasks = Vec::new();
-        for n in 0..3 {
-            tasks.push(leased_task(&ingestor, &db, &org, &agent, n).await);
-        }
+        let tasks = leased_tasks(&ingestor, &db, &org, &agent, 3).await;
         // Task 1's second group repeats the first's last event (a stream resumed after it).
         let groups = vec![
             steps(&org, &agent, &tasks[0], 0, "worker-1", &[1, 2]),
@@ -101,10 +98,7 @@ async fn an_event_stored_while_the_shared_open_waited_is_a_duplicate_not_a_confl
     };
     let (db, ingestor, org, agent, _dir) = setup(&test_db).await;
     let ingestor = ingestor.with_commit_queue();
-    let mut tasks = Vec::new();
-    for n in 0..3 {
-        tasks.push(leased_task(&ingestor, &db, &org, &agent, n).await);
-    }
+    let tasks = leased_tasks(&ingestor, &db, &org, &agent, 3).await;
     let groups: Vec<_> = (0..3)
         .map(|n| steps(&org, &agent, &tasks[n], n, "worker-1", &[1, 2]))
         .collect();
