@@ -19,6 +19,7 @@
 //! - [`leases`]: the one lease protocol of outbox rows and subscriptions.
 //! - [`organizations`]: the organizations.
 //! - [`sessions`]: signed-in sessions and sign-in attempts.
+//! - [`statistics`]: PostgreSQL's statistics of the ledger tables, refreshed as they grow.
 //! - [`subscriptions`]: the intent to follow a task live.
 //! - [`tasks`]: tasks, conversations and the ledger, read back.
 //!
@@ -49,6 +50,7 @@ pub mod projections;
 pub mod push_registrations;
 pub mod sequences;
 pub mod sessions;
+pub mod statistics;
 pub mod subscriptions;
 pub mod sync_cursors;
 pub mod task_rows;

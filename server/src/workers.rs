@@ -12,6 +12,7 @@ pub mod exchanges;
 pub mod housekeeping;
 pub mod push;
 pub mod reconcile;
+pub mod statistics;
 pub mod subscriptions;
 
 use tokio_util::sync::CancellationToken;
@@ -199,6 +200,14 @@ pub fn start(mut deps: WorkerDeps, tracker: &TaskTracker, shutdown: Cancellation
         housekeeping::PERIOD,
         shutdown.clone(),
     ));
+    // The ledger tables' statistics (ADR 0061): SQLite plans every statement afresh.
+    if sea_orm::ConnectionTrait::get_database_backend(&deps.db.write) == sea_orm::DatabaseBackend::Postgres {
+        tracker.spawn(statistics::run(
+            deps.clone(),
+            statistics::PERIOD,
+            shutdown.clone(),
+        ));
+    }
     tracker.spawn(push::run(deps.clone(), tracker.clone(), shutdown.clone()));
     tracker.spawn(reconcile::run(deps.clone(), tracker.clone(), shutdown.clone()));
     tracker.spawn(subscriptions::run(deps, tracker.clone(), shutdown));

@@ -289,7 +289,10 @@ enum Turn<'a> {
 /// subquery: a custom plan for a task the statistics do not know estimated it at one row and
 /// scanned the whole task for each key. A stream event's key is its turn's prefix ([`Turn`])
 /// and its suffix ([`Probe::events_values`]); with `task_column`, each found key says its task
-/// (`probe_task`).
+/// (`probe_task`). A generic plan made while the tables were nearly empty, where both indexes on
+/// the task cost the same, may still take the `(task, sequence)` one and read the whole task per
+/// key: the workers refresh the statistics as the tables grow, which has the plan made again
+/// (ADR 0061, `store::statistics`).
 fn events_lookups(values: &[String], turn: Turn, task_column: bool) -> String {
     let task = if task_column {
         "probe_keys.column1 AS probe_task, "

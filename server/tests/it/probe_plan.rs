@@ -9,11 +9,19 @@
 //! (`pg_stat_xact_user_tables`) under the generic and a custom plan, on a task much longer than
 //! the statistics' average task, and on one the statistics do not know (a first build of the
 //! lookups, planned for that task's id, read the whole task for each key there). SQLite plans each key as an index lookup (its rows
-//! are not counted there).
+//! are not counted there). A generic plan made while the tables were nearly empty is made again
+//! once the workers refresh the tables' statistics (ADR 0061).
 
-use sea_orm::{ConnectionTrait, DatabaseBackend, DatabaseTransaction, Statement, TransactionTrait};
+use std::time::{Duration, Instant};
+
+use sea_orm::{
+    ConnectOptions, ConnectionTrait, Database, DatabaseBackend, DatabaseConnection, DatabaseTransaction,
+    Statement, TransactionTrait,
+};
+use server::config::DatabaseConfig;
 use server::db::Db;
 use server::store::probe::{self, EventKey, Probe, Taken};
+use server::store::statistics;
 
 use crate::ledger::{setup, started};
 use crate::support;
@@ -105,6 +113,18 @@ async fn probe_reads_only_its_keys(db: &Db, task_id: &str) {
 }
 
 async fn probe_reads_only_its_keys_with(db: &Db, task_id: &str, plan: &str) {
+    let tx = db.write.begin().await.unwrap();
+    tx.execute_unprepared(&format!("SET LOCAL plan_cache_mode = {plan}"))
+        .await
+        .unwrap();
+    let read = probe_in(&tx, task_id).await;
+    tx.rollback().await.unwrap();
+    read_only_its_keys(plan, read);
+}
+
+/// What the probe of [`probe_reads_only_its_keys`] found in `tx` under whatever plan the
+/// connection has, and the rows of `task_events` and of `task_messages` it read.
+async fn probe_in(tx: &DatabaseTransaction, task_id: &str) -> (Taken, i64, i64) {
     let mut probe = Probe::new(task_id);
     for n in 0..KEYS as i64 {
         let key = if n % 2 == 0 {
@@ -115,19 +135,18 @@ async fn probe_reads_only_its_keys_with(db: &Db, task_id: &str, plan: &str) {
         probe.message(format!("id:{key}"));
         probe.event("stream", EventKey::Exact(key));
     }
-    let tx = db.write.begin().await.unwrap();
-    tx.execute_unprepared(&format!("SET LOCAL plan_cache_mode = {plan}"))
-        .await
-        .unwrap();
     let before = (
-        rows_read(&tx, "task_events").await,
-        rows_read(&tx, "task_messages").await,
+        rows_read(tx, "task_events").await,
+        rows_read(tx, "task_messages").await,
     );
-    let taken: Taken = probe::read(&tx, &probe).await.unwrap();
-    let events_read = rows_read(&tx, "task_events").await - before.0;
-    let messages_read = rows_read(&tx, "task_messages").await - before.1;
-    tx.rollback().await.unwrap();
+    let taken: Taken = probe::read(tx, &probe).await.unwrap();
+    let events_read = rows_read(tx, "task_events").await - before.0;
+    let messages_read = rows_read(tx, "task_messages").await - before.1;
+    (taken, events_read, messages_read)
+}
 
+/// Checks [`probe_in`]'s answer: every other key found, no more rows read than keys.
+fn read_only_its_keys(plan: &str, (taken, events_read, messages_read): (Taken, i64, i64)) {
     assert_eq!(taken.events.len(), KEYS / 2);
     assert!(
         taken
@@ -187,6 +206,142 @@ async fn a_probe_of_a_task_the_statistics_do_not_know_reads_its_keys() {
     probe_reads_only_its_keys(&db, &new).await;
     drop(db);
     test_db.cleanup().await;
+}
+
+/// ADR 0061: PostgreSQL keeps a prepared statement's generic plan until the statistics of the
+/// tables it reads change. One made while the ledger was nearly empty (a new deployment, before
+/// autovacuum's first analysis or without autovacuum) could look each key up through the `(task,
+/// sequence)` index, reading every event of the task for each key, for as long as the connection
+/// lived. The workers' refresh of the statistics (`store::statistics`) makes PostgreSQL plan again.
+#[tokio::test]
+async fn a_plan_made_while_the_ledger_was_nearly_empty_is_made_again_once_the_statistics_are_refreshed() {
+    let Some((test_db, db, org, task_id, _dir)) = unanalyzed().await else {
+        return;
+    };
+    // One connection: the same prepared statement, and its plan, both times.
+    let conn = one_connection(&test_db.config.database).await;
+    conn.execute_unprepared("SET plan_cache_mode = force_generic_plan")
+        .await
+        .unwrap();
+    let tx = conn.begin().await.unwrap();
+    let (taken, _, _) = probe_in(&tx, &task_id).await;
+    tx.rollback().await.unwrap();
+    assert!(taken.events.is_empty(), "{taken:?}");
+
+    grow(&db, &org, &task_id, &task_id, TASK_EVENTS).await;
+    analyzed(&db, &["task_events", "task_messages"]).await;
+    let tx = conn.begin().await.unwrap();
+    let read = probe_in(&tx, &task_id).await;
+    tx.rollback().await.unwrap();
+    read_only_its_keys("the plan made after the refresh", read);
+    conn.close().await.unwrap();
+    drop(db);
+    test_db.cleanup().await;
+}
+
+/// The refresh is a no-op until a ledger table has changed by `CHANGED_ROWS` rows and a tenth of
+/// its size; then it analyzes the tables that have, and only those. Nothing on SQLite.
+#[tokio::test]
+async fn the_statistics_refresh_analyzes_the_ledger_tables_that_changed_enough() {
+    let sqlite = support::sqlite();
+    let sqlite_db = sqlite.migrated().await;
+    assert_eq!(
+        statistics::refresh(&sqlite_db.write).await.unwrap(),
+        Vec::<String>::new()
+    );
+    drop(sqlite_db);
+    sqlite.cleanup().await;
+    let Some((test_db, db, org, task_id, _dir)) = unanalyzed().await else {
+        return;
+    };
+    assert_eq!(
+        statistics::refresh(&db.write).await.unwrap(),
+        Vec::<String>::new()
+    );
+    grow(&db, &org, &task_id, &task_id, statistics::CHANGED_ROWS + 10).await;
+    let tables = analyzed(&db, &["task_events", "task_messages"]).await;
+    assert!(!tables.contains(&"tasks".to_owned()), "{tables:?}");
+    assert!(last_analyzed(&db, "task_events").await);
+    assert!(!last_analyzed(&db, "tasks").await);
+    assert_eq!(
+        statistics::refresh(&db.write).await.unwrap(),
+        Vec::<String>::new()
+    );
+    drop(db);
+    test_db.cleanup().await;
+}
+
+/// The workers run the refresh on their own (`workers::statistics`).
+#[tokio::test]
+async fn the_workers_analyze_a_ledger_table_once_it_has_grown() {
+    let Some((test_db, db, org, task_id, _dir)) = unanalyzed().await else {
+        return;
+    };
+    let state = server::AppState::new(support::leptos_options(), test_db.config.clone(), db.clone()).unwrap();
+    let shutdown = tokio_util::sync::CancellationToken::new();
+    let worker = tokio::spawn(server::workers::statistics::run(
+        state.worker_deps(),
+        Duration::from_millis(10),
+        shutdown.clone(),
+    ));
+    grow(&db, &org, &task_id, &task_id, statistics::CHANGED_ROWS + 10).await;
+    let done = crate::ledger::eventually(Duration::from_secs(30), || last_analyzed(&db, "task_events")).await;
+    assert!(done, "task_events is analyzed");
+    shutdown.cancel();
+    worker.await.unwrap();
+    drop(db);
+    test_db.cleanup().await;
+}
+
+/// A new PostgreSQL database (as [`setup`] gives it) with one task, whose ledger tables only the
+/// refresh analyzes (autovacuum could run first): the database, the organization and the task.
+async fn unanalyzed() -> Option<(support::TestDb, Db, String, String, tempfile::TempDir)> {
+    let test_db = support::postgres().await?;
+    let (db, ingestor, org, agent, _dir) = setup(&test_db).await;
+    for table in statistics::LEDGER_TABLES {
+        let sql = format!("ALTER TABLE {table} SET (autovacuum_enabled = false)");
+        db.write.execute_unprepared(&sql).await.unwrap();
+    }
+    let task_id = started(&ingestor, &org, &agent).await;
+    Some((test_db, db, org, task_id, _dir))
+}
+
+async fn one_connection(config: &DatabaseConfig) -> DatabaseConnection {
+    let DatabaseConfig::Postgres { url, .. } = config else {
+        panic!("a PostgreSQL test database");
+    };
+    let mut options = ConnectOptions::new(url.expose().to_owned());
+    options.max_connections(1).min_connections(1).sqlx_logging(false);
+    Database::connect(options).await.unwrap()
+}
+
+/// Calls the refresh until it has analyzed each of `tables` (a table's changes reach the
+/// statistics within a second of their commit); every table it analyzed meanwhile.
+async fn analyzed(db: &Db, tables: &[&str]) -> Vec<String> {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut all: Vec<String> = Vec::new();
+    loop {
+        all.extend(statistics::refresh(&db.write).await.unwrap());
+        if tables.iter().all(|table| all.iter().any(|name| name == table)) {
+            return all;
+        }
+        assert!(Instant::now() < deadline, "{tables:?} not all analyzed: {all:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Whether `table` was ever analyzed by hand (not by autovacuum).
+async fn last_analyzed(db: &Db, table: &str) -> bool {
+    let sql = format!(
+        "SELECT last_analyze IS NOT NULL AS analyzed FROM pg_stat_user_tables WHERE relname = '{table}'"
+    );
+    let row = db
+        .read
+        .query_one_raw(Statement::from_string(DatabaseBackend::Postgres, sql))
+        .await
+        .unwrap()
+        .unwrap();
+    row.try_get::<bool>("", "analyzed").unwrap()
 }
 
 async fn task_with_remote_id(db: &Db, remote: &str) -> String {
