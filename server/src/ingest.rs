@@ -85,26 +85,38 @@ impl Ingestor {
         Ok(done.pop().expect("one observation is ingested or fails"))
     }
 
-    /// Sends the ledger notices of `ingested` to the other processes sharing the database,
-    /// inside `tx`, before it commits (PostgreSQL; nothing on SQLite, which has one process).
-    /// [`Ingestor::publish`] then publishes them in this process only (ADR 0059). Nothing either
-    /// while the relay finds PostgreSQL's notification queue half full
+    /// The statement that sends the ledger notices of `ingested` to the other processes sharing
+    /// the database, inside the transaction, before it commits (PostgreSQL; none on SQLite, which
+    /// has one process). [`Ingestor::publish`] then publishes them in this process only (ADR
+    /// 0059). None either while the relay finds PostgreSQL's notification queue half full
     /// ([`Bus::notify_inside`]): the relay then sends them after the commit, where a full queue
     /// fails only the notice.
+    pub fn notices_statement<'a>(
+        &self,
+        ingested: impl IntoIterator<Item = &'a Ingested>,
+    ) -> Result<Option<sea_orm::Statement>, sea_orm::DbErr> {
+        if self.db.is_sqlite() || !self.bus.notify_inside() {
+            return Ok(None);
+        }
+        relay::notify_statement(self.bus.origin(), ingested.into_iter().filter_map(notice))
+    }
+
+    /// Sends [`Ingestor::notices_statement`] inside `tx` on its own (a transaction with no
+    /// ingestion writes left to send).
     pub async fn notify_in<'a>(
         &self,
         tx: &impl sea_orm::ConnectionTrait,
         ingested: impl IntoIterator<Item = &'a Ingested>,
     ) -> Result<(), sea_orm::DbErr> {
-        if self.db.is_sqlite() || !self.bus.notify_inside() {
-            return Ok(());
+        if let Some(statement) = self.notices_statement(ingested)? {
+            tx.execute_raw(statement).await?;
         }
-        relay::notify_in(tx, self.bus.origin(), ingested.into_iter().filter_map(notice)).await
+        Ok(())
     }
 
     /// Publishes what a committed [`Ingestor::apply`] did, and remembers that its task has a
     /// subscription row. In this process only when the others heard of it through
-    /// [`Ingestor::notify_in`], inside the transaction; if the relay's switch flipped in
+    /// [`Ingestor::notices_statement`], inside the transaction; if the relay's switch flipped in
     /// between, a notice goes twice or not at all, which the readers' re-read covers.
     pub fn publish(&self, ingested: &Ingested) {
         if ingested.subscribed {

@@ -49,7 +49,7 @@ impl Ingestor {
 
     /// Ingests observations in order in one transaction, and publishes them after it commits
     /// (more than one is a group commit, issue #6; the other processes' notices go inside it,
-    /// [`Ingestor::notify_in`]). Ingestion stops after the first observation
+    /// [`Ingestor::notices_statement`]). Ingestion stops after the first observation
     /// that leaves its task's stream ended (the rest would only be ignored by the caller); the
     /// result holds what was ingested, in order. All or nothing: on an error nothing commits.
     ///
@@ -113,8 +113,12 @@ impl Ingestor {
             last.defer(tx.get_database_backend(), &mut writes)?;
         }
         work.sequences.defer(tx.get_database_backend(), &mut writes);
+        // The other processes' notices last: PostgreSQL runs a `WITH` part that only reads when
+        // the statement's own query uses it, and the last statement gathered is that query.
+        if let Some(notify) = self.notices_statement(all.iter().flatten())? {
+            writes.push(notify);
+        }
         writes.flush(&tx).await?;
-        self.notify_in(&tx, all.iter().flatten()).await?;
         tx.commit().await?;
         let observed: usize = all.iter().map(Vec::len).sum();
         let stored = all.iter().flatten().filter(|i| i.sequence.is_some()).count();

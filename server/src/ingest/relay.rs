@@ -5,8 +5,8 @@
 //! ledger, so a lost or late notice costs latency, never data: the live streams' periodic re-read
 //! stays as the safety net. SQLite has one process, so no relay runs there.
 //!
-//! Ledger notices go out with their events (ADR 0059): ingestion calls [`notify_in`] inside the
-//! transaction that appends them, so PostgreSQL delivers them at that commit (and drops them on
+//! Ledger notices go out with their events (ADR 0059): ingestion sends [`notify_statement`]
+//! inside the transaction that appends them, with its last writes (ADR 0062), so PostgreSQL delivers them at that commit (and drops them on
 //! rollback), one notice per task naming its newest sequence, without a hop through the relay's
 //! task and a pooled connection after the fact.
 
@@ -97,26 +97,37 @@ async fn forward(db: Db, bus: Bus, origin: String, shutdown: CancellationToken) 
 }
 
 /// Sends `notices` to the other processes from inside `tx` (PostgreSQL: delivered when it
-/// commits, dropped if it rolls back), in one statement whatever their number; only the last
-/// notice of each task goes (see [`last_per_task`]). Nothing to send costs no round trip.
+/// commits, dropped if it rolls back): [`notify_statement`], sent on its own.
 pub async fn notify_in(
     tx: &impl ConnectionTrait,
     origin: &str,
     notices: impl IntoIterator<Item = Notice>,
 ) -> Result<(), DbErr> {
+    if let Some(statement) = notify_statement(origin, notices)? {
+        tx.execute_raw(statement).await?;
+    }
+    Ok(())
+}
+
+/// The statement that sends `notices` to the other processes, one whatever their number; only
+/// the last notice of each task goes (see [`last_per_task`]). `None` when there is nothing to
+/// send. Ingestion sends it as the last part of its transaction's last writes (ADR 0062): it
+/// costs no round trip of its own.
+pub fn notify_statement(
+    origin: &str,
+    notices: impl IntoIterator<Item = Notice>,
+) -> Result<Option<Statement>, DbErr> {
     let notices = last_per_task(notices);
     if notices.is_empty() {
-        return Ok(());
+        return Ok(None);
     }
     let payloads = serde_json::to_string(&payloads(origin, notices))
         .map_err(|error| DbErr::Custom(error.to_string()))?;
-    tx.execute_raw(Statement::from_sql_and_values(
+    Ok(Some(Statement::from_sql_and_values(
         DatabaseBackend::Postgres,
         "SELECT pg_notify($1, payload) FROM json_array_elements_text($2::json) AS payload",
         [CHANNEL.into(), payloads.into()],
-    ))
-    .await?;
-    Ok(())
+    )))
 }
 
 /// One ledger notice per task: its newest sequence, marked as a new task if any of its notices
