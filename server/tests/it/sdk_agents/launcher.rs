@@ -116,10 +116,25 @@ pub fn free_port() -> u16 {
 }
 
 /// Starts the agent of `spec`, advertising `public_origin` (its own origin when `None`), and
-/// waits until its card answers.
+/// waits until its card answers. The port is free when chosen, not when the agent binds it:
+/// another test's process may take it first (CI saw an agent fail with "address already in use"
+/// while another process's card answered on its port), so a launch whose agent did not get its
+/// port is tried again on another.
 pub async fn launch(spec: Spec, public_origin: Option<String>) -> Agent {
+    const ATTEMPTS: usize = 5;
+    for _ in 0..ATTEMPTS {
+        let port = free_port();
+        let mut agent = start(spec, port, public_origin.clone());
+        match wait_for_card(&mut agent).await {
+            Ready::Yes => return agent,
+            Ready::PortTaken => continue,
+        }
+    }
+    panic!("{ATTEMPTS} free ports in a row were taken before the agent could bind them");
+}
+
+fn start(spec: Spec, port: u16, public_origin: Option<String>) -> Agent {
     let (bin, script) = program(spec.sdk);
-    let port = free_port();
     let public_origin = public_origin.unwrap_or_else(|| format!("http://127.0.0.1:{port}"));
     let log = tempfile::NamedTempFile::new().expect("an agent log file");
     let transport = match spec.transport {
@@ -138,29 +153,35 @@ pub async fn launch(spec: Spec, public_origin: Option<String>) -> Agent {
     let child = command
         .spawn()
         .unwrap_or_else(|e| panic!("cannot start {} {}: {e}", bin.display(), script.display()));
-    let mut agent = Agent {
+    Agent {
         child,
         log,
         port,
         public_origin,
-    };
-    wait_for_card(&mut agent).await;
-    agent
+    }
 }
 
-/// Polls the agent's own card URL until it answers 200 (20 s at most).
-async fn wait_for_card(agent: &mut Agent) {
+enum Ready {
+    Yes,
+    /// The agent exited because another process had its port.
+    PortTaken,
+}
+
+/// Polls until the agent itself listens on its port and its card answers 200 (20 s at most):
+/// a card answering on the port alone may be another process's.
+async fn wait_for_card(agent: &mut Agent) -> Ready {
     let url = format!("http://127.0.0.1:{}/.well-known/agent-card.json", agent.port);
     let until = tokio::time::Instant::now() + Duration::from_secs(20);
     loop {
         if let Ok(Some(status)) = agent.child.try_wait() {
-            panic!(
-                "the agent exited ({status}) before its card answered:\n{}",
-                agent.log()
-            );
+            let log = agent.log();
+            if log.contains("address already in use") || log.contains("EADDRINUSE") {
+                return Ready::PortTaken;
+            }
+            panic!("the agent exited ({status}) before its card answered:\n{log}");
         }
-        if card_answers(agent.port).await {
-            return;
+        if listens(agent.child.id(), agent.port) && card_answers(agent.port).await {
+            return Ready::Yes;
         }
         assert!(
             tokio::time::Instant::now() < until,
@@ -169,6 +190,32 @@ async fn wait_for_card(agent: &mut Agent) {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+}
+
+/// Whether process `pid` holds the socket listening on 127.0.0.1:`port` (Linux: the socket's
+/// inode in `/proc/net/tcp`, among the process's open files).
+fn listens(pid: u32, port: u16) -> bool {
+    let Ok(table) = std::fs::read_to_string("/proc/net/tcp") else {
+        return false;
+    };
+    let local = format!("0100007F:{port:04X}");
+    let sockets: Vec<String> = table
+        .lines()
+        .skip(1)
+        .filter_map(|line| {
+            let columns: Vec<&str> = line.split_whitespace().collect();
+            // Columns: slot, local address, remote address, state (0A: listening), …, inode.
+            let listening = columns.get(1) == Some(&local.as_str()) && columns.get(3) == Some(&"0A");
+            listening.then(|| format!("socket:[{}]", columns.get(9).unwrap_or(&"")))
+        })
+        .collect();
+    let Ok(files) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+        return false;
+    };
+    files.flatten().any(|file| {
+        std::fs::read_link(file.path())
+            .is_ok_and(|target| sockets.iter().any(|s| target.as_os_str() == s.as_str()))
+    })
 }
 
 /// One plain HTTP/1.0 GET of the card on loopback: does it answer 200?
@@ -186,4 +233,22 @@ async fn card_answers(port: u16) -> bool {
     tokio::time::timeout(Duration::from_secs(2), attempt)
         .await
         .is_ok_and(|r| r.unwrap_or(false))
+}
+
+/// `listens` tells this process's listening socket from a port nobody of ours holds.
+#[test]
+fn listens_finds_the_process_that_holds_the_port() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    assert!(listens(std::process::id(), port));
+    let child = Command::new("sleep").arg("5").spawn();
+    let mut child = child.expect("a process of our own");
+    assert!(
+        !listens(child.id(), port),
+        "a process that does not hold the socket"
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+    drop(listener);
+    assert!(!listens(std::process::id(), port), "a closed socket");
 }
