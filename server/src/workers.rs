@@ -102,6 +102,22 @@ pub async fn command_notice(notices: &mut tokio::sync::broadcast::Receiver<crate
     }
 }
 
+/// Runs `pass` every `period` (the first one period after the start) until shutdown: the loop
+/// of the periodic workers (approval sweep, housekeeping, statistics).
+pub(crate) async fn every<F, Fut>(period: Duration, shutdown: CancellationToken, mut pass: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
+    loop {
+        tokio::select! {
+            () = shutdown.cancelled() => return,
+            () = tokio::time::sleep(period) => {}
+        }
+        pass().await;
+    }
+}
+
 /// Renews `lease` every `beat` until the task is aborted; cancels `lost` (and ends) when a
 /// renewal finds the lease gone. A database error is retried at the next beat.
 async fn keep_lease(db: sea_orm::DatabaseConnection, lease: Held, beat: Duration, lost: CancellationToken) {
@@ -200,7 +216,7 @@ pub fn start(mut deps: WorkerDeps, tracker: &TaskTracker, shutdown: Cancellation
         housekeeping::PERIOD,
         shutdown.clone(),
     ));
-    // The ledger tables' statistics (ADR 0061): SQLite plans every statement afresh.
+    // The ledger tables' statistics (ADR 0061); SQLite's plans do not depend on table sizes.
     if sea_orm::ConnectionTrait::get_database_backend(&deps.db.write) == sea_orm::DatabaseBackend::Postgres {
         tracker.spawn(statistics::run(
             deps.clone(),

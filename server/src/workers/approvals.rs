@@ -13,11 +13,8 @@ use crate::services::approvals;
 
 /// The loop: one sweep every `period` until shutdown.
 pub async fn run(deps: WorkerDeps, period: Duration, shutdown: CancellationToken) {
-    loop {
-        tokio::select! {
-            () = shutdown.cancelled() => return,
-            () = tokio::time::sleep(period) => {}
-        }
+    let deps = &deps;
+    super::every(period, shutdown, || async move {
         match approvals::sweep(&deps.db, chrono::Utc::now()).await {
             Ok(swept) if swept != approvals::Swept::default() => {
                 // Open pages learn of the change as they do of a reviewer's (issue #26).
@@ -31,5 +28,6 @@ pub async fn run(deps: WorkerDeps, period: Duration, shutdown: CancellationToken
             Ok(_) => {}
             Err(error) => tracing::warn!(%error, "approval sweep failed"),
         }
-    }
+    })
+    .await;
 }

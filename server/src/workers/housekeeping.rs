@@ -15,11 +15,8 @@ pub const PERIOD: Duration = Duration::from_secs(600);
 
 /// The loop: one purge every `period` until shutdown.
 pub async fn run(deps: WorkerDeps, period: Duration, shutdown: CancellationToken) {
-    loop {
-        tokio::select! {
-            () = shutdown.cancelled() => return,
-            () = tokio::time::sleep(period) => {}
-        }
+    let deps = &deps;
+    super::every(period, shutdown, || async move {
         let now = chrono::Utc::now();
         let purged = match sessions::purge_expired(&deps.db, now).await {
             Ok(rows) => budgets::purge_past(&deps.db, now)
@@ -38,5 +35,6 @@ pub async fn run(deps: WorkerDeps, period: Duration, shutdown: CancellationToken
             Ok(rows) => tracing::debug!(rows, "purged Wire exchanges past their retention"),
             Err(error) => tracing::warn!(%error, "Wire exchange housekeeping failed"),
         }
-    }
+    })
+    .await;
 }

@@ -15,15 +15,13 @@ pub const PERIOD: Duration = Duration::from_secs(5);
 
 /// The loop: one check every `period` until shutdown.
 pub async fn run(deps: WorkerDeps, period: Duration, shutdown: CancellationToken) {
-    loop {
-        tokio::select! {
-            () = shutdown.cancelled() => return,
-            () = tokio::time::sleep(period) => {}
-        }
+    let deps = &deps;
+    super::every(period, shutdown, || async move {
         match statistics::refresh(&deps.db.write).await {
             Ok(tables) if tables.is_empty() => {}
             Ok(tables) => tracing::debug!(?tables, "analyzed the ledger tables"),
             Err(error) => tracing::warn!(%error, "analyzing the ledger tables failed"),
         }
-    }
+    })
+    .await;
 }
