@@ -252,3 +252,20 @@ fn listens_finds_the_process_that_holds_the_port() {
     drop(listener);
     assert!(!listens(std::process::id(), port), "a closed socket");
 }
+
+/// An agent that finds its port held by another process is told apart (and launched again on
+/// another port by `launch`), not taken for ready: the race CI met.
+#[tokio::test]
+async fn an_agent_whose_port_is_taken_is_not_taken_for_ready() {
+    let held = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = held.local_addr().unwrap().port();
+    let spec = Spec {
+        sdk: Sdk::PythonV1,
+        transport: Transport::JsonRpc,
+        streaming: true,
+        protocol: "1.0",
+    };
+    let mut agent = start(spec, port, None);
+    let ready = wait_for_card(&mut agent).await;
+    assert!(matches!(ready, Ready::PortTaken), "{}", agent.log());
+}
