@@ -6,9 +6,10 @@
 //! stays as the safety net. SQLite has one process, so no relay runs there.
 //!
 //! Ledger notices go out with their events (ADR 0059): ingestion sends [`notify_statement`]
-//! inside the transaction that appends them, with its last writes (ADR 0062), so PostgreSQL delivers them at that commit (and drops them on
-//! rollback), one notice per task naming its newest sequence, without a hop through the relay's
-//! task and a pooled connection after the fact.
+//! inside the transaction that appends them, with its last writes (ADR 0062), so PostgreSQL
+//! delivers them at that commit (and drops them on rollback), one notice per task naming its
+//! newest sequence, without a hop through the relay's task and a pooled connection after the
+//! fact.
 
 use std::time::Duration;
 

@@ -4,7 +4,8 @@
 //! change. A plan made while the ledger was nearly empty (a new deployment's first minutes, or any
 //! time on a server whose autovacuum is off) looked a probe's keys up through the `(task,
 //! sequence)` index, reading every event of the task for each key, and kept doing so as the task
-//! grew: ten times the per-event cost in the ingest benchmark. `ANALYZE` makes PostgreSQL plan
+//! grew: the ingest benchmark under load stored half as many events a second (ADR 0060).
+//! `ANALYZE` makes PostgreSQL plan
 //! again with what the tables hold. Autovacuum runs it too, but only once a minute at best; the
 //! workers check every [`PERIOD`](crate::workers::statistics::PERIOD) and analyze a ledger table
 //! once it has changed by [`CHANGED_ROWS`] rows and a tenth of its size since its last analysis
