@@ -322,13 +322,14 @@ test("a reviewer delegates an approval to a colleague, who decides it", async ({
     await expect(bea.page.getByTestId("approval-status")).toHaveText("Pending");
     // The agent's task may still be moving, and the page reads the request again until a decision
     // is under way: an input that landed on the page being replaced is made again (the draft kept
-    // by the page shows in the new one, the Delegate choice included).
+    // by the page shows in the new one, the Delegate choice included). Both inputs are checked:
+    // CI saw the text typed into the page being replaced and the choice made in the new one.
     await expect(async () => {
       await bea.page.getByLabel("Rationale").fill("Carl owns staging.");
       await bea.page.getByLabel("Delegate to").selectOption({ label: "Carl (Operator)" });
       await expect(bea.page.getByRole("button", { name: "Delegate", exact: true })).toBeEnabled({ timeout: 1000 });
+      await expect(bea.page.getByLabel("Rationale")).toHaveValue("Carl owns staging.", { timeout: 1000 });
     }).toPass();
-    await expect(bea.page.getByLabel("Rationale")).toHaveValue("Carl owns staging.");
     await bea.page.getByRole("button", { name: "Delegate", exact: true }).click();
     await expect(bea.page.getByTestId("approval-assignee")).toHaveText("assigned to Carl");
     await expect(bea.page.getByTestId("decisions")).toContainText("delegate");
