@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use crate::processes::{free_port, get_json, ready, register, send, start, task_in_state};
+use crate::processes::{get_json, register, send, serve, task_in_state};
 use crate::support::{self, binary};
 
 const DONE: &str = "TASK_STATE_COMPLETED";
@@ -44,10 +44,8 @@ async fn a_sqlite_backup_taken_while_serving_restores_into_a_fresh_data_director
         ]
     };
     let http = crate::credentials::http();
-    let port = free_port();
-    let base = format!("http://127.0.0.1:{port}");
-    let live = start(&["serve", "--port", &port.to_string()], &env("live"));
-    ready(&http, &base).await;
+    let live = serve(&http, &env("live")).await;
+    let base = live.base.clone();
     let agent = register(&http, &base, &format!("{demo}/trace/card.json")).await;
     let before = send(&http, &base, &agent, "backup-1", "check the health").await;
     task_in_state(&http, &base, &before, DONE).await;
@@ -93,10 +91,8 @@ async fn a_sqlite_backup_taken_while_serving_restores_into_a_fresh_data_director
     // Restore: the copy becomes the database of a fresh data directory.
     std::fs::create_dir_all(data("restored")).unwrap();
     std::fs::copy(&file, Path::new(&data("restored")).join("agent-taskbay.sqlite3")).unwrap();
-    let port = free_port();
-    let base = format!("http://127.0.0.1:{port}");
-    let _restored = start(&["serve", "--port", &port.to_string()], &env("restored"));
-    ready(&http, &base).await;
+    let restored = serve(&http, &env("restored")).await;
+    let base = restored.base.clone();
     assert_eq!(task_ids(&http, &base).await, vec![before.clone()]);
     let view = task_in_state(&http, &base, &before, DONE).await;
     assert!(!view["task"]["messages"].as_array().unwrap().is_empty(), "{view}");
@@ -170,13 +166,8 @@ async fn a_pg_dump_restores_into_an_empty_database_as_the_runbook_says() {
         ]
     };
     let http = crate::credentials::http();
-    let port = free_port();
-    let base = format!("http://127.0.0.1:{port}");
-    let live = start(
-        &["serve", "--port", &port.to_string()],
-        &env(source.postgres_url(), "a"),
-    );
-    ready(&http, &base).await;
+    let live = serve(&http, &env(source.postgres_url(), "a")).await;
+    let base = live.base.clone();
     let agent = register(&http, &base, &format!("{demo}/trace/card.json")).await;
     let task = send(&http, &base, &agent, "dump-1", "check the health").await;
     task_in_state(&http, &base, &task, DONE).await;
@@ -212,13 +203,8 @@ async fn a_pg_dump_restores_into_an_empty_database_as_the_runbook_says() {
     let out = migrate.output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("0 migration(s) applied"));
-    let port = free_port();
-    let base = format!("http://127.0.0.1:{port}");
-    let _restored = start(
-        &["serve", "--port", &port.to_string()],
-        &env(target.postgres_url(), "b"),
-    );
-    ready(&http, &base).await;
+    let restored = serve(&http, &env(target.postgres_url(), "b")).await;
+    let base = restored.base.clone();
     assert_eq!(task_ids(&http, &base).await, vec![task.clone()]);
     task_in_state(&http, &base, &task, DONE).await;
     let next = send(&http, &base, &agent, "dump-2", "and again").await;

@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 
 use server::config::VARIABLES;
 
+use crate::ports::{free_port, listens};
 use crate::support::{ChildGuard, binary};
 
 #[test]
@@ -118,14 +119,6 @@ fn migrate_creates_the_embedded_database() {
     );
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 fn http_get(port: u16, path: &str) -> Option<String> {
     http_get_as(port, path, &format!("127.0.0.1:{port}"))
 }
@@ -161,7 +154,8 @@ fn serve_answers_and_stops_gracefully_on_sigterm() {
     let child = &mut guard.0;
     let deadline = Instant::now() + Duration::from_secs(30);
     let ready = loop {
-        if let Some(response) = http_get(port, "/readyz") {
+        // Its own answer: another process may have taken the port it was given.
+        if let Some(response) = http_get(port, "/readyz").filter(|_| listens(child.id(), port)) {
             break response;
         }
         assert!(Instant::now() < deadline, "server did not answer within 30 s");

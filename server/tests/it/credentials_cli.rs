@@ -13,6 +13,7 @@ use server::demo_agent::locked::{API_KEY, BEARER_TOKEN, OAUTH_CLIENT_SECRET};
 use server::store::{agents as agent_store, credentials as credential_store, organizations};
 use server::vault::{KeyRing, Vault};
 
+use crate::ports::{free_port, listens};
 use crate::support::{self, binary};
 
 const K1: &str = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
@@ -150,14 +151,6 @@ async fn the_cli_stores_revokes_and_reencrypts_and_fails_with_one_fixed_line() {
     assert_eq!(lines(&output), failed);
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 /// One HTTP/1.1 request to the console on `port`; the whole answer.
 fn http(port: u16, method: &str, path: &str, body: &str) -> String {
     let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
@@ -196,7 +189,8 @@ async fn a_secret_reaches_no_log_line_metric_or_answer_section_2_3() {
         .spawn()
         .unwrap();
     let deadline = Instant::now() + Duration::from_secs(30);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+    // The console itself: another process may have taken the port it was given.
+    while !listens(child.id(), port) {
         assert!(
             Instant::now() < deadline,
             "the console did not listen within 30 s"

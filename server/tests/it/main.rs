@@ -39,6 +39,7 @@ mod live_cap;
 mod live_fanout;
 mod oidc;
 mod outage;
+mod ports;
 mod probe_plan;
 mod processes;
 mod push;

@@ -14,7 +14,7 @@ use axum::extract::Request;
 use futures::StreamExt;
 use serde_json::{Value, json};
 
-use crate::processes::{free_port, ready, register, start};
+use crate::processes::{register, serve};
 use crate::support;
 use crate::tcp_proxy::Proxy;
 
@@ -83,18 +83,17 @@ async fn postgres_gone_for_30_s_under_load_loses_and_doubles_no_accepted_command
     assert_ne!(proxied, url, "the database URL names 127.0.0.1:5432");
     let (demo, sends) = counting_demo().await;
     let dir = tempfile::tempdir().unwrap();
-    let port = free_port();
-    let base = format!("http://127.0.0.1:{port}");
-    let _console = start(
-        &["serve", "--port", &port.to_string()],
+    let http = crate::credentials::http();
+    let console = serve(
+        &http,
         &[
             ("A2A_DATABASE_URL", proxied),
             ("A2A_ALLOW_PRIVATE_NETWORKS", "true".to_owned()),
             ("A2A_DATA_DIR", dir.path().to_str().unwrap().to_owned()),
         ],
-    );
-    let http = crate::credentials::http();
-    ready(&http, &base).await;
+    )
+    .await;
+    let base = console.base.clone();
     let agent = register(&http, &base, &format!("{demo}/trace/card.json")).await;
 
     // Load: a command every 100 ms from start to end, each with its own key and text.

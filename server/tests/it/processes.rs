@@ -1,22 +1,15 @@
-//! Real `agent-taskbay` processes for the deployment tests (replicas, backups): a free port,
-//! a started command, readiness, and a send followed to its end over the HTTP API.
+//! Real `agent-taskbay` processes for the deployment tests (replicas, backups): a console on
+//! a port it holds, a started command, readiness, and a send followed to its end over the HTTP API.
 
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use crate::ports::{free_port, listens};
 use crate::support::{ChildGuard, binary};
 
-pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// Starts `agent-taskbay <args>` with only `env` set (output discarded).
+/// Starts `agent-taskbay <args>` with only `env` set (output discarded); a console: [`serve`].
 pub fn start(args: &[&str], env: &[(&str, String)]) -> ChildGuard {
     let mut command = binary();
     command.args(args).stdout(Stdio::null()).stderr(Stdio::null());
@@ -26,8 +19,95 @@ pub fn start(args: &[&str], env: &[(&str, String)]) -> ChildGuard {
     ChildGuard(command.spawn().unwrap())
 }
 
+/// A console started by [`serve`]; killed when dropped.
+pub struct Console {
+    _process: ChildGuard,
+    /// `http://127.0.0.1:<its port>`.
+    pub base: String,
+}
+
+/// Starts `agent-taskbay serve` on a free port with only `env` set and waits until it answers
+/// `/readyz`. A port found free may be taken by another test's process before the console binds
+/// it: the console is ready only once it holds its port itself, and one that found its port
+/// taken is started again on another.
+pub async fn serve(http: &reqwest::Client, env: &[(&str, String)]) -> Console {
+    const ATTEMPTS: usize = 5;
+    for _ in 0..ATTEMPTS {
+        let port = free_port();
+        let (mut child, log) = start_serving(port, env);
+        if let Bound::Yes = bound(&mut child, port, &log).await {
+            let base = format!("http://127.0.0.1:{port}");
+            ready(http, &base).await;
+            return Console {
+                _process: child,
+                base,
+            };
+        }
+    }
+    panic!("{ATTEMPTS} free ports in a row were taken before the console could bind them");
+}
+
+/// `agent-taskbay serve --port <port>`, its standard error in the file given back.
+fn start_serving(port: u16, env: &[(&str, String)]) -> (ChildGuard, tempfile::NamedTempFile) {
+    let log = tempfile::NamedTempFile::new().unwrap();
+    let mut command = binary();
+    command
+        .args(["serve", "--port", &port.to_string()])
+        .stdout(Stdio::null())
+        .stderr(log.reopen().unwrap());
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    (ChildGuard(command.spawn().unwrap()), log)
+}
+
+enum Bound {
+    Yes,
+    /// The console exited because another process had its port.
+    PortTaken,
+}
+
+/// Waits (at most 30 s) until the console holds its port, or has exited because it could not.
+async fn bound(child: &mut ChildGuard, port: u16, log: &tempfile::NamedTempFile) -> Bound {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if listens(child.0.id(), port) {
+            return Bound::Yes;
+        }
+        if let Some(status) = child.0.try_wait().unwrap() {
+            let log = std::fs::read_to_string(log.path()).unwrap_or_default();
+            assert!(
+                log.contains("Address already in use"),
+                "the console exited ({status}):\n{log}"
+            );
+            return Bound::PortTaken;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the console did not listen within 30 s"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// A console that finds its port held by another process is told apart (and started again on
+/// another port by `serve`), not taken for ready: a `/readyz` answering there may be another
+/// console's.
+#[tokio::test]
+async fn a_console_whose_port_is_taken_is_not_taken_for_ready() {
+    let held = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = held.local_addr().unwrap().port();
+    let dir = tempfile::tempdir().unwrap();
+    let env = [("A2A_DATA_DIR", dir.path().to_str().unwrap().to_owned())];
+    let (mut child, log) = start_serving(port, &env);
+    assert!(matches!(bound(&mut child, port, &log).await, Bound::PortTaken));
+    drop(held);
+    let console = serve(&crate::credentials::http(), &env).await;
+    assert!(console.base.starts_with("http://127.0.0.1:"));
+}
+
 /// Waits (at most 30 s) until `base` answers `/readyz` with success.
-pub async fn ready(http: &reqwest::Client, base: &str) {
+async fn ready(http: &reqwest::Client, base: &str) {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         if http

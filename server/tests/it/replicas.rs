@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use futures::StreamExt;
 use server::ingest::bus::{Bus, Notice};
 
-use crate::processes::{command, free_port, get_json, ready, register, start, task_of};
+use crate::processes::{command, get_json, register, serve, start, task_of};
 use crate::support;
 
 #[tokio::test]
@@ -35,17 +35,11 @@ async fn two_replicas_and_a_worker_share_one_database_and_a_killed_worker_is_tak
             ),
         ]
     };
-    let (port_a, port_b) = (free_port(), free_port());
-    let (a, b) = (
-        format!("http://127.0.0.1:{port_a}"),
-        format!("http://127.0.0.1:{port_b}"),
-    );
-    let _web_a = start(&["serve", "--port", &port_a.to_string()], &env("a"));
-    let _web_b = start(&["serve", "--port", &port_b.to_string()], &env("b"));
-    let mut worker = start(&["worker"], &env("w1"));
     let http = crate::credentials::http();
-    ready(&http, &a).await;
-    ready(&http, &b).await;
+    let web_a = serve(&http, &env("a")).await;
+    let web_b = serve(&http, &env("b")).await;
+    let (a, b) = (web_a.base.clone(), web_b.base.clone());
+    let mut worker = start(&["worker"], &env("w1"));
 
     // Registered and sent on A; nothing in A runs a worker.
     let agent = register(&http, &a, &format!("{demo}/slow/card.json")).await;

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::processes::{free_port, ready, register, send, start, task_in_state};
+use crate::processes::{register, send, serve, task_in_state};
 use crate::support::{self, binary};
 
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/upgrade/b03ce17");
@@ -68,11 +68,9 @@ async fn a_database_from_an_older_release_is_backed_up_migrated_and_served_with_
     );
 
     // 6–7. Start: every task as it was; the console works.
-    let port = free_port();
-    let base = format!("http://127.0.0.1:{port}");
-    let _console = start(&["serve", "--port", &port.to_string()], &env);
     let http = crate::credentials::http();
-    ready(&http, &base).await;
+    let console = serve(&http, &env).await;
+    let base = console.base.clone();
     for task in tasks {
         let id = task["id"].as_str().unwrap();
         let view = task_in_state(&http, &base, id, task["state"].as_str().unwrap()).await;

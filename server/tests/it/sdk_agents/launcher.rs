@@ -6,6 +6,8 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use crate::ports::{free_port, listens};
+
 /// Where `scripts/test` (`ensure_sdk_agents`) puts the agents' venvs.
 pub const AGENTS_ENV: &str = "A2A_TEST_SDK_AGENTS";
 
@@ -107,14 +109,6 @@ fn program(sdk: Sdk) -> (PathBuf, PathBuf) {
     }
 }
 
-/// A free loopback port (bound, then released for the agent).
-pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free loopback port")
-        .port()
-}
-
 /// Starts the agent of `spec`, advertising `public_origin` (its own origin when `None`), and
 /// waits until its card answers. The port is free when chosen, not when the agent binds it:
 /// another test's process may take it first (CI saw an agent fail with "address already in use"
@@ -192,32 +186,6 @@ async fn wait_for_card(agent: &mut Agent) -> Ready {
     }
 }
 
-/// Whether process `pid` holds the socket listening on 127.0.0.1:`port` (Linux: the socket's
-/// inode in `/proc/net/tcp`, among the process's open files).
-fn listens(pid: u32, port: u16) -> bool {
-    let Ok(table) = std::fs::read_to_string("/proc/net/tcp") else {
-        return false;
-    };
-    let local = format!("0100007F:{port:04X}");
-    let sockets: Vec<String> = table
-        .lines()
-        .skip(1)
-        .filter_map(|line| {
-            let columns: Vec<&str> = line.split_whitespace().collect();
-            // Columns: slot, local address, remote address, state (0A: listening), …, inode.
-            let listening = columns.get(1) == Some(&local.as_str()) && columns.get(3) == Some(&"0A");
-            listening.then(|| format!("socket:[{}]", columns.get(9).unwrap_or(&"")))
-        })
-        .collect();
-    let Ok(files) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
-        return false;
-    };
-    files.flatten().any(|file| {
-        std::fs::read_link(file.path())
-            .is_ok_and(|target| sockets.iter().any(|s| target.as_os_str() == s.as_str()))
-    })
-}
-
 /// One plain HTTP/1.0 GET of the card on loopback: does it answer 200?
 async fn card_answers(port: u16) -> bool {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -233,24 +201,6 @@ async fn card_answers(port: u16) -> bool {
     tokio::time::timeout(Duration::from_secs(2), attempt)
         .await
         .is_ok_and(|r| r.unwrap_or(false))
-}
-
-/// `listens` tells this process's listening socket from a port nobody of ours holds.
-#[test]
-fn listens_finds_the_process_that_holds_the_port() {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    assert!(listens(std::process::id(), port));
-    let child = Command::new("sleep").arg("5").spawn();
-    let mut child = child.expect("a process of our own");
-    assert!(
-        !listens(child.id(), port),
-        "a process that does not hold the socket"
-    );
-    let _ = child.kill();
-    let _ = child.wait();
-    drop(listener);
-    assert!(!listens(std::process::id(), port), "a closed socket");
 }
 
 /// An agent that finds its port held by another process is told apart (and launched again on

@@ -1,0 +1,64 @@
+//! Loopback ports for the tests' own processes. A port found free is free when chosen, not
+//! when a child binds it: another test's process may take it first. So a child that can take
+//! any port is started with `--port 0` and asked which one it got ([`listening_ports`]), and a
+//! child that must be told its port is ready only when it holds that port itself ([`listens`]).
+
+/// A loopback port nobody listened on a moment ago (bound, then released).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free loopback port")
+        .port()
+}
+
+/// The loopback ports process `pid` listens on (Linux: the listening sockets of
+/// `/proc/net/tcp` whose inode is among the process's open files).
+pub fn listening_ports(pid: u32) -> Vec<u16> {
+    let Ok(table) = std::fs::read_to_string("/proc/net/tcp") else {
+        return Vec::new();
+    };
+    let Ok(files) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+        return Vec::new();
+    };
+    let held: Vec<String> = files
+        .flatten()
+        .filter_map(|file| std::fs::read_link(file.path()).ok())
+        .filter_map(|target| target.to_str().map(str::to_owned))
+        .collect();
+    table
+        .lines()
+        .skip(1)
+        .filter_map(|line| {
+            // Columns: slot, local address, remote address, state (0A: listening), …, inode.
+            let columns: Vec<&str> = line.split_whitespace().collect();
+            let (address, port) = columns.get(1)?.split_once(':')?;
+            let listening = address == "0100007F" && columns.get(3) == Some(&"0A");
+            let socket = format!("socket:[{}]", columns.get(9)?);
+            (listening && held.contains(&socket)).then(|| u16::from_str_radix(port, 16).ok())?
+        })
+        .collect()
+}
+
+/// Whether process `pid` holds the socket listening on 127.0.0.1:`port`.
+pub fn listens(pid: u32, port: u16) -> bool {
+    listening_ports(pid).contains(&port)
+}
+
+/// `listens` tells this process's listening socket from a port another process holds.
+#[test]
+fn listens_finds_the_process_that_holds_the_port() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    assert!(listens(std::process::id(), port));
+    let child = std::process::Command::new("sleep").arg("5").spawn();
+    let mut child = child.expect("a process of our own");
+    assert!(
+        !listens(child.id(), port),
+        "a process that does not hold the socket"
+    );
+    assert!(listening_ports(child.id()).is_empty());
+    let _ = child.kill();
+    let _ = child.wait();
+    drop(listener);
+    assert!(!listens(std::process::id(), port), "a closed socket");
+}
