@@ -1,7 +1,7 @@
 //! Loopback ports for the tests' own processes. A port found free is free when chosen, not
-//! when a child binds it: another test's process may take it first. So a child that can take
-//! any port is started with `--port 0` and asked which one it got ([`listening_ports`]), and a
-//! child that must be told its port is ready only when it holds that port itself ([`listens`]).
+//! when a child binds it: another test's process may take it first (the console refuses
+//! `--port 0`). So a child is ready only once it holds its port itself ([`listens`]), and one
+//! that found its port taken is started again on another (`processes::serve`, the SDK launcher).
 
 /// A loopback port nobody listened on a moment ago (bound, then released).
 pub fn free_port() -> u16 {
