@@ -39,6 +39,25 @@ pub fn listening_ports(pid: u32) -> Vec<u16> {
         .collect()
 }
 
+/// Whether a child started on a port got it.
+pub enum Bound {
+    Yes,
+    /// The child exited because another process had its port.
+    PortTaken,
+}
+
+/// Runs `attempt` on a free port, and again on another while the child it starts finds its port
+/// taken ([`Bound::PortTaken`]); five times at most. `what` names the child in the failure.
+pub async fn on_a_free_port<T>(what: &str, mut attempt: impl AsyncFnMut(u16) -> (Bound, T)) -> T {
+    const ATTEMPTS: usize = 5;
+    for _ in 0..ATTEMPTS {
+        if let (Bound::Yes, started) = attempt(free_port()).await {
+            return started;
+        }
+    }
+    panic!("{ATTEMPTS} free ports in a row were taken before {what} could bind them");
+}
+
 /// Whether process `pid` holds the socket listening on 127.0.0.1:`port`.
 pub fn listens(pid: u32, port: u16) -> bool {
     listening_ports(pid).contains(&port)

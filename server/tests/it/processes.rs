@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::ports::{free_port, listens};
+use crate::ports::{Bound, listens, on_a_free_port};
 use crate::support::{ChildGuard, binary};
 
 /// Starts `agent-taskbay <args>` with only `env` set (output discarded); a console: [`serve`].
@@ -31,20 +31,17 @@ pub struct Console {
 /// it: the console is ready only once it holds its port itself, and one that found its port
 /// taken is started again on another.
 pub async fn serve(http: &reqwest::Client, env: &[(&str, String)]) -> Console {
-    const ATTEMPTS: usize = 5;
-    for _ in 0..ATTEMPTS {
-        let port = free_port();
+    let (child, port) = on_a_free_port("the console", async |port| {
         let (mut child, log) = start_serving(port, env);
-        if let Bound::Yes = bound(&mut child, port, &log).await {
-            let base = format!("http://127.0.0.1:{port}");
-            ready(http, &base).await;
-            return Console {
-                _process: child,
-                base,
-            };
-        }
+        (bound(&mut child, port, &log).await, (child, port))
+    })
+    .await;
+    let base = format!("http://127.0.0.1:{port}");
+    ready(http, &base).await;
+    Console {
+        _process: child,
+        base,
     }
-    panic!("{ATTEMPTS} free ports in a row were taken before the console could bind them");
 }
 
 /// `agent-taskbay serve --port <port>`, its standard error in the file given back.
@@ -59,12 +56,6 @@ fn start_serving(port: u16, env: &[(&str, String)]) -> (ChildGuard, tempfile::Na
         command.env(name, value);
     }
     (ChildGuard(command.spawn().unwrap()), log)
-}
-
-enum Bound {
-    Yes,
-    /// The console exited because another process had its port.
-    PortTaken,
 }
 
 /// Waits (at most 30 s) until the console holds its port, or has exited because it could not.

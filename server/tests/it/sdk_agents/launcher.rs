@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use crate::ports::{free_port, listens};
+use crate::ports::{Bound, listens, on_a_free_port};
 
 /// Where `scripts/test` (`ensure_sdk_agents`) puts the agents' venvs.
 pub const AGENTS_ENV: &str = "A2A_TEST_SDK_AGENTS";
@@ -115,16 +115,11 @@ fn program(sdk: Sdk) -> (PathBuf, PathBuf) {
 /// while another process's card answered on its port), so a launch whose agent did not get its
 /// port is tried again on another.
 pub async fn launch(spec: Spec, public_origin: Option<String>) -> Agent {
-    const ATTEMPTS: usize = 5;
-    for _ in 0..ATTEMPTS {
-        let port = free_port();
+    on_a_free_port("the agent", async |port| {
         let mut agent = start(spec, port, public_origin.clone());
-        match wait_for_card(&mut agent).await {
-            Ready::Yes => return agent,
-            Ready::PortTaken => continue,
-        }
-    }
-    panic!("{ATTEMPTS} free ports in a row were taken before the agent could bind them");
+        (wait_for_card(&mut agent).await, agent)
+    })
+    .await
 }
 
 fn start(spec: Spec, port: u16, public_origin: Option<String>) -> Agent {
@@ -155,27 +150,21 @@ fn start(spec: Spec, port: u16, public_origin: Option<String>) -> Agent {
     }
 }
 
-enum Ready {
-    Yes,
-    /// The agent exited because another process had its port.
-    PortTaken,
-}
-
 /// Polls until the agent itself listens on its port and its card answers 200 (20 s at most):
 /// a card answering on the port alone may be another process's.
-async fn wait_for_card(agent: &mut Agent) -> Ready {
+async fn wait_for_card(agent: &mut Agent) -> Bound {
     let url = format!("http://127.0.0.1:{}/.well-known/agent-card.json", agent.port);
     let until = tokio::time::Instant::now() + Duration::from_secs(20);
     loop {
         if let Ok(Some(status)) = agent.child.try_wait() {
             let log = agent.log();
             if log.contains("address already in use") || log.contains("EADDRINUSE") {
-                return Ready::PortTaken;
+                return Bound::PortTaken;
             }
             panic!("the agent exited ({status}) before its card answered:\n{log}");
         }
         if listens(agent.child.id(), agent.port) && card_answers(agent.port).await {
-            return Ready::Yes;
+            return Bound::Yes;
         }
         assert!(
             tokio::time::Instant::now() < until,
@@ -217,5 +206,5 @@ async fn an_agent_whose_port_is_taken_is_not_taken_for_ready() {
     };
     let mut agent = start(spec, port, None);
     let ready = wait_for_card(&mut agent).await;
-    assert!(matches!(ready, Ready::PortTaken), "{}", agent.log());
+    assert!(matches!(ready, Bound::PortTaken), "{}", agent.log());
 }
