@@ -366,13 +366,10 @@ async fn follows_across_a_gap(finish: Finish, want: &str) {
         reaches(&state, &org, &local, "TASK_STATE_COMPLETED").await;
         // The stream's last event finishes the task before the final snapshot is read and
         // stored: read the task once following has stopped, after that snapshot.
-        eventually(Duration::from_secs(20), || async {
-            server::store::subscriptions::of_task(&state.db, &local)
-                .await
-                .unwrap()
-                .is_some_and(|s| s.status == server::store::subscriptions::SubscriptionStatus::Stopped)
-        })
-        .await;
+        assert!(
+            crate::ledger::following_stopped(&state.db, &local, Duration::from_secs(20)).await,
+            "{name}: following stopped"
+        );
         let (done, text) = reaches(&state, &org, &local, "TASK_STATE_COMPLETED").await;
         let methods = calls.lock().unwrap().methods.clone();
         assert_eq!(

@@ -444,6 +444,21 @@ where
     false
 }
 
+/// Waits until nothing follows `task_id` any more (its subscription row `stopped`): a task that
+/// finished through a stream resumed after a gap is read once more after its final status is
+/// committed (`workers::subscriptions::observer`), and that read may still add a tail. What a
+/// test reads after this is final. `false` if following has not stopped within `limit`.
+pub async fn following_stopped(db: &server::db::Db, task_id: &str, limit: Duration) -> bool {
+    use server::store::subscriptions::{SubscriptionStatus, of_task};
+    eventually(limit, || async {
+        of_task(db, task_id)
+            .await
+            .unwrap()
+            .is_some_and(|s| s.status == SubscriptionStatus::Stopped)
+    })
+    .await
+}
+
 /// An active task's events skip the subscription lookup once its row is known to exist
 /// (`Ingestor::subscribed`); what they do to the row is what `subscriptions::arm` did: nothing
 /// for a repeated event, a restart for a new command's answer (`rearm`).
