@@ -3,7 +3,10 @@
 //! server-side rendered through the console's own router, paged history), as the task's ledger
 //! grows from 100 to 1,000,000 events. The events are status updates with a message each, so
 //! the task's messages and transitions grow with its ledger; they are added through ingestion,
-//! in groups of [`FILL_GROUP`] (as the commit queue takes them).
+//! in groups of [`FILL_GROUP`] (as the commit queue takes them). Beside each size, the floor: one
+//! bare ledger row inserted per transaction into the same table, as large by then
+//! ([`super::many::floor`]), so what the table's size costs any insert is told apart from what
+//! ingestion adds.
 
 use std::time::{Duration, Instant};
 
@@ -34,6 +37,8 @@ const PAGE_LOADS: usize = 15;
 /// One size's measurements.
 pub struct Point {
     pub per_event: Duration,
+    /// One bare ledger row per transaction into the table at this size.
+    pub floor: Duration,
     pub page: Duration,
     pub page_bytes: usize,
 }
@@ -68,6 +73,21 @@ async fn page(state: &AppState, task: &str) -> (Duration, usize) {
         bytes = body.len();
     }
     (median(samples), bytes)
+}
+
+/// The floor at `size`: [`SAMPLES`] bare ledger rows, one per transaction, in [`BURSTS`] bursts
+/// [`BURST_GAP`] apart like the samples; the median burst's time per row.
+async fn floor_at(backend: &Backend, f: &Fixture, size: usize) -> Duration {
+    let per_burst = SAMPLES / BURSTS;
+    let mut bursts = Vec::with_capacity(BURSTS);
+    for burst in 0..BURSTS {
+        tokio::time::sleep(BURST_GAP).await;
+        // Sequences of their own (negative, below every other floor's).
+        let offset = 80_000_000 + (size * BURSTS + burst * per_burst) as i64;
+        let rate = super::many::floor(backend, f, offset, per_burst, 1).await;
+        bursts.push(Duration::from_secs_f64(1.0 / rate.per_second));
+    }
+    median(bursts)
 }
 
 /// The series on one database: one task grown to each of [`SIZES`] in turn.
@@ -107,9 +127,11 @@ pub async fn series(backend: &Backend, f: &Fixture) -> Vec<Point> {
             samples.push(started.elapsed());
         }
         ingested += SAMPLES;
+        let floor = floor_at(backend, f, size).await;
         let (page, page_bytes) = page(&state, &task).await;
         points.push(Point {
             per_event: median(samples),
+            floor,
             page,
             page_bytes,
         });
