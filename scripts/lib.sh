@@ -61,6 +61,21 @@ ensure_wasm_bindgen() {
   note "$(wasm-bindgen --version)"
 }
 
+# Stops the script when one of the loopback ports given is in use. The benchmarks poll readiness
+# by port: a process already listening there would be measured instead of their own (a leftover
+# console once made a whole table of the replicas run empty). `$1` names the variables that
+# choose other ports, for the message.
+refuse_taken_ports() {
+  local how="$1" port
+  shift
+  for port in "$@"; do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+      echo "port $port is in use: stop what listens there, or choose others ($how)" >&2
+      exit 1
+    fi
+  done
+}
+
 ensure_rust_tools() {
   ensure_rust_toolchain
   ensure_wasm_bindgen
